@@ -1,0 +1,22 @@
+# Lantern — the common tasks. `make run` starts Lantern, `make test` runs every test
+# (installing what the tests need first).
+GO ?= go
+
+.PHONY: run test bench lint build
+
+run:
+	$(GO) run . $(ARGS)
+
+build:
+	$(GO) build -o lantern .
+
+test:
+	./scripts/test-deps.sh
+	$(GO) test -race -timeout 40m ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -1,0 +1,3 @@
+module github.com/lantern-if/lantern
+
+go 1.26

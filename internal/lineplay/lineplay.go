@@ -1,0 +1,170 @@
+// Package lineplay drives a Z-machine story in line mode without any model:
+// commands from a reader, the lower window's text to a writer exactly as the
+// story prints it (no echo of input, no status line). It is what
+// `lantern play --plain` runs, and the reference host for differential tests
+// against dfrotz.
+package lineplay
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+// Options configure a line-mode session.
+type Options struct {
+	Seed int // frotz -s semantics
+	// SaveDir is where the story's SAVE files go; names typed at the prompt
+	// are kept inside it. Empty means the current directory.
+	SaveDir string
+	// DefaultSave is the file name offered at the save prompt.
+	DefaultSave string
+	// Identity overrides the interpreter identity in the header.
+	Identity *zmachine.Identity
+	// Turn, if set, is called after every completed read with the input and
+	// the machine (used for --json).
+	Turn func(input string, m *zmachine.Machine, text string) error
+}
+
+// Run plays story until the input ends or the story quits.
+func Run(ctx context.Context, story *zmachine.Story, opts Options, in io.Reader, out io.Writer) error {
+	s := &session{opts: opts, in: bufio.NewReader(in), out: out}
+	m, err := zmachine.New(story, zmachine.Options{Seed: opts.Seed, Identity: opts.Identity, Saver: s})
+	if err != nil {
+		return err
+	}
+	s.m = m
+	return s.loop(ctx)
+}
+
+type session struct {
+	opts Options
+	in   *bufio.Reader
+	out  io.Writer
+	m    *zmachine.Machine
+}
+
+func (s *session) loop(ctx context.Context) error {
+	input := ""
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st, runErr := s.m.Run()
+		text := s.m.TakeOutput()
+		if _, err := io.WriteString(s.out, text); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		if s.opts.Turn != nil && st != zmachine.Halted {
+			if err := s.opts.Turn(input, s.m, text); err != nil {
+				return err
+			}
+		}
+		if runErr != nil {
+			return runErr
+		}
+		switch st {
+		case zmachine.Halted:
+			return nil
+		case zmachine.WaitLine:
+			line, ok := s.readLine()
+			if !ok {
+				return nil
+			}
+			input = line
+			if err := s.m.SendLine(line); err != nil {
+				return err
+			}
+		case zmachine.WaitChar:
+			line, ok := s.readLine()
+			if !ok {
+				return nil
+			}
+			input = line
+			var err error
+			if line == "" {
+				err = s.m.SendChar(13)
+			} else {
+				err = s.m.SendKey([]rune(line)[0])
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// readLine reads one line without its terminator; ok is false at end of input.
+func (s *session) readLine() (string, bool) {
+	line, err := s.in.ReadString('\n')
+	if err != nil && line == "" {
+		return "", false
+	}
+	return strings.TrimRight(line, "\r\n"), true
+}
+
+// ErrSavePath reports a save file name that leaves the save directory.
+var ErrSavePath = errors.New("save file name leaves the save directory")
+
+// filename asks for a save file name as dfrotz does and resolves it inside
+// the save directory.
+func (s *session) filename() (string, error) {
+	def := s.opts.DefaultSave
+	if def == "" {
+		def = "story.qzl"
+	}
+	fmt.Fprintf(s.out, "%s", s.m.TakeOutput())
+	fmt.Fprintf(s.out, "Please enter a filename [%s]: ", def)
+	line, ok := s.readLine()
+	if !ok {
+		return "", io.EOF
+	}
+	name := strings.TrimSpace(line)
+	if name == "" {
+		name = def
+	}
+	return safeJoin(s.opts.SaveDir, name)
+}
+
+func safeJoin(dir, name string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	if filepath.IsAbs(name) || strings.Contains(filepath.ToSlash(name), "..") {
+		clean := filepath.Clean(name)
+		if !filepath.IsAbs(clean) {
+			clean = filepath.Join(dir, clean)
+		}
+		rel, err := filepath.Rel(dir, clean)
+		if err != nil || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+			return "", fmt.Errorf("%q: %w", name, ErrSavePath)
+		}
+		return clean, nil
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// Save implements zmachine.Saver.
+func (s *session) Save(data []byte) error {
+	p, err := s.filename()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(p, data, 0o644)
+}
+
+// Restore implements zmachine.Saver.
+func (s *session) Restore() ([]byte, error) {
+	p, err := s.filename()
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
+}

@@ -1,0 +1,196 @@
+// Command lantern is a terminal co-pilot for LLM agents that play Z-machine
+// interactive fiction. This file is wiring and command-line parsing only.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+
+	"github.com/lantern-if/lantern/internal/lineplay"
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // the command failed (bad story, runtime fault, I/O)
+	exitUsage = 2 // bad flags or arguments
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		// Until the TUI exists, plain `lantern` plays the default story in line mode.
+		return cmdPlay(ctx, []string{"--plain"}, stdin, stdout, stderr)
+	}
+	switch args[0] {
+	case "play":
+		return cmdPlay(ctx, args[1:], stdin, stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "lantern", version)
+		return exitOK
+	case "help", "--help", "-h", "-help":
+		usage(stdout)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "lantern: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `Usage: lantern [command] [flags]
+
+Commands:
+  play      play a story in line mode (no model): lantern play --plain --story zork1.z3
+  version   print the version
+
+With no command, lantern plays the default story in line mode.
+Run 'lantern play --help' for the play flags.
+
+Exit codes: 0 success, 1 failure (bad story, runtime fault, I/O), 2 usage error.
+`)
+}
+
+func cmdPlay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("play", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	plain := fs.Bool("plain", false, "line mode: commands from stdin or --script, story text to stdout")
+	storyPath := fs.String("story", "", "story file (default: the first story in game_files/ or the shared stories)")
+	seed := fs.Int("seed", 0, "random seed with frotz -s semantics (0: from the clock)")
+	script := fs.String("script", "", "read commands from this file instead of stdin")
+	asJSON := fs.Bool("json", false, "print one JSON object per turn instead of the story text")
+	saveDir := fs.String("savedir", ".", "directory for the story's SAVE files")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: lantern play --plain [--story F] [--seed N] [--script F] [--json]
+
+Plays a story without any model: commands come from standard input (or
+--script), the story's text goes to standard output exactly as the story prints
+it (no echo of input, no status line). Ends at end of input or when the story
+quits.
+
+Examples:
+  lantern play --plain --story zork1.z3
+  lantern play --plain --seed 12 --story zork1.z3 < walkthrough.txt
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if !*plain {
+		fmt.Fprintln(stderr, "lantern play: only --plain (line mode) exists so far")
+		return exitUsage
+	}
+	path := *storyPath
+	if path == "" {
+		p, err := defaultStory()
+		if err != nil {
+			fmt.Fprintln(stderr, "lantern play:", err)
+			return exitError
+		}
+		path = p
+	}
+	story, err := loadStory(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern play:", err)
+		return exitError
+	}
+	in := stdin
+	if *script != "" {
+		f, err := os.Open(*script)
+		if err != nil {
+			fmt.Fprintf(stderr, "lantern play: open script: %v\n", err)
+			return exitError
+		}
+		defer f.Close()
+		in = f
+	}
+	opts := lineplay.Options{Seed: *seed, SaveDir: *saveDir, DefaultSave: saveName(path)}
+	out := stdout
+	if *asJSON {
+		out = io.Discard
+		enc := json.NewEncoder(stdout)
+		turn := 0
+		opts.Turn = func(input string, m *zmachine.Machine, text string) error {
+			rec := turnRecord{Turn: turn, Input: input, Text: text, Status: m.Status(), Story: story.Info()}
+			turn++
+			return enc.Encode(rec)
+		}
+	}
+	if err := lineplay.Run(ctx, story, opts, in, out); err != nil {
+		fmt.Fprintln(stderr, "lantern play:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// turnRecord is one line of `play --json`.
+type turnRecord struct {
+	Turn   int                 `json:"turn"`
+	Input  string              `json:"input"`
+	Text   string              `json:"text"`
+	Status zmachine.StatusLine `json:"status"`
+	Story  zmachine.StoryInfo  `json:"story"`
+}
+
+func loadStory(path string) (*zmachine.Story, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load story %q: %w", path, err)
+	}
+	s, err := zmachine.LoadStory(data)
+	if err != nil {
+		return nil, fmt.Errorf("load story %q: %w", path, err)
+	}
+	return s, nil
+}
+
+func saveName(story string) string {
+	base := filepath.Base(story)
+	return base[:len(base)-len(filepath.Ext(base))] + ".qzl"
+}
+
+// defaultStory finds a story to play when none is named: the first in
+// game_files/, else the shared stories (LANTERN_SHARED or ../shared).
+func defaultStory() (string, error) {
+	dirs := []string{"game_files"}
+	if d := os.Getenv("LANTERN_SHARED"); d != "" {
+		dirs = append(dirs, filepath.Join(d, "stories"))
+	}
+	dirs = append(dirs, filepath.Join("..", "shared", "stories"))
+	for _, d := range dirs {
+		var found []string
+		for _, pat := range []string{"*.z[1-8]", "*.dat"} {
+			m, _ := filepath.Glob(filepath.Join(d, pat))
+			found = append(found, m...)
+		}
+		sort.Strings(found)
+		if len(found) > 0 {
+			return found[0], nil
+		}
+	}
+	return "", errors.New("no story file found in game_files/ or the shared stories; name one with --story FILE")
+}
