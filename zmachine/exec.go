@@ -211,4 +211,3 @@ var names1 = [16]string{"jz", "get_sibling", "get_child", "get_parent", "get_pro
 var names0 = [16]string{"rtrue", "rfalse", "print", "print_ret", "nop", "save", "restore", "restart", "ret_popped", "pop/catch", "quit", "new_line", "show_status", "verify", "extended", "piracy"}
 var namesVar = [32]string{"call_vs", "storew", "storeb", "put_prop", "read", "print_char", "print_num", "random", "push", "pull", "split_window", "set_window", "call_vs2", "erase_window", "erase_line", "set_cursor", "get_cursor", "set_text_style", "buffer_mode", "output_stream", "input_stream", "sound_effect", "read_char", "scan_table", "not", "call_vn", "call_vn2", "tokenise", "encode_text", "copy_table", "print_table", "check_arg_count"}
 var namesExt = [14]string{"save", "restore", "log_shift", "art_shift", "set_font", "", "", "", "", "save_undo", "restore_undo", "print_unicode", "check_unicode", "set_true_colour"}
-
