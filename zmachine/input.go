@@ -40,6 +40,9 @@ func (m *Machine) beginRead() {
 	}
 	m.pending = p
 	m.state = WaitLine
+	if m.screen != nil {
+		m.screen.ReadLine(false)
+	}
 }
 
 func (m *Machine) beginReadChar() {
@@ -49,6 +52,9 @@ func (m *Machine) beginReadChar() {
 	}
 	m.pending = p
 	m.state = WaitChar
+	if m.screen != nil {
+		m.screen.ReadLine(true)
+	}
 }
 
 // Pending describes the outstanding read, if the machine waits for input.
@@ -134,6 +140,9 @@ func (m *Machine) SendLine(line string) (err error) {
 		}
 		m.setByte(text+1, uint8(pre+len(zs)))
 	}
+	if m.screen != nil {
+		m.screen.Input(line, false)
+	}
 	if m.opts.EchoInput {
 		m.out.lower.WriteString(line)
 	}
@@ -167,6 +176,13 @@ func (m *Machine) SendChar(c uint16) (err error) {
 		return ErrNotWaiting
 	}
 	defer m.guard(&err)
+	if m.screen != nil {
+		k := ""
+		if r, ok := m.zsciiRune(c); ok && c != 13 {
+			k = string(r)
+		}
+		m.screen.Input(k, true)
+	}
 	m.state = Running
 	m.store(c)
 	return nil

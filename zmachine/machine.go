@@ -146,6 +146,7 @@ type Machine struct {
 	rng     rng
 	out     output
 	undo    []*Snapshot
+	screen  Screen
 
 	// The instruction being executed, for fault reports.
 	instrPC uint32

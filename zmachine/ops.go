@@ -185,8 +185,10 @@ func (m *Machine) exec0() {
 			m.store(uint16(len(m.frames) - 1))
 		}
 	case 10: // quit
-		m.out.flush(m)
 		m.state = Halted
+		if m.screen != nil {
+			m.screen.Quit()
+		}
 	case 11: // new_line
 		m.out.newline(m)
 	case 12: // show_status
@@ -253,8 +255,14 @@ func (m *Machine) execVar() {
 		m.setWord(uint32(o[0])+2, col)
 	case 17: // set_text_style
 		m.out.setStyle(o[0])
+		if m.screen != nil {
+			m.screen.SetStyle(o[0])
+		}
 	case 18: // buffer_mode
 		m.out.buffered = o[0] != 0
+		if m.screen != nil {
+			m.screen.SetBuffered(o[0] != 0)
+		}
 	case 19: // output_stream
 		m.outputStream(int16(o[0]), o[1])
 	case 20: // input_stream
@@ -480,7 +488,9 @@ func (m *Machine) checksum() uint16 {
 // restart starts the story again, keeping the transcript and fixed-pitch bits.
 func (m *Machine) restart() {
 	keep := m.word(hFlags2)
-	m.out.flush(m)
 	m.rng.restart()
 	m.reset(keep)
+	if m.screen != nil {
+		m.screen.Restart()
+	}
 }

@@ -82,8 +82,6 @@ func (o *output) flags2Written(m *Machine) {
 	o.lastFlags2 = f
 }
 
-func (o *output) flush(m *Machine) {}
-
 // printZSCII sends one ZSCII character to the active streams.
 func (m *Machine) printZSCII(c uint16) {
 	o := &m.out
@@ -123,6 +121,9 @@ func (m *Machine) printString(s string) {
 
 func (m *Machine) emit(r rune) {
 	o := &m.out
+	if o.screen && m.screen != nil {
+		m.screen.Char(o.window, r)
+	}
 	if o.window == 1 && m.v >= 3 {
 		if o.screen {
 			o.putUpper(r)
@@ -181,6 +182,9 @@ func (o *output) splitWindow(m *Machine, lines int) {
 		o.upper[i] = blankRow(o.cols(m))
 	}
 	o.upperRows = lines
+	if m.screen != nil {
+		m.screen.Split(lines)
+	}
 	if m.v == 3 {
 		o.clearUpper(m)
 	}
@@ -207,6 +211,9 @@ func (o *output) setWindow(m *Machine, w int) {
 	if w != 0 && w != 1 {
 		return
 	}
+	if m.screen != nil {
+		m.screen.SetWindow(w)
+	}
 	o.window = w
 	if w == 1 {
 		o.row, o.col = 0, 0
@@ -214,6 +221,9 @@ func (o *output) setWindow(m *Machine, w int) {
 }
 
 func (o *output) eraseWindow(m *Machine, w int16) {
+	if m.screen != nil {
+		m.screen.Erase(int(w))
+	}
 	switch w {
 	case -1:
 		o.upper = nil
@@ -225,7 +235,13 @@ func (o *output) eraseWindow(m *Machine, w int16) {
 }
 
 func (o *output) eraseLine(m *Machine, v uint16) {
-	if v != 1 || o.window != 1 || o.row >= len(o.upper) {
+	if v != 1 {
+		return
+	}
+	if m.screen != nil {
+		m.screen.EraseLine()
+	}
+	if o.window != 1 || o.row >= len(o.upper) {
 		return
 	}
 	line := o.upper[o.row]
@@ -235,6 +251,9 @@ func (o *output) eraseLine(m *Machine, v uint16) {
 }
 
 func (o *output) setCursor(m *Machine, row, col int16) {
+	if m.screen != nil {
+		m.screen.SetCursor(int(row), int(col))
+	}
 	if o.window != 1 || row < 1 {
 		return
 	}
@@ -291,6 +310,9 @@ func (o *output) updateStatus(m *Machine) {
 		st.Score, st.Moves = a, b
 	}
 	o.status = st
+	if m.screen != nil {
+		m.screen.Status(st)
+	}
 }
 
 // outputStream selects (n > 0) or deselects (n < 0) a stream; stream 3

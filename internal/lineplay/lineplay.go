@@ -28,6 +28,11 @@ type Options struct {
 	DefaultSave string
 	// Identity overrides the interpreter identity in the header.
 	Identity *zmachine.Identity
+	// Raw prints the story's lower-window text exactly as the story prints
+	// it (no wrapping). Otherwise the output is rendered as dfrotz renders it
+	// (80 columns, changed rows at each input), which equals dfrotz's output
+	// once runs of white space are folded.
+	Raw bool
 	// Turn, if set, is called after every completed read with the input and
 	// the machine (used for --json).
 	Turn func(input string, m *zmachine.Machine, text string) error
@@ -41,6 +46,11 @@ func Run(ctx context.Context, story *zmachine.Story, opts Options, in io.Reader,
 		return err
 	}
 	s.m = m
+	if !opts.Raw {
+		s.dumb = newDumb(out, story.Version())
+		m.SetScreen(s.dumb)
+		defer s.dumb.flush()
+	}
 	return s.loop(ctx)
 }
 
@@ -49,6 +59,7 @@ type session struct {
 	in   *bufio.Reader
 	out  io.Writer
 	m    *zmachine.Machine
+	dumb *dumb // nil in raw mode
 }
 
 func (s *session) loop(ctx context.Context) error {
@@ -59,8 +70,8 @@ func (s *session) loop(ctx context.Context) error {
 		}
 		st, runErr := s.m.Run()
 		text := s.m.TakeOutput()
-		if _, err := io.WriteString(s.out, text); err != nil {
-			return fmt.Errorf("write output: %w", err)
+		if err := s.write(text); err != nil {
+			return err
 		}
 		if s.opts.Turn != nil && st != zmachine.Halted {
 			if err := s.opts.Turn(input, s.m, text); err != nil {
@@ -101,6 +112,30 @@ func (s *session) loop(ctx context.Context) error {
 	}
 }
 
+// write sends the story's text (raw mode) or the rendered screen out.
+func (s *session) write(text string) error {
+	var err error
+	if s.dumb != nil {
+		err = s.dumb.flush()
+	} else {
+		_, err = io.WriteString(s.out, text)
+	}
+	if err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// prompt shows a prompt of the interpreter's own (file names).
+func (s *session) prompt(text string) {
+	if s.dumb != nil {
+		s.dumb.prompt(text)
+		s.dumb.flush()
+		return
+	}
+	io.WriteString(s.out, s.m.TakeOutput()+text)
+}
+
 // readLine reads one line without its terminator; ok is false at end of input.
 func (s *session) readLine() (string, bool) {
 	line, err := s.in.ReadString('\n')
@@ -120,8 +155,7 @@ func (s *session) filename() (string, error) {
 	if def == "" {
 		def = "story.qzl"
 	}
-	fmt.Fprintf(s.out, "%s", s.m.TakeOutput())
-	fmt.Fprintf(s.out, "Please enter a filename [%s]: ", def)
+	s.prompt(fmt.Sprintf("Please enter a filename [%s]: ", def))
 	line, ok := s.readLine()
 	if !ok {
 		return "", io.EOF
@@ -156,6 +190,13 @@ func (s *session) Save(data []byte) error {
 	p, err := s.filename()
 	if err != nil {
 		return err
+	}
+	if _, err := os.Stat(p); err == nil {
+		s.prompt("Overwrite existing file? ")
+		line, ok := s.readLine()
+		if !ok || !strings.HasPrefix(strings.ToLower(line), "y") {
+			return fmt.Errorf("save %q: not overwritten", p)
+		}
 	}
 	return os.WriteFile(p, data, 0o644)
 }

@@ -1,0 +1,494 @@
+package lineplay
+
+import (
+	"bufio"
+	"io"
+
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+// dumb renders the story the way Debian's dfrotz 2.54 does with -m -p: a
+// 24x80 screen of cells in which frotz's generic screen code wraps words,
+// scrolls and counts lines, and of which only the rows that changed are
+// printed, at each input and whenever a MORE prompt would have been due.
+// Folded to single spaces, its output equals dfrotz's. The rules are taken
+// from frotz's src/common/screen.c and buffer.c and src/dumb/dumb_output.c
+// (read, not copied); the v3 status line occupies the top row but, as in
+// dfrotz, only its changing shows (as an empty line).
+type dumb struct {
+	w          *bufio.Writer
+	v          int
+	rows, cols int
+	cells      []rune
+	changed    []bool
+	statusNew  bool // the v3 status line changed since the screen was last shown
+	status     zmachine.StatusLine
+	haveStatus bool
+	curRow     int // the terminal cursor, 0-based
+	curCol     int
+	win        [8]window
+	cwin       int
+	buf        []rune // frotz's word buffer
+	prevC      rune
+}
+
+// window is one of frotz's window records (1-based cursor, in cells).
+type window struct {
+	yPos, xPos, ySize, xSize int
+	yCur, xCur               int
+	left, right              int
+	lineCount                int
+	attr                     int // 1 wrapping, 2 scrolling, 4 scripting, 8 buffering
+}
+
+func newDumb(w io.Writer, version int) *dumb {
+	d := &dumb{w: bufio.NewWriter(w), v: version, rows: 24, cols: 80}
+	d.cells = make([]rune, d.rows*d.cols)
+	d.changed = make([]bool, d.rows*d.cols)
+	for i := range d.cells {
+		d.cells[i] = ' '
+	}
+	d.restartScreen()
+	return d
+}
+
+func (d *dumb) flush() error { return d.w.Flush() }
+
+func (d *dumb) restartScreen() {
+	for i := range d.win {
+		d.win[i] = window{yPos: 1, xPos: 1, yCur: 1, xCur: 1, attr: 8}
+	}
+	d.win[0].attr = 15
+	d.win[0].xSize = d.cols
+	d.win[1].xSize = d.cols
+	if d.v <= 3 {
+		d.win[7].xSize = d.cols
+	}
+	d.cwin = 0
+	d.eraseScreen(-1)
+}
+
+func (d *dumb) cur() *window { return &d.win[d.cwin] }
+
+func (d *dumb) setCell(row, col int, r rune) {
+	i := row*d.cols + col
+	if i < 0 || i >= len(d.cells) {
+		return
+	}
+	d.changed[i] = r != d.cells[i]
+	d.cells[i] = r
+}
+
+// eraseArea blanks a 1-based inclusive rectangle.
+func (d *dumb) eraseArea(top, left, bottom, right int) {
+	for r := top - 1; r <= bottom-1; r++ {
+		for c := left - 1; c <= right-1; c++ {
+			if r >= 0 && r < d.rows && c >= 0 && c < d.cols {
+				d.setCell(r, c, ' ')
+			}
+		}
+	}
+}
+
+func (d *dumb) scrollArea(top, left, bottom, right int) {
+	top, left, bottom, right = top-1, left-1, bottom-1, right-1
+	for r := top; r <= bottom-1; r++ {
+		for c := left; c <= right; c++ {
+			if r < 0 || r+1 >= d.rows || c < 0 || c >= d.cols {
+				continue
+			}
+			d.cells[r*d.cols+c] = d.cells[(r+1)*d.cols+c]
+			d.changed[r*d.cols+c] = d.changed[(r+1)*d.cols+c]
+		}
+	}
+	d.eraseArea(bottom+1, left+1, bottom+1, right+1)
+}
+
+func (d *dumb) setCursor(row, col int) {
+	d.curRow, d.curCol = row-1, col-1
+	if d.curRow >= d.rows {
+		d.curRow = d.rows - 1
+	}
+}
+
+func (d *dumb) updateCursor() {
+	w := d.cur()
+	d.setCursor(w.yPos+w.yCur-1, w.xPos+w.xCur-1)
+}
+
+func (d *dumb) resetCursor(n int) {
+	lines := 0
+	if d.v <= 4 && n == 0 {
+		lines = d.win[0].ySize - 1
+	}
+	d.win[n].yCur = lines + 1
+	d.win[n].xCur = d.win[n].left + 1
+	if n == d.cwin {
+		d.updateCursor()
+	}
+}
+
+func (d *dumb) eraseScreen(n int) {
+	d.eraseArea(1, 1, d.rows, d.cols)
+	if n == -1 {
+		d.splitWindow(0)
+		d.setWindow(0)
+		d.resetCursor(0)
+	}
+	for i := range d.win {
+		d.win[i].lineCount = 0
+	}
+}
+
+func (d *dumb) eraseWindow(n int) {
+	w := &d.win[n]
+	d.eraseArea(w.yPos, w.xPos, w.yPos+w.ySize-1, w.xPos+w.xSize-1)
+	d.resetCursor(n)
+	w.lineCount = 0
+}
+
+func (d *dumb) splitWindow(h int) {
+	d.flushBuffer()
+	stat := 0
+	if d.v <= 3 {
+		stat = 1
+	}
+	w1, w0 := &d.win[1], &d.win[0]
+	w1.yCur += w1.yPos - 1 - stat
+	w1.yPos = 1 + stat
+	w1.ySize = h
+	if w1.yCur > w1.ySize {
+		d.resetCursor(1)
+	}
+	w0.yCur += w0.yPos - 1 - stat - h
+	w0.yPos = 1 + stat + h
+	w0.ySize = d.rows - stat - h
+	if w0.yCur < 1 {
+		d.resetCursor(0)
+	}
+	if d.v == 3 && h != 0 {
+		d.eraseWindow(1)
+	}
+}
+
+func (d *dumb) setWindow(n int) {
+	d.flushBuffer()
+	d.cwin = n
+	if n != 0 {
+		d.win[n].yCur, d.win[n].xCur = 1, 1
+	}
+	d.updateCursor()
+}
+
+func (d *dumb) unitsLeft() int {
+	w := d.cur()
+	return w.xSize - w.right - w.xCur + 1
+}
+
+func (d *dumb) displayChar(r rune) {
+	d.setCell(d.curRow, d.curCol, r)
+	d.curCol++
+	if d.curCol == d.cols {
+		if d.curRow == d.rows-1 {
+			d.curCol--
+		} else {
+			d.curRow++
+			d.curCol = 0
+		}
+	}
+}
+
+func (d *dumb) screenNewLine() {
+	w := d.cur()
+	w.xCur = w.left + 1
+	if w.yCur+1 > w.ySize {
+		if w.attr&2 != 0 {
+			d.scrollArea(w.yPos, w.xPos, w.yPos+w.ySize-1, w.xPos+w.xSize-1)
+		} else {
+			w.yCur = 1
+		}
+	} else {
+		w.yCur++
+	}
+	d.updateCursor()
+	if w.attr&2 != 0 {
+		above := w.yCur - 1
+		below := w.ySize - w.yCur + 1
+		w.lineCount++
+		if w.lineCount >= above+below-1 {
+			d.elideMore()
+			w.lineCount = 0
+		}
+	}
+}
+
+func (d *dumb) screenChar(r rune) {
+	if d.unitsLeft() < 1 {
+		w := d.cur()
+		if w.attr&1 == 0 {
+			w.xCur = w.xSize - w.right
+			return
+		}
+		d.screenNewLine()
+	}
+	d.displayChar(r)
+	d.cur().xCur++
+}
+
+func (d *dumb) screenWord(s []rune) {
+	if d.unitsLeft() < len(s) {
+		if d.cur().attr&1 == 0 {
+			for _, r := range s {
+				d.screenChar(r)
+			}
+			return
+		}
+		if len(s) > 0 && s[0] == ' ' {
+			s = s[1:]
+		}
+		d.screenNewLine()
+	}
+	for _, r := range s {
+		d.displayChar(r)
+	}
+	d.cur().xCur += len(s)
+}
+
+func (d *dumb) flushBuffer() {
+	if len(d.buf) > 0 {
+		d.screenWord(d.buf)
+	}
+	d.buf = d.buf[:0]
+	d.prevC = 0
+}
+
+func (d *dumb) newLine() {
+	d.flushBuffer()
+	d.screenNewLine()
+}
+
+// printChar is frotz's print_char: buffered words break before spaces and
+// after hyphens.
+func (d *dumb) printChar(r rune) {
+	if r == '\n' {
+		d.newLine()
+		return
+	}
+	if d.cur().attr&8 == 0 {
+		d.screenChar(r)
+		return
+	}
+	if r == ' ' || (d.prevC == '-' && r != '-') {
+		d.flushBuffer()
+	}
+	d.prevC = r
+	d.buf = append(d.buf, r)
+}
+
+// rowChanged: a row shows when a cell that changed is not blank. The v3
+// status row counts as changed when the status line did.
+func (d *dumb) rowChanged(r int) bool {
+	if r < 0 || r >= d.rows {
+		return false
+	}
+	if r == 0 && d.v <= 3 && d.statusNew {
+		return true
+	}
+	for c := 0; c < d.cols; c++ {
+		i := r*d.cols + c
+		if d.changed[i] && d.cells[i] != ' ' {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *dumb) showRow(r int) {
+	if r >= 0 {
+		row := d.cells[r*d.cols : (r+1)*d.cols]
+		last := len(row) - 1
+		for last >= 0 && row[last] == ' ' {
+			last--
+		}
+		for _, c := range row[:last+1] {
+			d.w.WriteRune(c)
+		}
+	}
+	d.w.WriteByte('\n')
+}
+
+// showScreen prints the rows that changed since the last time, compressing
+// runs of unchanged rows to one empty line (dfrotz's "spans" mode).
+func (d *dumb) showScreen(showCursor bool) {
+	changed := make([]bool, d.rows+2)
+	first, last := -1, -1
+	for r := 0; r < d.rows; r++ {
+		changed[r] = d.rowChanged(r)
+		if changed[r] {
+			if first == -1 {
+				first = r
+			}
+			last = r
+		}
+	}
+	if first != -1 {
+		if showCursor && d.curRow == last {
+			blank := true
+			for c := d.curCol; c < d.cols; c++ {
+				if d.cells[last*d.cols+c] != ' ' {
+					blank = false
+					break
+				}
+			}
+			if blank {
+				last--
+			}
+		}
+		for r := first; r <= last; r++ {
+			if changed[r] || changed[r+1] {
+				d.showRow(r)
+				continue
+			}
+			for r+1 < len(changed)-1 && !changed[r+1] {
+				r++
+			}
+			d.showRow(-1)
+		}
+		if showCursor && d.curRow > last+1 {
+			if d.curRow == last+2 {
+				d.showRow(last + 1)
+			} else {
+				d.showRow(-1)
+			}
+		}
+	}
+	for i := range d.changed {
+		d.changed[i] = false
+	}
+	d.statusNew = false
+}
+
+func (d *dumb) showPrompt() {
+	if d.curRow < 0 || d.curRow >= d.rows {
+		return
+	}
+	for c := 0; c < d.curCol && c < d.cols; c++ {
+		d.w.WriteRune(d.cells[d.curRow*d.cols+c])
+	}
+}
+
+// elideMore is what dfrotz does instead of a MORE prompt under -m.
+func (d *dumb) elideMore() {
+	d.showScreen(false)
+	d.showRow(-1)
+}
+
+// prompt prints a prompt that is not part of the story (file names).
+func (d *dumb) prompt(text string) {
+	d.flushBuffer()
+	d.showScreen(false)
+	d.w.WriteString(text)
+}
+
+// The zmachine.Screen interface.
+
+func (d *dumb) Char(_ int, r rune) { d.printChar(r) }
+func (d *dumb) Split(lines int)    { d.splitWindow(lines) }
+func (d *dumb) SetWindow(n int) {
+	if n == 0 || n == 1 {
+		d.setWindow(n)
+	}
+}
+
+func (d *dumb) Erase(n int) {
+	d.flushBuffer()
+	switch n {
+	case -1, -2:
+		d.eraseScreen(n)
+	case 0, 1:
+		d.eraseWindow(n)
+	}
+}
+
+func (d *dumb) EraseLine() {
+	d.flushBuffer()
+	w := d.cur()
+	y := w.yPos + w.yCur - 1
+	x := w.xPos + w.xCur - 1
+	d.eraseArea(y, x, y, w.xPos+w.xSize-1)
+}
+
+func (d *dumb) SetCursor(row, col int) {
+	d.flushBuffer()
+	if row < 0 {
+		return
+	}
+	w := &d.win[1]
+	if row == 0 {
+		row = w.yCur
+	}
+	if col == 0 {
+		col = w.xCur
+	}
+	w.yCur, w.xCur = row, col
+	if d.cwin == 1 {
+		d.updateCursor()
+	}
+}
+
+func (d *dumb) SetBuffered(on bool) {
+	d.flushBuffer()
+	d.win[0].attr &^= 8
+	if on {
+		d.win[0].attr |= 8
+	}
+}
+
+func (d *dumb) SetStyle(uint16) {}
+
+func (d *dumb) Status(st zmachine.StatusLine) {
+	d.flushBuffer()
+	if !d.haveStatus || st != d.status {
+		d.statusNew = true
+	}
+	d.status, d.haveStatus = st, true
+	d.cwin = 0
+	d.updateCursor()
+}
+
+func (d *dumb) ReadLine(char bool) {
+	d.flushBuffer()
+	if !char && d.cwin == 0 && d.unitsLeft() < 10 {
+		d.screenNewLine()
+	}
+	d.showScreen(true)
+	d.showPrompt()
+}
+
+func (d *dumb) Input(text string, char bool) {
+	for i := range d.win {
+		d.win[i].lineCount = 0
+	}
+	if char {
+		return
+	}
+	// The typed text goes on the screen without counting as a change.
+	n := 0
+	for _, r := range text {
+		i := d.curRow*d.cols + d.curCol + n
+		if i >= 0 && i < len(d.cells) {
+			d.cells[i] = r
+		}
+		n++
+	}
+	d.curCol += n
+	d.cur().xCur += n
+	d.screenNewLine()
+}
+
+func (d *dumb) Restart() { d.restartScreen() }
+
+func (d *dumb) Quit() {
+	d.flushBuffer()
+	d.showScreen(false)
+}
