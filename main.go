@@ -74,7 +74,7 @@ func cmdPlay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.SetOutput(stderr)
 	plain := fs.Bool("plain", false, "line mode: commands from stdin or --script, story text to stdout")
 	storyPath := fs.String("story", "", "story file (default: the first story in game_files/ or the shared stories)")
-	seed := fs.Int("seed", 0, "random seed with frotz -s semantics (0: from the clock)")
+	seed := fs.Int("seed", -1, "random seed with frotz -s semantics (negative: from the clock)")
 	script := fs.String("script", "", "read commands from this file instead of stdin")
 	asJSON := fs.Bool("json", false, "print one JSON object per turn instead of the story text")
 	saveDir := fs.String("savedir", ".", "directory for the story's SAVE files")

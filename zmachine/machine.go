@@ -71,8 +71,9 @@ func DefaultIdentity() Identity {
 
 // Options configure a machine. The zero value is valid.
 type Options struct {
-	// Seed follows frotz's -s option: 0 seeds from the clock; any other value
-	// seeds the generator as dfrotz -s does, so transcripts replay exactly.
+	// Seed follows frotz's -s option: the generator starts from this value
+	// (at start-up and at every restart) as dfrotz -s does, so transcripts
+	// replay exactly. A negative seed takes the clock instead.
 	Seed int
 	// Identity overrides the header identity; nil means DefaultIdentity.
 	Identity *Identity
@@ -240,7 +241,7 @@ func (m *Machine) writeHeader(keepFlags2 uint16) {
 	f2 &^= 0x0003
 	f2 |= keepFlags2 & 0x0003
 	if m.v >= 5 {
-		f2 &^= 0x01f8 // no pictures, undo, mouse, colours, sound or menus (as dfrotz)
+		f2 &^= 0x01a0 // no mouse, sound or menus (as dfrotz)
 	}
 	m.setWord(hFlags2, f2)
 	if m.v >= 4 {

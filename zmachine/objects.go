@@ -272,5 +272,9 @@ func (m *Machine) printObjName(o uint16) {
 	if o == 0 {
 		return
 	}
-	m.printZString(m.propTable(o) + 1)
+	t := m.propTable(o)
+	if m.byteAt(t) == 0 {
+		return // an empty short name prints nothing (as dfrotz)
+	}
+	m.printZString(t + 1)
 }

@@ -10,7 +10,7 @@ type rng struct {
 	a        uint32 // generator state (frotz: long A)
 	interval uint16 // counting mode period, 0 in random mode
 	counter  uint16
-	userSeed int // the -s seed, 0 for none
+	userSeed int // the -s seed; negative for the clock
 }
 
 // seed sets up the generator as frotz does at start-up with -s seed.
@@ -28,7 +28,7 @@ func (r *rng) reseed(v int) {
 	switch {
 	case v == 0:
 		s := r.userSeed
-		if s == 0 {
+		if s < 0 {
 			s = int(clock() & 0x7fff)
 		}
 		r.a = uint32(s)

@@ -19,7 +19,7 @@ type dumb struct {
 	w          *bufio.Writer
 	v          int
 	rows, cols int
-	cells      []rune
+	cells      []cell
 	changed    []bool
 	statusNew  bool // the v3 status line changed since the screen was last shown
 	status     zmachine.StatusLine
@@ -28,8 +28,28 @@ type dumb struct {
 	curCol     int
 	win        [8]window
 	cwin       int
-	buf        []rune // frotz's word buffer
+	buf        []cell // frotz's word buffer, each char with its style
 	prevC      rune
+	style      uint16 // the story's text style (set_text_style)
+}
+
+// cell is a character and the style it was drawn in.
+type cell struct {
+	r     rune
+	style uint16
+}
+
+// blankCell is an erased cell.
+var blankCell = cell{r: ' '}
+
+// visible reports whether dfrotz prints a cell's character: only plain,
+// fixed-pitch and reverse text shows; bold and italic text prints nothing.
+func (c cell) visible() bool {
+	switch c.style {
+	case 0, 1, zmachine.StyleFixed:
+		return true
+	}
+	return false
 }
 
 // window is one of frotz's window records (1-based cursor, in cells).
@@ -43,10 +63,10 @@ type window struct {
 
 func newDumb(w io.Writer, version int) *dumb {
 	d := &dumb{w: bufio.NewWriter(w), v: version, rows: 24, cols: 80}
-	d.cells = make([]rune, d.rows*d.cols)
+	d.cells = make([]cell, d.rows*d.cols)
 	d.changed = make([]bool, d.rows*d.cols)
 	for i := range d.cells {
-		d.cells[i] = ' '
+		d.cells[i] = blankCell
 	}
 	d.restartScreen()
 	return d
@@ -70,13 +90,22 @@ func (d *dumb) restartScreen() {
 
 func (d *dumb) cur() *window { return &d.win[d.cwin] }
 
-func (d *dumb) setCell(row, col int, r rune) {
+func (d *dumb) setCell(row, col int, c cell) {
 	i := row*d.cols + col
 	if i < 0 || i >= len(d.cells) {
 		return
 	}
-	d.changed[i] = r != d.cells[i]
-	d.cells[i] = r
+	d.changed[i] = c != d.cells[i]
+	d.cells[i] = c
+}
+
+// drawStyle is the style frotz draws with: the story's style, plus fixed
+// pitch outside the lower window.
+func (d *dumb) drawStyle() uint16 {
+	if d.cwin != 0 {
+		return d.style | zmachine.StyleFixed
+	}
+	return d.style
 }
 
 // eraseArea blanks a 1-based inclusive rectangle.
@@ -84,7 +113,7 @@ func (d *dumb) eraseArea(top, left, bottom, right int) {
 	for r := top - 1; r <= bottom-1; r++ {
 		for c := left - 1; c <= right-1; c++ {
 			if r >= 0 && r < d.rows && c >= 0 && c < d.cols {
-				d.setCell(r, c, ' ')
+				d.setCell(r, c, cell{r: ' ', style: d.drawStyle()})
 			}
 		}
 	}
@@ -185,8 +214,8 @@ func (d *dumb) unitsLeft() int {
 	return w.xSize - w.right - w.xCur + 1
 }
 
-func (d *dumb) displayChar(r rune) {
-	d.setCell(d.curRow, d.curCol, r)
+func (d *dumb) displayChar(c cell) {
+	d.setCell(d.curRow, d.curCol, c)
 	d.curCol++
 	if d.curCol == d.cols {
 		if d.curRow == d.rows-1 {
@@ -222,7 +251,7 @@ func (d *dumb) screenNewLine() {
 	}
 }
 
-func (d *dumb) screenChar(r rune) {
+func (d *dumb) screenChar(r cell) {
 	if d.unitsLeft() < 1 {
 		w := d.cur()
 		if w.attr&1 == 0 {
@@ -235,7 +264,7 @@ func (d *dumb) screenChar(r rune) {
 	d.cur().xCur++
 }
 
-func (d *dumb) screenWord(s []rune) {
+func (d *dumb) screenWord(s []cell) {
 	if d.unitsLeft() < len(s) {
 		if d.cur().attr&1 == 0 {
 			for _, r := range s {
@@ -243,7 +272,7 @@ func (d *dumb) screenWord(s []rune) {
 			}
 			return
 		}
-		if len(s) > 0 && s[0] == ' ' {
+		if len(s) > 0 && s[0].r == ' ' {
 			s = s[1:]
 		}
 		d.screenNewLine()
@@ -274,15 +303,16 @@ func (d *dumb) printChar(r rune) {
 		d.newLine()
 		return
 	}
+	c := cell{r: r, style: d.drawStyle()}
 	if d.cur().attr&8 == 0 {
-		d.screenChar(r)
+		d.screenChar(c)
 		return
 	}
 	if r == ' ' || (d.prevC == '-' && r != '-') {
 		d.flushBuffer()
 	}
 	d.prevC = r
-	d.buf = append(d.buf, r)
+	d.buf = append(d.buf, c)
 }
 
 // rowChanged: a row shows when a cell that changed is not blank. The v3
@@ -296,7 +326,7 @@ func (d *dumb) rowChanged(r int) bool {
 	}
 	for c := 0; c < d.cols; c++ {
 		i := r*d.cols + c
-		if d.changed[i] && d.cells[i] != ' ' {
+		if d.changed[i] && d.cells[i].r != ' ' {
 			return true
 		}
 	}
@@ -307,11 +337,13 @@ func (d *dumb) showRow(r int) {
 	if r >= 0 {
 		row := d.cells[r*d.cols : (r+1)*d.cols]
 		last := len(row) - 1
-		for last >= 0 && row[last] == ' ' {
+		for last >= 0 && row[last].r == ' ' {
 			last--
 		}
 		for _, c := range row[:last+1] {
-			d.w.WriteRune(c)
+			if c.visible() {
+				d.w.WriteRune(c.r)
+			}
 		}
 	}
 	d.w.WriteByte('\n')
@@ -335,7 +367,7 @@ func (d *dumb) showScreen(showCursor bool) {
 		if showCursor && d.curRow == last {
 			blank := true
 			for c := d.curCol; c < d.cols; c++ {
-				if d.cells[last*d.cols+c] != ' ' {
+				if d.cells[last*d.cols+c].r != ' ' {
 					blank = false
 					break
 				}
@@ -373,7 +405,9 @@ func (d *dumb) showPrompt() {
 		return
 	}
 	for c := 0; c < d.curCol && c < d.cols; c++ {
-		d.w.WriteRune(d.cells[d.curRow*d.cols+c])
+		if cl := d.cells[d.curRow*d.cols+c]; cl.visible() {
+			d.w.WriteRune(cl.r)
+		}
 	}
 }
 
@@ -444,7 +478,14 @@ func (d *dumb) SetBuffered(on bool) {
 	}
 }
 
-func (d *dumb) SetStyle(uint16) {}
+// SetStyle follows set_text_style: 0 clears, anything else adds.
+func (d *dumb) SetStyle(s uint16) {
+	if s == 0 {
+		d.style = 0
+		return
+	}
+	d.style |= s
+}
 
 func (d *dumb) Status(st zmachine.StatusLine) {
 	d.flushBuffer()
@@ -477,7 +518,7 @@ func (d *dumb) Input(text string, char bool) {
 	for _, r := range text {
 		i := d.curRow*d.cols + d.curCol + n
 		if i >= 0 && i < len(d.cells) {
-			d.cells[i] = r
+			d.cells[i] = cell{r: r}
 		}
 		n++
 	}
@@ -486,7 +527,12 @@ func (d *dumb) Input(text string, char bool) {
 	d.screenNewLine()
 }
 
-func (d *dumb) Restart() { d.restartScreen() }
+// Restart: text not yet shown is lost, as the screen is erased first.
+func (d *dumb) Restart() {
+	d.flushBuffer()
+	d.style = 0
+	d.restartScreen()
+}
 
 func (d *dumb) Quit() {
 	d.flushBuffer()

@@ -56,6 +56,7 @@ func Run(ctx context.Context, story *zmachine.Story, opts Options, in io.Reader,
 
 type session struct {
 	opts Options
+	keys []rune // the rest of a line typed for read_char, as dfrotz keeps it
 	in   *bufio.Reader
 	out  io.Writer
 	m    *zmachine.Machine
@@ -85,6 +86,7 @@ func (s *session) loop(ctx context.Context) error {
 		case zmachine.Halted:
 			return nil
 		case zmachine.WaitLine:
+			s.keys = nil // keys typed for read_char are dropped by a line read
 			line, ok := s.readLine()
 			if !ok {
 				return nil
@@ -94,16 +96,16 @@ func (s *session) loop(ctx context.Context) error {
 				return err
 			}
 		case zmachine.WaitChar:
-			line, ok := s.readLine()
+			k, ok := s.readKey()
 			if !ok {
 				return nil
 			}
-			input = line
+			input = string(k)
 			var err error
-			if line == "" {
+			if k == '\n' {
 				err = s.m.SendChar(13)
 			} else {
-				err = s.m.SendKey([]rune(line)[0])
+				err = s.m.SendKey(k)
 			}
 			if err != nil {
 				return err
@@ -136,6 +138,24 @@ func (s *session) prompt(text string) {
 	io.WriteString(s.out, s.m.TakeOutput()+text)
 }
 
+// readKey gives read_char one key: a line is read when no keys are left; an
+// empty line is Enter, otherwise its characters are handed out one by one.
+func (s *session) readKey() (rune, bool) {
+	if len(s.keys) == 0 {
+		line, ok := s.readLine()
+		if !ok {
+			return 0, false
+		}
+		if line == "" {
+			return '\n', true
+		}
+		s.keys = []rune(line)
+	}
+	k := s.keys[0]
+	s.keys = s.keys[1:]
+	return k, true
+}
+
 // readLine reads one line without its terminator; ok is false at end of input.
 func (s *session) readLine() (string, bool) {
 	line, err := s.in.ReadString('\n')
@@ -164,6 +184,7 @@ func (s *session) filename() (string, error) {
 	if name == "" {
 		name = def
 	}
+	s.opts.DefaultSave = name // dfrotz offers the last name used next time
 	return safeJoin(s.opts.SaveDir, name)
 }
 
