@@ -78,8 +78,9 @@ func cmdPlay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	script := fs.String("script", "", "read commands from this file instead of stdin")
 	asJSON := fs.Bool("json", false, "print one JSON object per turn instead of the story text")
 	saveDir := fs.String("savedir", ".", "directory for the story's SAVE files")
+	raw := fs.Bool("raw", false, "print the story's text exactly as printed, unwrapped (default: as dfrotz shows it)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: lantern play --plain [--story F] [--seed N] [--script F] [--json]
+		fmt.Fprint(stderr, `Usage: lantern play --plain [--story F] [--seed N] [--script F] [--json] [--raw]
 
 Plays a story without any model: commands come from standard input (or
 --script), the story's text goes to standard output exactly as the story prints
@@ -128,7 +129,7 @@ Flags:
 		defer f.Close()
 		in = f
 	}
-	opts := lineplay.Options{Seed: *seed, SaveDir: *saveDir, DefaultSave: saveName(path)}
+	opts := lineplay.Options{Seed: *seed, SaveDir: *saveDir, DefaultSave: saveName(path), Raw: *raw}
 	out := stdout
 	if *asJSON {
 		out = io.Discard

@@ -14,6 +14,9 @@ const (
 
 // step decodes and executes one instruction.
 func (m *Machine) step() {
+	if m.pc >= m.end {
+		m.pcFault()
+	}
 	m.instrPC = m.pc
 	op := m.fetch()
 	switch {

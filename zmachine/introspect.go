@@ -7,7 +7,7 @@ import "strings"
 
 // Byte reads the byte at a (0 beyond the end of memory).
 func (m *Machine) Byte(a int) uint8 {
-	if a < 0 || a >= len(m.mem) {
+	if a < 0 || a >= int(m.end) {
 		return 0
 	}
 	return m.mem[a]
@@ -15,7 +15,7 @@ func (m *Machine) Byte(a int) uint8 {
 
 // Word reads the big-endian word at a (0 beyond the end of memory).
 func (m *Machine) Word(a int) uint16 {
-	if a < 0 || a+1 >= len(m.mem) {
+	if a < 0 || a+1 >= int(m.end) {
 		return 0
 	}
 	return uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
@@ -41,10 +41,10 @@ func (m *Machine) DynamicMemory() []byte { return append([]byte(nil), m.mem[:m.s
 // first property table begins.
 func (m *Machine) ObjectCount() int {
 	first := m.objects + 2*m.propDefs
-	if first+m.objSize > uint32(len(m.mem)) {
+	if first+m.objSize > m.end {
 		return 0
 	}
-	lowest := uint32(len(m.mem))
+	lowest := m.end
 	max := 255
 	if m.v >= 4 {
 		max = 65535
@@ -52,7 +52,7 @@ func (m *Machine) ObjectCount() int {
 	n := 0
 	for n < max {
 		a := first + uint32(n)*m.objSize
-		if a+m.objSize > uint32(len(m.mem)) || a >= lowest {
+		if a+m.objSize > m.end || a >= lowest {
 			break
 		}
 		pt := uint32(m.mem[a+m.objSize-2])<<8 | uint32(m.mem[a+m.objSize-1])

@@ -106,6 +106,10 @@ const (
 	defaultBudget = 50_000_000
 	maxFrames     = 1024
 	maxStack      = 65535
+	// memPad zero bytes follow memory so that decoding an instruction, whose
+	// first byte is checked to lie in the story, needs no further checks:
+	// an instruction with its store and branch bytes is at most 23 bytes.
+	memPad = 32
 )
 
 // frame is one routine activation.
@@ -121,7 +125,8 @@ type frame struct {
 // Machine is one running story. It is not safe for concurrent use.
 type Machine struct {
 	story *Story
-	mem   []byte
+	mem   []byte // the story's memory, followed by memPad zero bytes
+	end   uint32 // the story's length: addresses at or past it are out of range
 	v     int
 	opts  Options
 	id    Identity
@@ -182,7 +187,8 @@ func New(story *Story, opts Options) (*Machine, error) {
 	default:
 		m.packShift, m.objSize, m.propDefs = 3, 14, 63
 	}
-	m.mem = make([]byte, len(story.data))
+	m.mem = make([]byte, len(story.data)+memPad)
+	m.end = uint32(len(story.data))
 	m.stack = make([]uint16, 0, 1024)
 	m.frames = make([]frame, 1, maxFrames)
 	m.rng.seed(opts.Seed)
@@ -202,11 +208,11 @@ func (m *Machine) reset(keepFlags2 uint16) {
 	m.abbrevs = uint32(m.word(hAbbrevs))
 	m.alphabet, m.unicode = 0, 0
 	if m.v >= 5 {
-		if a := uint32(m.word(hAlphabet)); a != 0 && a+78 <= uint32(len(m.mem)) {
+		if a := uint32(m.word(hAlphabet)); a != 0 && a+78 <= m.end {
 			m.alphabet = a
 		}
-		if ext := uint32(m.word(hExtension)); ext != 0 && ext+8 <= uint32(len(m.mem)) && m.word(ext) >= 3 {
-			if u := uint32(m.word(ext + 6)); u != 0 && u < uint32(len(m.mem)) {
+		if ext := uint32(m.word(hExtension)); ext != 0 && ext+8 <= m.end && m.word(ext) >= 3 {
+			if u := uint32(m.word(ext + 6)); u != 0 && u < m.end {
 				m.unicode = u
 			}
 		}

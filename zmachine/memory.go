@@ -1,20 +1,35 @@
 package zmachine
 
+import "encoding/binary"
+
 // Memory, variables and the stack. Reads anywhere in the story are allowed;
 // writes only to dynamic memory (§1.1). Out-of-range accesses fault.
 
+// The hot accessors keep their fault paths in separate functions so that
+// they stay small enough to be inlined.
+
 func (m *Machine) byteAt(a uint32) uint8 {
-	if a >= uint32(len(m.mem)) {
-		panic(faultf(ErrAddressRange, "read byte at 0x%x (memory ends 0x%x)", a, len(m.mem)))
+	if a >= m.end {
+		m.readFault(a)
 	}
 	return m.mem[a]
 }
 
 func (m *Machine) word(a uint32) uint16 {
-	if a+1 >= uint32(len(m.mem)) {
-		panic(faultf(ErrAddressRange, "read word at 0x%x (memory ends 0x%x)", a, len(m.mem)))
+	if a+1 >= m.end {
+		m.readFault(a)
 	}
-	return uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
+	return binary.BigEndian.Uint16(m.mem[a:])
+}
+
+//go:noinline
+func (m *Machine) readFault(a uint32) {
+	panic(faultf(ErrAddressRange, "read at 0x%x (memory ends 0x%x)", a, int(m.end)))
+}
+
+//go:noinline
+func (m *Machine) pcFault() {
+	panic(faultf(ErrAddressRange, "PC 0x%x beyond the end of the story", m.pc))
 }
 
 func (m *Machine) setByte(a uint32, b uint8) {
@@ -38,20 +53,16 @@ func (m *Machine) setWord(a uint32, w uint16) {
 	}
 }
 
+// fetch and fetchWord read the instruction stream. step checks that each
+// instruction starts inside the story; the bytes after it are inside memPad.
 func (m *Machine) fetch() uint8 {
 	pc := m.pc
-	if pc >= uint32(len(m.mem)) {
-		panic(faultf(ErrAddressRange, "PC 0x%x beyond the end of the story", pc))
-	}
 	m.pc = pc + 1
 	return m.mem[pc]
 }
 
 func (m *Machine) fetchWord() uint16 {
 	pc := m.pc
-	if pc+1 >= uint32(len(m.mem)) {
-		panic(faultf(ErrAddressRange, "PC 0x%x beyond the end of the story", pc))
-	}
 	m.pc = pc + 2
 	return uint16(m.mem[pc])<<8 | uint16(m.mem[pc+1])
 }
@@ -82,7 +93,7 @@ func (m *Machine) push(v uint16) {
 func (m *Machine) pop() uint16 {
 	n := len(m.stack)
 	if n <= m.cur.stackBase {
-		panic(faultf(ErrStackUnderflow, "pop from an empty routine stack"))
+		underflow()
 	}
 	v := m.stack[n-1]
 	m.stack = m.stack[:n-1]
@@ -92,7 +103,7 @@ func (m *Machine) pop() uint16 {
 func (m *Machine) peek() uint16 {
 	n := len(m.stack)
 	if n <= m.cur.stackBase {
-		panic(faultf(ErrStackUnderflow, "read from an empty routine stack"))
+		underflow()
 	}
 	return m.stack[n-1]
 }
@@ -100,42 +111,50 @@ func (m *Machine) peek() uint16 {
 func (m *Machine) poke(v uint16) {
 	n := len(m.stack)
 	if n <= m.cur.stackBase {
-		panic(faultf(ErrStackUnderflow, "write to an empty routine stack"))
+		underflow()
 	}
 	m.stack[n-1] = v
 }
 
+//go:noinline
+func underflow() { panic(faultf(ErrStackUnderflow, "pop from an empty routine stack")) }
+
+//go:noinline
+func (m *Machine) localFault(v uint8) {
+	panic(faultf(ErrBadVariable, "local %d of a routine with %d locals", v, m.cur.nlocals))
+}
+
 // readVar reads variable v: 0 pops the stack, 1–15 are locals, 16–255 globals.
 func (m *Machine) readVar(v uint8) uint16 {
-	switch {
-	case v == 0:
-		return m.pop()
-	case v < 16:
-		if v > m.cur.nlocals {
-			panic(faultf(ErrBadVariable, "local %d of a routine with %d locals", v, m.cur.nlocals))
-		}
-		return m.cur.locals[v-1]
-	default:
+	if v >= 16 {
 		a := m.globals + 2*uint32(v-16)
 		return uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
 	}
+	if v == 0 {
+		return m.pop()
+	}
+	if v > m.cur.nlocals {
+		m.localFault(v)
+	}
+	return m.cur.locals[v-1]
 }
 
 // writeVar writes variable v: 0 pushes onto the stack.
 func (m *Machine) writeVar(v uint8, x uint16) {
-	switch {
-	case v == 0:
-		m.push(x)
-	case v < 16:
-		if v > m.cur.nlocals {
-			panic(faultf(ErrBadVariable, "local %d of a routine with %d locals", v, m.cur.nlocals))
-		}
-		m.cur.locals[v-1] = x
-	default:
+	if v >= 16 {
 		a := m.globals + 2*uint32(v-16)
 		m.mem[a] = byte(x >> 8)
 		m.mem[a+1] = byte(x)
+		return
 	}
+	if v == 0 {
+		m.push(x)
+		return
+	}
+	if v > m.cur.nlocals {
+		m.localFault(v)
+	}
+	m.cur.locals[v-1] = x
 }
 
 // readVarInPlace and writeVarInPlace are the indirect forms (§6.3.4): the

@@ -11,7 +11,7 @@ func (m *Machine) objAddr(o uint16) uint32 {
 		panic(faultf(ErrBadObject, "object %d (at most 255 in version %d)", o, m.v))
 	}
 	a := m.objects + 2*m.propDefs + uint32(o-1)*m.objSize
-	if a+m.objSize > uint32(len(m.mem)) {
+	if a+m.objSize > m.end {
 		panic(faultf(ErrBadObject, "object %d lies outside memory", o))
 	}
 	return a

@@ -120,15 +120,14 @@ func (d *dumb) eraseArea(top, left, bottom, right int) {
 }
 
 func (d *dumb) scrollArea(top, left, bottom, right int) {
-	top, left, bottom, right = top-1, left-1, bottom-1, right-1
-	for r := top; r <= bottom-1; r++ {
-		for c := left; c <= right; c++ {
-			if r < 0 || r+1 >= d.rows || c < 0 || c >= d.cols {
-				continue
-			}
-			d.cells[r*d.cols+c] = d.cells[(r+1)*d.cols+c]
-			d.changed[r*d.cols+c] = d.changed[(r+1)*d.cols+c]
-		}
+	top, left, bottom, right = max(top-1, 0), max(left-1, 0), min(bottom-1, d.rows-1), min(right-1, d.cols-1)
+	if left > right {
+		return
+	}
+	for r := top; r < bottom; r++ {
+		dst, src := r*d.cols, (r+1)*d.cols
+		copy(d.cells[dst+left:dst+right+1], d.cells[src+left:src+right+1])
+		copy(d.changed[dst+left:dst+right+1], d.changed[src+left:src+right+1])
 	}
 	d.eraseArea(bottom+1, left+1, bottom+1, right+1)
 }
