@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/internal/lineplay"
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -129,32 +132,57 @@ Flags:
 		defer f.Close()
 		in = f
 	}
-	opts := lineplay.Options{Seed: *seed, SaveDir: *saveDir, DefaultSave: saveName(path), Raw: *raw}
-	out := stdout
 	if *asJSON {
-		out = io.Discard
-		enc := json.NewEncoder(stdout)
-		turn := 0
-		opts.Turn = func(input string, m *zmachine.Machine, text string) error {
-			rec := turnRecord{Turn: turn, Input: input, Text: text, Status: m.Status(), Story: story.Info()}
-			turn++
-			return enc.Encode(rec)
+		if err := playJSON(ctx, story, *seed, *saveDir, in, stdout); err != nil {
+			fmt.Fprintln(stderr, "lantern play:", err)
+			return exitError
 		}
+		return exitOK
 	}
-	if err := lineplay.Run(ctx, story, opts, in, out); err != nil {
+	opts := lineplay.Options{Seed: *seed, SaveDir: *saveDir, DefaultSave: saveName(path), Raw: *raw}
+	if err := lineplay.Run(ctx, story, opts, in, stdout); err != nil {
 		fmt.Fprintln(stderr, "lantern play:", err)
 		return exitError
 	}
 	return exitOK
 }
 
-// turnRecord is one line of `play --json`.
-type turnRecord struct {
-	Turn   int                 `json:"turn"`
-	Input  string              `json:"input"`
-	Text   string              `json:"text"`
-	Status zmachine.StatusLine `json:"status"`
-	Story  zmachine.StoryInfo  `json:"story"`
+// playJSON plays through the engine's environment and prints one
+// Observation per turn as JSON, the opening first (with an empty command).
+func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir string, in io.Reader, out io.Writer) error {
+	bs, err := engine.LoadBindings(bindings.FS())
+	if err != nil {
+		return err
+	}
+	env, err := engine.NewEnv(story, engine.EnvOptions{Seed: seed, Binding: bs.For(story.Info().MD5), SaveDir: saveDir})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(out)
+	obs, err := env.Start()
+	if err != nil {
+		return err
+	}
+	if err := enc.Encode(obs); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(in)
+	for sc.Scan() && obs.Ended == engine.NotEnded {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		obs, err = env.Step(sc.Text())
+		if errors.Is(err, engine.ErrEnded) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(obs); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
 }
 
 func loadStory(path string) (*zmachine.Story, error) {

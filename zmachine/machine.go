@@ -153,6 +153,8 @@ type Machine struct {
 	out     output
 	undo    []*Snapshot
 	screen  Screen
+	// restarts counts restart instructions, so hosts can tell one happened.
+	restarts int
 
 	// The instruction being executed, for fault reports.
 	instrPC uint32

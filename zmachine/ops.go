@@ -488,6 +488,7 @@ func (m *Machine) checksum() uint16 {
 // restart starts the story again, keeping the transcript and fixed-pitch bits.
 func (m *Machine) restart() {
 	keep := m.word(hFlags2)
+	m.restarts++
 	m.rng.restart()
 	m.reset(keep)
 	if m.screen != nil {

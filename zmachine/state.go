@@ -126,3 +126,32 @@ func (m *Machine) restoreUndo() {
 
 // UndoDepth is the number of save_undo states held.
 func (m *Machine) UndoDepth() int { return len(m.undo) }
+
+// Probe runs f and then puts the machine back exactly as it was: memory,
+// stacks, PC, state, random generator, undo states and the output not yet
+// taken. While f runs the screen, the transcript and command streams and the
+// hooks are detached, so probing leaves no trace outside the machine either.
+// Probe is how the layers above try actions (valid exits, valid actions).
+func (m *Machine) Probe(f func() error) error {
+	snap := m.Snapshot()
+	text := m.out.lower.String()
+	undo := append([]*Snapshot(nil), m.undo...)
+	restarts := m.restarts
+	screen, transcript, commands, hooks := m.screen, m.opts.Transcript, m.opts.Commands, m.opts.Hooks
+	m.screen, m.opts.Transcript, m.opts.Commands, m.opts.Hooks = nil, nil, nil, Hooks{}
+	defer func() {
+		m.Restore(snap)
+		m.out.lower.Reset()
+		m.out.lower.WriteString(text)
+		m.undo = undo
+		m.restarts = restarts
+		m.screen, m.opts.Transcript, m.opts.Commands, m.opts.Hooks = screen, transcript, commands, hooks
+	}()
+	return f()
+}
+
+// SetHooks replaces the object-tree hooks.
+func (m *Machine) SetHooks(h Hooks) { m.opts.Hooks = h }
+
+// Restarts counts the story's restart instructions since New.
+func (m *Machine) Restarts() int { return m.restarts }

@@ -1,0 +1,82 @@
+package engine
+
+// Location is a room: its object number (stable within one story file) and
+// short name.
+type Location struct {
+	ID   int    `json:"id"`
+	Name string `json:"name"`
+}
+
+// Item is an object the player carries.
+type Item struct {
+	ID   int    `json:"id"`
+	Name string `json:"name"`
+}
+
+// StoryIdentity identifies the story file an observation comes from.
+type StoryIdentity struct {
+	MD5     string `json:"md5"`
+	Release int    `json:"release"`
+	Serial  string `json:"serial"`
+	Version int    `json:"version"`
+}
+
+// Change is one change to the object tree during a step, after the
+// binding's ignore lists.
+type Change struct {
+	Kind   string `json:"kind"` // "move" or "attr"
+	Object int    `json:"object"`
+	Name   string `json:"name"`
+	From   int    `json:"from,omitempty"` // move: old parent
+	To     int    `json:"to,omitempty"`   // move: new parent (0: removed)
+	Attr   int    `json:"attr,omitempty"` // attr: attribute number
+	Set    bool   `json:"set,omitempty"`  // attr: set (true) or cleared
+}
+
+// Exit is a direction that leads somewhere from the current location.
+type Exit struct {
+	Direction string   `json:"direction"`
+	To        Location `json:"to"`
+}
+
+// ActionGroup is a set of actions that lead to the same resulting state.
+type ActionGroup struct {
+	Actions  []string `json:"actions"`
+	Location Location `json:"location"`
+	Score    int      `json:"score"`
+	Hash     string   `json:"world_hash"`
+}
+
+// Ending says why an episode ended with this step.
+type Ending string
+
+const (
+	NotEnded Ending = ""
+	Death    Ending = "death"   // the player died for good (the story asks to restart)
+	Victory  Ending = "victory" // the binding's victory text appeared
+	Quit     Ending = "quit"    // quit was asked for (handled by the environment)
+	Restart  Ending = "restart" // restart was asked for, or the story restarted
+	Halted   Ending = "halted"  // the story stopped (quit opcode or a fault)
+)
+
+// Observation is the ground truth after a step, read from the machine.
+type Observation struct {
+	Turn         int           `json:"turn"`
+	Command      string        `json:"command"`
+	Text         string        `json:"text"`
+	Location     Location      `json:"location"`
+	Score        int           `json:"score"`
+	Moves        int           `json:"moves"`
+	Inventory    []Item        `json:"inventory"`
+	Died         bool          `json:"died"`
+	Won          bool          `json:"won"`
+	WorldChanged bool          `json:"world_changed"`
+	WorldHash    string        `json:"world_hash"`
+	Changes      []Change      `json:"changes,omitempty"`
+	Story        StoryIdentity `json:"story"`
+	ValidExits   []Exit        `json:"valid_exits,omitempty"`
+	Ended        Ending        `json:"ended,omitempty"`
+	// Meta is set when the environment handled the command itself (save,
+	// restore, quit, restart, script) instead of passing it to the story.
+	Meta bool `json:"meta,omitempty"`
+}

@@ -1,0 +1,32 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteKeepsBackupAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state.json")
+	for _, v := range []string{"one", "two", "three"} {
+		if err := Write(p, []byte(v), 0o644, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := os.ReadFile(p)
+	bak, _ := os.ReadFile(p + ".backup")
+	if string(got) != "three" || string(bak) != "two" {
+		t.Fatalf("file %q backup %q, want three/two", got, bak)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Fatalf("want only the file and its backup, got %d entries", len(entries))
+	}
+}
+
+func TestWriteIntoMissingDirFails(t *testing.T) {
+	if err := Write(filepath.Join(t.TempDir(), "no", "such"), []byte("x"), 0o644, false); err == nil {
+		t.Fatal("want an error for a missing directory")
+	}
+}
