@@ -85,7 +85,7 @@ func TestCLIPlayJSON(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("want 2 JSON lines (start, one turn), got %d:\n%s", len(lines), out)
 	}
-	if !strings.Contains(lines[1], `"input":"open mailbox"`) || !strings.Contains(lines[1], "leaflet") {
+	if !strings.Contains(lines[1], `"command":"open mailbox"`) || !strings.Contains(lines[1], "leaflet") {
 		t.Errorf("second turn record: %s", lines[1])
 	}
 }

@@ -63,13 +63,13 @@ func (e *Env) ValidExits() []Exit {
 // object in scope.
 func DefaultTemplates() []string {
 	return []string{
-	"take OBJ", "drop OBJ", "open OBJ", "close OBJ", "read OBJ", "eat OBJ", "drink OBJ",
-	"wear OBJ", "remove OBJ", "push OBJ", "pull OBJ", "move OBJ", "turn OBJ",
-	"turn on OBJ", "turn off OBJ", "light OBJ", "extinguish OBJ", "enter OBJ", "climb OBJ",
-	"attack OBJ", "wave OBJ", "rub OBJ", "shake OBJ", "search OBJ", "inflate OBJ",
-	"deflate OBJ", "ring OBJ", "unlock OBJ", "lock OBJ", "tie OBJ", "wind OBJ",
-	"put OBJ in OBJ", "put OBJ on OBJ", "unlock OBJ with OBJ", "open OBJ with OBJ",
-	"give OBJ to OBJ", "attack OBJ with OBJ", "tie OBJ to OBJ", "throw OBJ at OBJ",
+		"take OBJ", "drop OBJ", "open OBJ", "close OBJ", "read OBJ", "eat OBJ", "drink OBJ",
+		"wear OBJ", "remove OBJ", "push OBJ", "pull OBJ", "move OBJ", "turn OBJ",
+		"turn on OBJ", "turn off OBJ", "light OBJ", "extinguish OBJ", "enter OBJ", "climb OBJ",
+		"attack OBJ", "wave OBJ", "rub OBJ", "shake OBJ", "search OBJ", "inflate OBJ",
+		"deflate OBJ", "ring OBJ", "unlock OBJ", "lock OBJ", "tie OBJ", "wind OBJ",
+		"put OBJ in OBJ", "put OBJ on OBJ", "unlock OBJ with OBJ", "open OBJ with OBJ",
+		"give OBJ to OBJ", "attack OBJ with OBJ", "tie OBJ to OBJ", "throw OBJ at OBJ",
 		"take all", "drop all", "wait",
 	}
 }
