@@ -102,14 +102,16 @@ func ParseBinding(name string, data []byte) (*Binding, error) {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(b); err != nil {
+		var sm *toml.StrictMissingError
+		if errors.As(err, &sm) && len(sm.Errors) > 0 {
+			de := sm.Errors[0]
+			row, col := de.Position()
+			return nil, fmt.Errorf("%w: %s:%d:%d: unknown key %q", ErrBinding, name, row, col, strings.Join(de.Key(), "."))
+		}
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
 			return nil, fmt.Errorf("%w: %s:%d:%d: %s", ErrBinding, name, row, col, de.Error())
-		}
-		var sm *toml.StrictMissingError
-		if errors.As(err, &sm) {
-			return nil, fmt.Errorf("%w: %s: unknown key: %s", ErrBinding, name, strings.TrimSpace(sm.String()))
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrBinding, name, err)
 	}

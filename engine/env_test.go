@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -449,4 +450,56 @@ func BenchmarkObservationOverhead(b *testing.B) {
 			e.Step(cmds[i%2])
 		}
 	})
+}
+
+func TestAutosaveResumesIdentically(t *testing.T) {
+	cmds := walkthrough(t)[:80]
+	dir := t.TempDir()
+	full := startEnv(t, EnvOptions{Seed: 12})
+	var want []string
+	for _, c := range cmds {
+		want = append(want, steps(t, full, c)[0].Text)
+	}
+	first := startEnv(t, EnvOptions{Seed: 12, SaveDir: dir, Autosave: true})
+	steps(t, first, cmds[:40]...)
+	// A new process: same story and seed, resumed from the autosave.
+	story, _ := zork(t)
+	second, err := NewEnv(story, EnvOptions{Seed: 12, Binding: zorkBinding(t), SaveDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cmds[40:] {
+		if got := steps(t, second, c)[0].Text; got != want[40+i] {
+			t.Fatalf("turn %d %q after resume:\n%q\nwant\n%q", 41+i, c, got, want[40+i])
+		}
+	}
+}
+
+func TestGenericPathWithoutBinding(t *testing.T) {
+	e := startEnv(t, EnvOptions{Seed: 12, Binding: Generic()})
+	obs := steps(t, e, "n", "e", "open window", "w", "w", "take lamp")
+	last := obs[len(obs)-1]
+	if last.Location.Name != "Living Room" || last.Moves != 6 {
+		t.Errorf("generic path: location %q moves %d, want Living Room and 6", last.Location.Name, last.Moves)
+	}
+	if len(last.Inventory) != 1 || last.Inventory[0].Name != "brass lantern" {
+		t.Errorf("generic path: inventory %v, want the brass lantern", last.Inventory)
+	}
+}
+
+func TestLoadBindingsErrors(t *testing.T) {
+	tests := []struct{ name, body, want string }{
+		{"bad.toml", "md5 = [", "bad.toml:1"},
+		{"nomd5.toml", `name = "x"`, "md5"},
+		{"unknown.toml", "md5 = \"0123456789abcdef0123456789abcdef\"\nplayr = 4\n", "playr"},
+	}
+	for _, tc := range tests {
+		_, err := ParseBinding(tc.name, []byte(tc.body))
+		if !errors.Is(err, ErrBinding) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want ErrBinding mentioning %q", tc.name, err, tc.want)
+		}
+	}
 }

@@ -41,7 +41,8 @@ const (
 	quetzalForm = "IFZS"
 	lanternForm = "LNZS"
 	lanternSt   = "LnSt"
-	lnStLen     = 10
+	lnStLen     = 10 // format 1: state and pending read
+	lnStLen2    = 18 // format 2 adds the random generator
 	ifhdLen     = 13
 )
 
@@ -55,6 +56,7 @@ type quetzalImage struct {
 	exact   bool // LNZS: resume in state and pending, not after a save
 	state   State
 	pending readRequest
+	rng     *rng // LNZS format 2: the generator as saved
 }
 
 // SaveQuetzal returns the machine's state as a Quetzal 1.4 image. Called while
@@ -85,9 +87,12 @@ func (m *Machine) SaveQuetzal() []byte {
 	out = appendChunk(out, "CMem", m.compressMemory())
 	out = appendChunk(out, "Stks", m.encodeStacks())
 	if exact {
-		var st [lnStLen]byte
-		st[0] = 1
+		var st [lnStLen2]byte
+		st[0] = 2
 		st[1] = byte(m.state)
+		binary.BigEndian.PutUint32(st[10:], m.rng.a)
+		binary.BigEndian.PutUint16(st[14:], m.rng.interval)
+		binary.BigEndian.PutUint16(st[16:], m.rng.counter)
 		if m.state == WaitLine || m.state == WaitChar {
 			p := m.pending
 			binary.BigEndian.PutUint16(st[2:], uint16(p.text))
@@ -257,6 +262,11 @@ func (m *Machine) loadImage(img *quetzalImage) {
 	m.pc = img.pc
 	m.state = img.state
 	m.pending = img.pending
+	if img.rng != nil {
+		seed := m.rng.userSeed
+		m.rng = *img.rng
+		m.rng.userSeed = seed
+	}
 }
 
 // completeSave finishes the restored save instruction for a host restore.
@@ -469,8 +479,16 @@ func parseStacks(img *quetzalImage, c []byte) error {
 }
 
 func parseLanternState(img *quetzalImage, c []byte) error {
-	if len(c) < lnStLen || c[0] != 1 {
-		return errSave("%s chunk of %d bytes is not format 1", lanternSt, len(c))
+	switch {
+	case len(c) >= lnStLen2 && c[0] == 2:
+		r := rng{a: binary.BigEndian.Uint32(c[10:]), interval: binary.BigEndian.Uint16(c[14:]), counter: binary.BigEndian.Uint16(c[16:])}
+		if r.interval != 0 && r.counter >= r.interval {
+			return errSave("%s: random counter %d beyond its interval %d", lanternSt, r.counter, r.interval)
+		}
+		img.rng = &r
+	case len(c) >= lnStLen && c[0] == 1:
+	default:
+		return errSave("%s chunk of %d bytes is not format 1 or 2", lanternSt, len(c))
 	}
 	st := State(c[1])
 	switch st {
