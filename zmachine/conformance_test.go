@@ -288,11 +288,11 @@ func nearLines(lines []string, at, n int) []string {
 
 func TestCzech(t *testing.T) {
 	for _, v := range []string{"3", "5", "8"} {
-		t.Run("z"+v, func(t *testing.T) {
+		game := "czech.z" + v
+		rel := "conformance/czech/" + game
+		t.Run(game+"/regtest", func(t *testing.T) {
 			t.Parallel()
-			game := "czech.z" + v
-			rel := "conformance/czech/" + game
-			s, path := confLoad(t, rel)
+			s, _ := confLoad(t, rel)
 			data, err := os.ReadFile(shared.File(t, rel+".regtest"))
 			if err != nil {
 				t.Fatal(err)
@@ -307,7 +307,6 @@ func TestCzech(t *testing.T) {
 			if len(rf.tests) == 0 {
 				t.Fatalf("%s.regtest has no tests", game)
 			}
-
 			// The regtest was made by an interpreter with an all-zero identity.
 			out := confRun(t, s, zmachine.Options{Seed: 1, Identity: &zmachine.Identity{}}, nil)
 			for _, want := range []string{"Failed: 0", "Didn't crash"} {
@@ -318,9 +317,17 @@ func TestCzech(t *testing.T) {
 			for _, rt := range rf.tests {
 				checkRegtest(t, game, rt, out)
 			}
-
+		})
+		t.Run(game+"/dfrotz", func(t *testing.T) {
+			t.Parallel()
 			// With the default identity (dfrotz's), the output matches dfrotz.
+			s, path := confLoad(t, rel)
 			ours := confRun(t, s, zmachine.Options{Seed: 1}, nil)
+			for _, want := range []string{"Failed: 0", "Didn't crash"} {
+				if !strings.Contains(ours, want) {
+					t.Errorf("output lacks %q:\n%s", want, tail(ours, 1500))
+				}
+			}
 			ref := confDfrotz(t, path, nil)
 			if d := foldDiff(ours, ref); d != "" {
 				t.Errorf("%s differs from dfrotz: %s", game, d)
@@ -426,5 +433,15 @@ func TestEtude(t *testing.T) {
 				t.Errorf("etude item %s differs from dfrotz: %s", it.name, d)
 			}
 		})
+	}
+}
+
+func TestFoldDiff(t *testing.T) {
+	if d := foldDiff("a  b\n\nc ", " a b c"); d != "" {
+		t.Errorf("equal after folding, got %q", d)
+	}
+	d := foldDiff("same start, ours", "same start, theirs")
+	if !strings.Contains(d, "differ at byte 12") || !strings.Contains(d, "⟦ours") || !strings.Contains(d, "⟦theirs") {
+		t.Errorf("diff description: %q", d)
 	}
 }

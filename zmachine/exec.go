@@ -175,11 +175,23 @@ func (m *Machine) ret(v uint16) {
 // callStore calls ops[0] with the remaining operands, storing the result.
 func (m *Machine) callStore() {
 	s := int16(m.fetch())
-	m.call(m.ops[0], m.ops[1:m.nops], s)
+	p := m.routineOperand()
+	m.call(p, m.ops[1:m.nops], s)
 }
 
 // callDiscard calls ops[0] with the remaining operands, dropping the result.
-func (m *Machine) callDiscard() { m.call(m.ops[0], m.ops[1:m.nops], -1) }
+func (m *Machine) callDiscard() {
+	p := m.routineOperand()
+	m.call(p, m.ops[1:m.nops], -1)
+}
+
+// routineOperand is a call's first operand, which must be there.
+func (m *Machine) routineOperand() uint16 {
+	if m.nops == 0 {
+		panic(faultf(ErrIllegalOpcode, "call without a routine operand"))
+	}
+	return m.ops[0]
+}
 
 func (m *Machine) illegal() {
 	panic(faultf(ErrIllegalOpcode, "not defined in version %d", m.v))

@@ -66,10 +66,12 @@ func (m *Machine) Pending() (ReadRequest, bool) {
 	if m.state == WaitLine {
 		r.MaxLen = m.maxLine()
 		if m.v >= 5 {
-			t := m.pending.text
-			n := int(m.mem[t+1])
+			// Byte, not mem: the story chose the buffer's address, and
+			// introspection never faults (a bad buffer faults in SendLine).
+			t := int(m.pending.text)
+			n := int(m.Byte(t + 1))
 			for i := 0; i < n && i < r.MaxLen; i++ {
-				if c, ok := m.zsciiRune(uint16(m.mem[t+2+uint32(i)])); ok {
+				if c, ok := m.zsciiRune(uint16(m.Byte(t + 2 + i))); ok {
 					r.Preload += string(c)
 				}
 			}
@@ -78,8 +80,10 @@ func (m *Machine) Pending() (ReadRequest, bool) {
 	return r, true
 }
 
+// maxLine is the longest line the pending read takes. A text buffer outside
+// memory reads as 0 here; SendLine then faults when it writes to it.
 func (m *Machine) maxLine() int {
-	max := int(m.mem[m.pending.text])
+	max := int(m.Byte(int(m.pending.text)))
 	if m.v <= 4 {
 		max--
 	}
@@ -128,7 +132,7 @@ func (m *Machine) SendLine(line string) (err error) {
 		}
 		m.setByte(text+1+uint32(len(zs)), 0)
 	} else {
-		pre := int(m.mem[text+1])
+		pre := int(m.byteAt(text + 1))
 		if pre > max {
 			pre = max
 		}
@@ -214,7 +218,7 @@ func (m *Machine) tokenise(text, parse, dict uint32, keep bool) {
 	nsep := uint32(m.byteAt(dict))
 	isSep := func(c uint8) bool {
 		for i := uint32(0); i < nsep; i++ {
-			if m.mem[dict+1+i] == c {
+			if m.byteAt(dict+1+i) == c {
 				return true
 			}
 		}

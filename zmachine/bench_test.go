@@ -1,0 +1,117 @@
+package zmachine_test
+
+// The Zork I walkthrough (396 commands, seed 12, as the dfrotz reference
+// transcript was made) as a test of the final score and as a benchmark of
+// the whole interpreter, and the cost of a snapshot and restore.
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+const (
+	zork1Seed       = 12
+	zork1FinalScore = "Your score is 350 (total of 350 points), in 394 moves."
+)
+
+// zork1 loads Zork I and its walkthrough from the shared data.
+func zork1(tb testing.TB) (*zmachine.Story, []string) {
+	tb.Helper()
+	data, err := os.ReadFile(shared.File(tb, "stories/zork1.z3"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := zmachine.LoadStory(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	text, err := os.ReadFile(shared.File(tb, "walkthroughs/zork1.txt"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmds := strings.Split(strings.TrimRight(string(text), "\n"), "\n")
+	for i, c := range cmds {
+		cmds[i] = strings.TrimRight(c, "\r")
+	}
+	return s, cmds
+}
+
+// playZork1 plays the walkthrough in-process and returns the whole
+// transcript; every command must be taken by a line read.
+func playZork1(tb testing.TB, s *zmachine.Story, cmds []string) string {
+	m, err := zmachine.New(s, zmachine.Options{Seed: zork1Seed})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out strings.Builder
+	for i, c := range cmds {
+		st, err := m.Run()
+		out.WriteString(m.TakeOutput())
+		if err != nil {
+			tb.Fatalf("before command %d %q: %v", i+1, c, err)
+		}
+		if st != zmachine.WaitLine {
+			tb.Fatalf("before command %d %q: state %v, want wait-line", i+1, c, st)
+		}
+		if err := m.SendLine(c); err != nil {
+			tb.Fatalf("command %d %q: %v", i+1, c, err)
+		}
+	}
+	if _, err := m.Run(); err != nil {
+		tb.Fatalf("after the walkthrough: %v", err)
+	}
+	out.WriteString(m.TakeOutput())
+	return out.String()
+}
+
+func TestZork1WalkthroughScore(t *testing.T) {
+	s, cmds := zork1(t)
+	if len(cmds) != 396 {
+		t.Fatalf("walkthrough has %d commands, want 396", len(cmds))
+	}
+	out := playZork1(t, s, cmds)
+	if !strings.Contains(out, zork1FinalScore) {
+		t.Fatalf("transcript lacks %q; it ends:\n%s", zork1FinalScore, tail(out, 1500))
+	}
+}
+
+func BenchmarkZork1Walkthrough(b *testing.B) {
+	s, cmds := zork1(b)
+	if out := playZork1(b, s, cmds); !strings.Contains(out, zork1FinalScore) {
+		b.Fatalf("transcript lacks %q; it ends:\n%s", zork1FinalScore, tail(out, 1500))
+	}
+	for b.Loop() {
+		playZork1(b, s, cmds)
+	}
+}
+
+func BenchmarkSnapshotRestore(b *testing.B) {
+	s, cmds := zork1(b)
+	m, err := zmachine.New(s, zmachine.Options{Seed: zork1Seed})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range cmds[:8] {
+		if _, err := m.Run(); err != nil {
+			b.Fatal(err)
+		}
+		if err := m.SendLine(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if st, err := m.Run(); err != nil || st != zmachine.WaitLine {
+		b.Fatalf("after 8 moves: %v %v", st, err)
+	}
+	m.TakeOutput()
+	b.ReportAllocs()
+	for b.Loop() {
+		snap := m.Snapshot()
+		if err := m.Restore(snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
