@@ -81,9 +81,10 @@ func cmdPlay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	script := fs.String("script", "", "read commands from this file instead of stdin")
 	asJSON := fs.Bool("json", false, "print one JSON object per turn instead of the story text")
 	saveDir := fs.String("savedir", ".", "directory for the story's SAVE files")
+	exits := fs.Bool("exits", false, "with --json: probe and include the valid exits of every turn")
 	raw := fs.Bool("raw", false, "print the story's text exactly as printed, unwrapped (default: as dfrotz shows it)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: lantern play --plain [--story F] [--seed N] [--script F] [--json] [--raw]
+		fmt.Fprint(stderr, `Usage: lantern play --plain [--story F] [--seed N] [--script F] [--json [--exits]] [--raw]
 
 Plays a story without any model: commands come from standard input (or
 --script), the story's text goes to standard output exactly as the story prints
@@ -133,7 +134,7 @@ Flags:
 		in = f
 	}
 	if *asJSON {
-		if err := playJSON(ctx, story, *seed, *saveDir, in, stdout); err != nil {
+		if err := playJSON(ctx, story, *seed, *saveDir, *exits, in, stdout); err != nil {
 			fmt.Fprintln(stderr, "lantern play:", err)
 			return exitError
 		}
@@ -149,7 +150,7 @@ Flags:
 
 // playJSON plays through the engine's environment and prints one
 // Observation per turn as JSON, the opening first (with an empty command).
-func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir string, in io.Reader, out io.Writer) error {
+func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir string, exits bool, in io.Reader, out io.Writer) error {
 	bs, err := engine.LoadBindings(bindings.FS())
 	if err != nil {
 		return err
@@ -159,11 +160,17 @@ func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir stri
 		return err
 	}
 	enc := json.NewEncoder(out)
+	emit := func(obs engine.Observation) error {
+		if exits && obs.Ended == engine.NotEnded {
+			obs.ValidExits = env.ValidExits()
+		}
+		return enc.Encode(obs)
+	}
 	obs, err := env.Start()
 	if err != nil {
 		return err
 	}
-	if err := enc.Encode(obs); err != nil {
+	if err := emit(obs); err != nil {
 		return err
 	}
 	sc := bufio.NewScanner(in)
@@ -178,7 +185,7 @@ func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir stri
 		if err != nil {
 			return err
 		}
-		if err := enc.Encode(obs); err != nil {
+		if err := emit(obs); err != nil {
 			return err
 		}
 	}
