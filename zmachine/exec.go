@@ -12,87 +12,115 @@ const (
 	opExt
 )
 
-// step decodes and executes one instruction.
+// step decodes and executes one instruction. The opcode byte is checked to
+// lie inside the story; the operand bytes after it are inside memPad.
 func (m *Machine) step() {
-	if m.pc >= m.end {
+	pc := m.pc
+	if pc >= m.end {
 		m.pcFault()
 	}
-	m.instrPC = m.pc
-	op := m.fetch()
+	m.instrPC = pc
+	mem := m.mem
+	op := mem[pc]
+	pc++
 	switch {
 	case op < 0x80: // long form, always 2OP
-		m.opKind, m.opNum = op2, op&0x1f
-		a := m.fetch()
+		a, b := mem[pc], mem[pc+1]
+		m.pc = pc + 2
+		x, y := uint16(a), uint16(b)
 		if op&0x40 != 0 {
-			m.ops[0] = m.readVar(a)
-		} else {
-			m.ops[0] = uint16(a)
+			x = m.readVar(a)
 		}
-		b := m.fetch()
 		if op&0x20 != 0 {
-			m.ops[1] = m.readVar(b)
-		} else {
-			m.ops[1] = uint16(b)
+			y = m.readVar(b)
 		}
-		m.nops = 2
-		m.exec2()
+		m.ops[0], m.ops[1], m.nops = x, y, 2
+		m.exec2(op & 0x1f)
 	case op < 0xb0: // short form, 1OP
-		m.opKind, m.opNum = op1, op&0x0f
 		switch (op >> 4) & 3 {
 		case 0:
-			m.ops[0] = m.fetchWord()
+			m.ops[0] = uint16(mem[pc])<<8 | uint16(mem[pc+1])
+			m.pc = pc + 2
 		case 1:
-			m.ops[0] = uint16(m.fetch())
+			m.ops[0] = uint16(mem[pc])
+			m.pc = pc + 1
 		default:
-			m.ops[0] = m.readVar(m.fetch())
+			m.pc = pc + 1
+			m.ops[0] = m.readVar(mem[pc])
 		}
 		m.nops = 1
-		m.exec1()
+		m.exec1(op & 0x0f)
 	case op < 0xc0: // short form, 0OP (or the extended prefix)
 		if op == 0xbe && m.v >= 5 {
-			m.opKind, m.opNum = opExt, m.fetch()
-			m.operands(uint16(m.fetch())<<8|0xff, 4)
-			m.execExt()
+			n, types := mem[pc], mem[pc+1]
+			m.pc = pc + 2
+			m.operands(uint16(types)<<8|0xff, 4)
+			m.execExt(n)
 			return
 		}
-		m.opKind, m.opNum = op0, op&0x0f
+		m.pc = pc
 		m.nops = 0
-		m.exec0()
+		m.exec0(op & 0x0f)
 	case op < 0xe0: // variable form of a 2OP
-		m.opKind, m.opNum = op2, op&0x1f
-		m.operands(uint16(m.fetch())<<8|0xff, 4)
-		m.exec2()
+		m.pc = pc + 1
+		m.operands(uint16(mem[pc])<<8|0xff, 4)
+		m.exec2(op & 0x1f)
 	default: // variable form, VAR
-		m.opKind, m.opNum = opVar, op&0x1f
-		if m.opNum == 12 || m.opNum == 26 { // call_vs2, call_vn2: two type bytes
-			t := uint16(m.fetch()) << 8
-			t |= uint16(m.fetch())
-			m.operands(t, 8)
+		n := op & 0x1f
+		if n == 12 || n == 26 { // call_vs2, call_vn2: two type bytes
+			m.pc = pc + 2
+			m.operands(uint16(mem[pc])<<8|uint16(mem[pc+1]), 8)
 		} else {
-			m.operands(uint16(m.fetch())<<8|0xff, 4)
+			m.pc = pc + 1
+			m.operands(uint16(mem[pc])<<8|0xff, 4)
 		}
-		m.execVar()
+		m.execVar(n)
 	}
 }
 
 // operands reads up to max operands whose types are packed two bits each in
 // types, most significant first; type 3 ends the list.
 func (m *Machine) operands(types uint16, max int) {
+	pc, mem := m.pc, m.mem
 	n := 0
 	for ; n < max; n++ {
 		switch (types >> (14 - 2*uint(n))) & 3 {
 		case 0:
-			m.ops[n] = m.fetchWord()
+			m.ops[n] = uint16(mem[pc])<<8 | uint16(mem[pc+1])
+			pc += 2
 		case 1:
-			m.ops[n] = uint16(m.fetch())
+			m.ops[n] = uint16(mem[pc])
+			pc++
 		case 2:
-			m.ops[n] = m.readVar(m.fetch())
+			v := mem[pc]
+			pc++
+			m.ops[n] = m.readVar(v)
 		default:
-			m.nops = n
+			m.pc, m.nops = pc, n
 			return
 		}
 	}
-	m.nops = n
+	m.pc, m.nops = pc, n
+}
+
+// decodeOp names the instruction at instrPC: its form and number. Only fault
+// reports and save detection need it, so step does not record it.
+func (m *Machine) decodeOp() (opKind, uint8) {
+	op := m.mem[m.instrPC]
+	switch {
+	case op < 0x80:
+		return op2, op & 0x1f
+	case op < 0xb0:
+		return op1, op & 0x0f
+	case op < 0xc0:
+		if op == 0xbe && m.v >= 5 {
+			return opExt, m.mem[m.instrPC+1]
+		}
+		return op0, op & 0x0f
+	case op < 0xe0:
+		return op2, op & 0x1f
+	}
+	return opVar, op & 0x1f
 }
 
 // store writes v to the variable named by the next byte.
@@ -199,8 +227,9 @@ func (m *Machine) illegal() {
 
 // opName names the instruction being executed, for fault reports.
 func (m *Machine) opName() string {
+	kind, num := m.decodeOp()
 	var names []string
-	switch m.opKind {
+	switch kind {
 	case op2:
 		names = names2[:]
 	case op1:
@@ -210,15 +239,15 @@ func (m *Machine) opName() string {
 	case opVar:
 		names = namesVar[:]
 	case opExt:
-		if int(m.opNum) < len(namesExt) && namesExt[m.opNum] != "" {
-			return namesExt[m.opNum]
+		if int(num) < len(namesExt) && namesExt[num] != "" {
+			return namesExt[num]
 		}
-		return "ext_" + itoa(int(m.opNum))
+		return "ext_" + itoa(int(num))
 	}
-	if int(m.opNum) < len(names) && names[m.opNum] != "" {
-		return names[m.opNum]
+	if int(num) < len(names) && names[num] != "" {
+		return names[num]
 	}
-	return "op_" + itoa(int(m.opNum))
+	return "op_" + itoa(int(num))
 }
 
 var names2 = [32]string{"", "je", "jl", "jg", "dec_chk", "inc_chk", "jin", "test", "or", "and", "test_attr", "set_attr", "clear_attr", "store", "insert_obj", "loadw", "loadb", "get_prop", "get_prop_addr", "get_next_prop", "add", "sub", "mul", "div", "mod", "call_2s", "call_2n", "set_colour", "throw"}

@@ -155,11 +155,11 @@ type Machine struct {
 	screen  Screen
 	// restarts counts restart instructions, so hosts can tell one happened.
 	restarts int
+	// executed counts instructions run since New.
+	executed uint64
 
 	// The instruction being executed, for fault reports.
 	instrPC uint32
-	opKind  opKind
-	opNum   uint8
 	ops     [8]uint16
 	nops    int
 }
@@ -271,6 +271,9 @@ func (m *Machine) writeHeader(keepFlags2 uint16) {
 	mem[hStandard], mem[hStandard+1] = m.id.Standard[0], m.id.Standard[1]
 }
 
+// Executed counts the instructions run since the machine was made.
+func (m *Machine) Executed() uint64 { return m.executed }
+
 // Story returns the story this machine runs.
 func (m *Machine) Story() *Story { return m.story }
 
@@ -292,14 +295,15 @@ func (m *Machine) Run() (st State, err error) {
 	case WaitLine, WaitChar:
 		return m.state, nil
 	}
+	budget := m.opts.StepBudget
 	defer func() {
+		m.executed += uint64(m.opts.StepBudget - budget)
 		if r := recover(); r != nil {
 			m.state = Halted
 			st = Halted
 			err = m.runtimeError(r)
 		}
 	}()
-	budget := m.opts.StepBudget
 	for m.state == Running {
 		if budget == 0 {
 			panic(faultf(ErrInstructionLimit, "%d instructions without input", m.opts.StepBudget))

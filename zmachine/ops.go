@@ -2,9 +2,9 @@ package zmachine
 
 // The opcodes (§14, §15), by operand count.
 
-func (m *Machine) exec2() {
+func (m *Machine) exec2(n uint8) {
 	a, b := m.ops[0], m.ops[1]
-	switch m.opNum {
+	switch n {
 	case 1: // je
 		if m.nops < 2 {
 			panic(faultf(ErrIllegalOpcode, "je with %d operand(s)", m.nops))
@@ -100,9 +100,9 @@ func (m *Machine) exec2() {
 	}
 }
 
-func (m *Machine) exec1() {
+func (m *Machine) exec1(n uint8) {
 	a := m.ops[0]
-	switch m.opNum {
+	switch n {
 	case 0: // jz
 		m.branch(a == 0)
 	case 1: // get_sibling
@@ -151,8 +151,8 @@ func (m *Machine) exec1() {
 	}
 }
 
-func (m *Machine) exec0() {
-	switch m.opNum {
+func (m *Machine) exec0(n uint8) {
+	switch n {
 	case 0: // rtrue
 		m.ret(1)
 	case 1: // rfalse
@@ -210,9 +210,9 @@ func (m *Machine) exec0() {
 	}
 }
 
-func (m *Machine) execVar() {
+func (m *Machine) execVar(n uint8) {
 	o := &m.ops
-	switch m.opNum {
+	switch n {
 	case 0: // call / call_vs
 		m.callStore()
 	case 1: // storew
@@ -318,9 +318,9 @@ func (m *Machine) execVar() {
 	}
 }
 
-func (m *Machine) execExt() {
+func (m *Machine) execExt(n uint8) {
 	o := &m.ops
-	switch m.opNum {
+	switch n {
 	case 0: // save
 		if m.nops > 0 {
 			m.store(0) // saving a table to a named file is not offered

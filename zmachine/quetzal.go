@@ -111,12 +111,16 @@ func (m *Machine) SaveQuetzal() []byte {
 // the last decoded instruction is that one (between runs a Running machine
 // has just taken input or has not started).
 func (m *Machine) inSaveOp() bool {
-	return (m.opKind == op0 && m.opNum == 5 && m.v <= 4) || (m.opKind == opExt && m.opNum == 0 && m.v >= 5)
+	kind, num := m.decodeOp()
+	return (kind == op0 && num == 5 && m.v <= 4) || (kind == opExt && num == 0 && m.v >= 5)
 }
 
 func (m *Machine) inRestoreOp() bool {
-	return m.state == Running &&
-		((m.opKind == op0 && m.opNum == 6 && m.v <= 4) || (m.opKind == opExt && m.opNum == 1 && m.v >= 5))
+	if m.state != Running {
+		return false
+	}
+	kind, num := m.decodeOp()
+	return (kind == op0 && num == 6 && m.v <= 4) || (kind == opExt && num == 1 && m.v >= 5)
 }
 
 func appendChunk(out []byte, id string, body []byte) []byte {
