@@ -1,0 +1,73 @@
+// Package config holds Lantern's settings: the LLM roles with their models
+// and sampling, and (in a later issue) lantern.toml loading with precedence
+// and validation. Defaults come from ZorkGPT's tuning (DESIGN.md §5).
+package config
+
+import "time"
+
+// Role names: every mind in Lantern is one of these, each with its own model
+// and sampling.
+const (
+	RoleAgent      = "agent"
+	RoleCritic     = "critic"
+	RoleExtractor  = "extractor"
+	RoleMemory     = "memory"
+	RoleObjectives = "objectives"
+	RoleKnowledge  = "knowledge"
+	RoleSupervisor = "supervisor"
+	RoleRetriever  = "retriever"
+)
+
+// RoleNames lists the roles in a stable order.
+func RoleNames() []string {
+	return []string{RoleAgent, RoleCritic, RoleExtractor, RoleMemory, RoleObjectives, RoleKnowledge, RoleSupervisor, RoleRetriever}
+}
+
+// Think selects a model's thinking.
+type Think string
+
+const (
+	ThinkAuto Think = "auto" // think when the model can
+	ThinkOn   Think = "on"
+	ThinkOff  Think = "off"
+)
+
+// Role configures one LLM role.
+type Role struct {
+	Model         string        `toml:"model"`
+	Temperature   float64       `toml:"temperature"`
+	TopP          float64       `toml:"top_p"`
+	TopK          int           `toml:"top_k"`
+	MinP          float64       `toml:"min_p"`
+	RepeatPenalty float64       `toml:"repeat_penalty"`
+	Seed          int           `toml:"seed"`        // 0: the server's choice
+	NumPredict    int           `toml:"num_predict"` // 0: unbounded
+	KeepAlive     time.Duration `toml:"keep_alive"`  // 0: the server's default
+	Timeout       time.Duration `toml:"timeout"`     // whole call, including retries
+	Think         Think         `toml:"think"`
+	// NumCtx fixes the context size; 0 sizes it per call from the prompt.
+	NumCtx int `toml:"num_ctx"`
+}
+
+// DefaultModel is the model every role uses unless configured otherwise.
+const DefaultModel = "qwen3:4b"
+
+// DefaultRoles returns the built-in role settings.
+func DefaultRoles() map[string]Role {
+	base := Role{Model: DefaultModel, TopP: 0.95, TopK: 20, RepeatPenalty: 1.0, Timeout: 120 * time.Second, Think: ThinkOff}
+	with := func(temp float64, think Think) Role {
+		r := base
+		r.Temperature, r.Think = temp, think
+		return r
+	}
+	return map[string]Role{
+		RoleAgent:      with(0.6, ThinkAuto),
+		RoleCritic:     with(0.1, ThinkOff),
+		RoleExtractor:  with(0.1, ThinkOff),
+		RoleMemory:     with(0.3, ThinkOff),
+		RoleObjectives: with(0.3, ThinkOff),
+		RoleKnowledge:  with(0.3, ThinkOff),
+		RoleSupervisor: with(0.2, ThinkOff),
+		RoleRetriever:  with(0.1, ThinkOff),
+	}
+}

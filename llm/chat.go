@@ -1,0 +1,299 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/ollama/ollama/api"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role      string     `json:"role"` // system, user, assistant, tool
+	Content   string     `json:"content"`
+	Thinking  string     `json:"thinking,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	ToolName  string     `json:"tool_name,omitempty"` // for role tool
+}
+
+// ToolCall is a model's request to run a tool.
+type ToolCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// System, User and Assistant make messages.
+func System(s string) Message    { return Message{Role: "system", Content: s} }
+func User(s string) Message      { return Message{Role: "user", Content: s} }
+func Assistant(s string) Message { return Message{Role: "assistant", Content: s} }
+
+// Delta is a piece of a streaming reply.
+type Delta struct {
+	Content  string
+	Thinking string
+}
+
+// Request is one call for a role.
+type Request struct {
+	Role     string
+	Messages []Message
+	// Format, if set, constrains the reply to the schema (structured output).
+	Format *Schema
+	// Tools the model may call (see RunTools).
+	Tools []Tool
+	// OnDelta receives content and thinking as they stream, in order.
+	OnDelta func(Delta)
+	// Turn tags the call's metrics with the game turn.
+	Turn int
+}
+
+// Reply is a model's answer.
+type Reply struct {
+	Content   string
+	Thinking  string
+	ToolCalls []ToolCall
+	Metrics   CallMetrics
+}
+
+// Chat sends a request for its role and returns the whole reply, streaming
+// deltas to OnDelta as they come. Transient faults are retried per the
+// client's policy within the role's timeout; cancelling ctx stops the
+// stream at once and returns ctx's error.
+func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
+	role, ok := c.Role(req.Role)
+	if !ok {
+		return Reply{}, fmt.Errorf("llm: unknown role %q", req.Role)
+	}
+	start := time.Now()
+	if role.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, role.Timeout)
+		defer cancel()
+	}
+	ctx = context.WithValue(ctx, roleKey{}, req.Role)
+	m := CallMetrics{Role: req.Role, Model: role.Model, Turn: req.Turn}
+	var reply Reply
+	var err error
+	wait := c.retry.Backoff
+	for attempt := 1; ; attempt++ {
+		m.Attempts = attempt
+		reply, err = c.chatOnce(ctx, role, req, &m)
+		if err == nil || !transient(err) || attempt >= c.retry.Attempts || ctx.Err() != nil {
+			break
+		}
+		c.log.Warn("llm call failed, retrying", "role", req.Role, "model", role.Model, "attempt", attempt, "err", err)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+		if wait *= 2; c.retry.Max > 0 && wait > c.retry.Max {
+			wait = c.retry.Max
+		}
+	}
+	if err == nil && ctx.Err() != nil {
+		err = c.classify(ctx, ctx.Err())
+	}
+	m.Latency = time.Since(start)
+	if err != nil {
+		err = c.wrap(req.Role, role.Model, m.Attempts, err)
+		m.Err = err.Error()
+	}
+	reply.Metrics = m
+	c.record(m)
+	return reply, err
+}
+
+func (c *Client) record(m CallMetrics) {
+	c.Metrics.Record(m)
+	if c.onCall != nil {
+		c.onCall(m)
+	}
+}
+
+// chatOnce is one attempt: one streaming request.
+func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m *CallMetrics) (Reply, error) {
+	numCtx, err := c.numCtx(ctx, role, req, m)
+	if err != nil {
+		return Reply{}, err
+	}
+	stream := true
+	ar := &api.ChatRequest{Model: role.Model, Stream: &stream, Options: options(role, numCtx)}
+	for _, msg := range req.Messages {
+		ar.Messages = append(ar.Messages, toAPI(msg))
+	}
+	if req.Format != nil {
+		f, err := json.Marshal(req.Format)
+		if err != nil {
+			return Reply{}, fmt.Errorf("llm: format schema: %w", err)
+		}
+		ar.Format = f
+	}
+	for _, t := range req.Tools {
+		at, err := t.apiTool()
+		if err != nil {
+			return Reply{}, err
+		}
+		ar.Tools = append(ar.Tools, at)
+	}
+	if role.KeepAlive > 0 {
+		ar.KeepAlive = &api.Duration{Duration: role.KeepAlive}
+	}
+	if th := c.think(ctx, role); th != nil {
+		ar.Think = th
+	}
+	var reply Reply
+	done := false
+	var content, thinking []byte
+	err = c.api.Chat(ctx, ar, func(r api.ChatResponse) error {
+		if r.Message.Content != "" || r.Message.Thinking != "" {
+			content = append(content, r.Message.Content...)
+			thinking = append(thinking, r.Message.Thinking...)
+			if req.OnDelta != nil {
+				req.OnDelta(Delta{Content: r.Message.Content, Thinking: r.Message.Thinking})
+			}
+		}
+		for _, tc := range r.Message.ToolCalls {
+			args, err := json.Marshal(tc.Function.Arguments)
+			if err != nil {
+				return fmt.Errorf("%w: tool call arguments: %v", ErrMalformed, err)
+			}
+			reply.ToolCalls = append(reply.ToolCalls, ToolCall{Name: tc.Function.Name, Arguments: args})
+		}
+		if r.Done {
+			done = true
+			m.PromptTokens, m.EvalTokens = r.PromptEvalCount, r.EvalCount
+			m.PromptEval, m.Eval, m.Load, m.Total = r.PromptEvalDuration, r.EvalDuration, r.LoadDuration, r.TotalDuration
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrMalformed) {
+			return Reply{}, err
+		}
+		return Reply{}, c.classify(ctx, err)
+	}
+	if !done {
+		if ctx.Err() != nil {
+			return Reply{}, c.classify(ctx, ctx.Err())
+		}
+		return Reply{}, fmt.Errorf("%w: no final message after %d bytes", ErrStreamCut, len(content))
+	}
+	reply.Content, reply.Thinking = string(content), string(thinking)
+	if m.PromptTokens == 0 {
+		m.PromptTokens, m.PromptEstimated = estimateTokens(req), true
+	}
+	if reply.Content == "" && len(reply.ToolCalls) == 0 {
+		return Reply{}, ErrEmptyReply
+	}
+	return reply, nil
+}
+
+func toAPI(m Message) api.Message {
+	am := api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName}
+	for _, tc := range m.ToolCalls {
+		args := api.NewToolCallFunctionArguments()
+		var kv map[string]any
+		if json.Unmarshal(tc.Arguments, &kv) == nil {
+			for k, v := range kv {
+				args.Set(k, v)
+			}
+		}
+		am.ToolCalls = append(am.ToolCalls, api.ToolCall{Function: api.ToolCallFunction{Name: tc.Name, Arguments: args}})
+	}
+	return am
+}
+
+// options are the role's sampling settings in Ollama's terms.
+func options(r config.Role, numCtx int) map[string]any {
+	o := map[string]any{
+		"temperature": r.Temperature,
+		"top_p":       r.TopP,
+		"top_k":       r.TopK,
+		"min_p":       r.MinP,
+		"num_ctx":     numCtx,
+	}
+	if r.RepeatPenalty > 0 {
+		o["repeat_penalty"] = r.RepeatPenalty
+	}
+	if r.Seed != 0 {
+		o["seed"] = r.Seed
+	}
+	if r.NumPredict != 0 {
+		o["num_predict"] = r.NumPredict
+	}
+	return o
+}
+
+// think turns the role's setting into the request's: on and off are sent as
+// such; auto thinks when the model can (and says nothing when we cannot
+// tell, leaving it to the server).
+func (c *Client) think(ctx context.Context, r config.Role) *api.ThinkValue {
+	switch r.Think {
+	case config.ThinkOn:
+		return &api.ThinkValue{Value: true}
+	case config.ThinkOff:
+		return &api.ThinkValue{Value: false}
+	}
+	if info, ok := c.cachedInfo(r.Model); ok {
+		return &api.ThinkValue{Value: info.Has(CapThinking)}
+	}
+	return nil
+}
+
+// numCtx sizes the context for this call: the estimated prompt plus room
+// for the reply, rounded up, within the model's context length. A prompt
+// that cannot fit is an error; a reply that may not fit is a warning.
+func (c *Client) numCtx(ctx context.Context, r config.Role, req Request, m *CallMetrics) (int, error) {
+	if r.NumCtx > 0 {
+		m.NumCtx = r.NumCtx
+		return r.NumCtx, nil
+	}
+	est := estimateTokens(req)
+	reserve := 1024
+	if r.NumPredict > 0 {
+		reserve = r.NumPredict
+	}
+	n := roundUp(est+reserve, 1024)
+	if n < 2048 {
+		n = 2048
+	}
+	info, err := c.Show(ctx, r.Model)
+	if err != nil {
+		return 0, err
+	}
+	if max := info.ContextLength; max > 0 {
+		if est > max {
+			return 0, fmt.Errorf("%w: about %d tokens, the model takes %d", ErrContextOverflow, est, max)
+		}
+		if n > max {
+			c.log.Warn("prompt leaves little room for the reply", "model", r.Model, "prompt_tokens_est", est, "context", max)
+			n = max
+		}
+	}
+	m.NumCtx = n
+	return n, nil
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
+
+// estimateTokens guesses a prompt's size: about 3.5 characters a token, plus
+// a little per message, plus the schema and tool declarations.
+func estimateTokens(req Request) int {
+	chars := 0
+	for _, m := range req.Messages {
+		chars += len(m.Content) + len(m.Thinking) + 16
+	}
+	if req.Format != nil {
+		if b, err := json.Marshal(req.Format); err == nil {
+			chars += len(b)
+		}
+	}
+	for _, t := range req.Tools {
+		chars += len(t.Name) + len(t.Description) + 200
+	}
+	return chars*2/7 + 8
+}

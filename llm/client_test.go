@@ -1,0 +1,364 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/llm/llmtest"
+)
+
+const testModel = "tiny"
+
+func roles(timeout time.Duration) map[string]config.Role {
+	rs := config.DefaultRoles()
+	for k, r := range rs {
+		r.Model = testModel
+		r.Timeout = timeout
+		rs[k] = r
+	}
+	return rs
+}
+
+func newClient(t *testing.T, host string, timeout time.Duration) *llm.Client {
+	t.Helper()
+	c, err := llm.New(llm.Options{Host: host, Roles: roles(timeout), Retry: llm.RetryPolicy{Attempts: 3, Backoff: time.Millisecond, Max: 2 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func fake(t *testing.T) *llmtest.Server {
+	s := llmtest.New(t)
+	s.AddModel(testModel, 8192, "tools")
+	return s
+}
+
+func ask(role, prompt string) llm.Request {
+	return llm.Request{Role: role, Messages: []llm.Message{llm.User(prompt)}}
+}
+
+func TestFaults(t *testing.T) {
+	ok := llmtest.Reply{Content: "fine"}
+	tests := []struct {
+		name     string
+		replies  []llmtest.Reply
+		timeout  time.Duration
+		want     error
+		attempts int
+		inMsg    string
+	}{
+		{"server error three times", []llmtest.Reply{{Fault: llmtest.HTTP500}, {Fault: llmtest.HTTP500}, {Fault: llmtest.HTTP500}}, time.Second, llm.ErrServer, 3, "HTTP 500"},
+		{"server error then success", []llmtest.Reply{{Fault: llmtest.HTTP500}, ok}, time.Second, nil, 2, ""},
+		{"model not found", []llmtest.Reply{{Fault: llmtest.NotFound}}, time.Second, llm.ErrModelNotFound, 1, "ollama pull tiny"},
+		{"bad request", []llmtest.Reply{{Fault: llmtest.BadRequest}}, time.Second, llm.ErrBadRequest, 1, "invalid options"},
+		{"slow first byte", []llmtest.Reply{{Fault: llmtest.SlowFirstByte, Delay: time.Second}}, 100 * time.Millisecond, llm.ErrTimeout, 1, "raise the role's timeout"},
+		{"stream cut", []llmtest.Reply{{Content: "a long reply cut short", Fault: llmtest.CutMidStream}, {Content: "again cut short here", Fault: llmtest.CutMidStream}, {Content: "and once more cut short", Fault: llmtest.CutMidStream}}, time.Second, llm.ErrStreamCut, 3, "cut off"},
+		{"stream cut then success", []llmtest.Reply{{Content: "a long reply cut short", Fault: llmtest.CutMidStream}, ok}, time.Second, nil, 2, ""},
+		{"malformed JSON", []llmtest.Reply{{Content: "some words here", Fault: llmtest.MalformedJSON}, {Content: "some words here", Fault: llmtest.MalformedJSON}, {Content: "some words here", Fault: llmtest.MalformedJSON}}, time.Second, llm.ErrMalformed, 3, "malformed"},
+		{"empty reply", []llmtest.Reply{{}, {}, {}}, time.Second, llm.ErrEmptyReply, 3, "empty reply"},
+		{"never ends", []llmtest.Reply{{Content: "start", Fault: llmtest.NeverEnds}}, 150 * time.Millisecond, llm.ErrTimeout, 1, "timed out"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fake(t)
+			s.On(tc.name, llmtest.Role(config.RoleAgent), tc.replies...)
+			c := newClient(t, s.Host(), tc.timeout)
+			reply, err := c.Chat(context.Background(), ask(config.RoleAgent, "hello"))
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("want success, got %v", err)
+				}
+				if reply.Content != "fine" {
+					t.Errorf("content %q", reply.Content)
+				}
+			} else if !errors.Is(err, tc.want) {
+				t.Fatalf("error %v, want %v", err, tc.want)
+			}
+			if reply.Metrics.Attempts != tc.attempts {
+				t.Errorf("attempts %d, want %d", reply.Metrics.Attempts, tc.attempts)
+			}
+			if tc.want != nil {
+				var e *llm.Error
+				if !errors.As(err, &e) || e.Role != config.RoleAgent || e.Model != testModel || e.Host != s.Host() {
+					t.Errorf("error %#v lacks role, model or host", err)
+				}
+				if !strings.Contains(err.Error(), tc.inMsg) {
+					t.Errorf("message %q lacks %q", err.Error(), tc.inMsg)
+				}
+			}
+		})
+	}
+}
+
+func TestUnreachableNamesHost(t *testing.T) {
+	host := llmtest.RefusedHost(t)
+	c := newClient(t, host, time.Second)
+	_, err := c.Chat(context.Background(), ask(config.RoleAgent, "hi"))
+	if !errors.Is(err, llm.ErrUnreachable) {
+		t.Fatalf("error %v, want ErrUnreachable", err)
+	}
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Attempts != 3 {
+		t.Errorf("want 3 attempts, got %+v", e)
+	}
+	for _, want := range []string{"Ollama", host, "ollama serve"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestModelMissingFromShow(t *testing.T) {
+	s := llmtest.New(t) // no models at all
+	c := newClient(t, s.Host(), time.Second)
+	_, err := c.Chat(context.Background(), ask(config.RoleCritic, "hi"))
+	if !errors.Is(err, llm.ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull tiny") {
+		t.Fatalf("error %v, want not-found with a pull hint", err)
+	}
+	if n := len(s.ChatRequests()); n != 0 {
+		t.Errorf("%d chat calls for a missing model, want none", n)
+	}
+}
+
+func TestStreamingOrder(t *testing.T) {
+	s := fake(t)
+	s.On("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Thinking: "Let me think about the mailbox.", Content: "Open the mailbox, then read the leaflet."})
+	c := newClient(t, s.Host(), time.Second)
+	var content, thinking strings.Builder
+	sawContent := false
+	req := ask(config.RoleAgent, "what now?")
+	req.OnDelta = func(d llm.Delta) {
+		if d.Thinking != "" && sawContent {
+			t.Error("thinking delta after content")
+		}
+		sawContent = sawContent || d.Content != ""
+		content.WriteString(d.Content)
+		thinking.WriteString(d.Thinking)
+	}
+	reply, err := c.Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if content.String() != reply.Content || thinking.String() != reply.Thinking {
+		t.Errorf("deltas %q/%q do not make the reply %q/%q", content.String(), thinking.String(), reply.Content, reply.Thinking)
+	}
+	if reply.Metrics.PromptTokens != 42 || reply.Metrics.EvalTokens == 0 {
+		t.Errorf("token counts %+v", reply.Metrics)
+	}
+	if got := c.Metrics.Role(config.RoleAgent); got.Calls != 1 || got.PromptTokens != 42 {
+		t.Errorf("aggregate %+v", got)
+	}
+}
+
+func TestCancellationStopsStream(t *testing.T) {
+	s := fake(t)
+	s.On("never", llmtest.AnyCall(), llmtest.Reply{Content: "streaming", Fault: llmtest.NeverEnds})
+	c := newClient(t, s.Host(), time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
+	req := ask(config.RoleAgent, "go")
+	first := make(chan struct{}, 1)
+	req.OnDelta = func(llm.Delta) {
+		select {
+		case first <- struct{}{}:
+		default:
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Chat(ctx, req)
+		done <- err
+	}()
+	<-first
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v, want context.Canceled", err)
+		}
+		if d := time.Since(start); d > 100*time.Millisecond {
+			t.Errorf("stream stopped after %v, want under 100ms", d)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("cancellation did not stop the stream")
+	}
+}
+
+type proposal struct {
+	Reasoning string `json:"reasoning" maxLength:"200"`
+	Action    string `json:"action" maxLength:"40"`
+	Mood      string `json:"mood" enum:"calm,bold"`
+}
+
+func TestStructuredFormatReminder(t *testing.T) {
+	s := fake(t)
+	s.On("agent", llmtest.Role(config.RoleAgent),
+		llmtest.Reply{Content: `{"reasoning": "x", "action": "north"}`}, // mood missing
+		llmtest.Reply{Content: "<think>north is open</think>```json\n{\"reasoning\": \"the path\", \"action\": \"north\", \"mood\": \"bold\"}\n```"})
+	c := newClient(t, s.Host(), time.Second)
+	v, reply, err := llm.Structured[proposal](context.Background(), c, ask(config.RoleAgent, "move"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Action != "north" || v.Mood != "bold" {
+		t.Errorf("decoded %+v", v)
+	}
+	if reply.Thinking != "north is open" {
+		t.Errorf("reasoning from tags %q", reply.Thinking)
+	}
+	if reply.Metrics.FormatRetries != 1 {
+		t.Errorf("format retries %d, want 1", reply.Metrics.FormatRetries)
+	}
+	reqs := s.ChatRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d calls, want 2", len(reqs))
+	}
+	if !strings.Contains(reqs[1].Prompt(), "reply.mood: missing") {
+		t.Errorf("the retry does not say what was wrong: %q", reqs[1].Prompt())
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(reqs[0].Chat.Format, &schema); err != nil || schema["type"] != "object" {
+		t.Errorf("format sent %s", reqs[0].Chat.Format)
+	}
+}
+
+func TestStructuredGivesUpAfterThree(t *testing.T) {
+	s := fake(t)
+	bad := llmtest.Reply{Content: `{"reasoning": "x", "action": "north", "mood": "angry"}`}
+	s.On("agent", llmtest.Role(config.RoleAgent), bad, bad, bad)
+	c := newClient(t, s.Host(), time.Second)
+	_, _, err := llm.Structured[proposal](context.Background(), c, ask(config.RoleAgent, "move"))
+	var e *llm.Error
+	if !errors.Is(err, llm.ErrInvalidReply) || !errors.As(err, &e) || e.Attempts != 3 {
+		t.Fatalf("error %v, want ErrInvalidReply after 3 attempts", err)
+	}
+	if !strings.Contains(err.Error(), `"angry" is not one of calm, bold`) {
+		t.Errorf("message %q does not say what was wrong", err)
+	}
+}
+
+type lookup struct {
+	Location int `json:"location" minimum:"1"`
+}
+
+func TestToolLoop(t *testing.T) {
+	s := fake(t)
+	s.On("retriever", llmtest.Role(config.RoleRetriever),
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "memories_at", Args: map[string]any{"location": 64}}}},
+		llmtest.Reply{Content: "The mailbox holds a leaflet."})
+	c := newClient(t, s.Host(), time.Second)
+	var got int
+	tool, err := llm.NewTool("memories_at", "memories at a location", func(_ context.Context, a lookup) (string, error) {
+		got = a.Location
+		return "leaflet in mailbox", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := c.RunTools(context.Background(), ask(config.RoleRetriever, "what is at 64?"), []llm.Tool{tool}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != 64 || reply.Content != "The mailbox holds a leaflet." {
+		t.Errorf("tool got %d, reply %q", got, reply.Content)
+	}
+	reqs := s.ChatRequests()
+	if len(reqs) != 2 || len(reqs[0].Chat.Tools) != 1 {
+		t.Fatalf("calls %d, tools declared %d", len(reqs), len(reqs[0].Chat.Tools))
+	}
+	last := reqs[1].Chat.Messages[len(reqs[1].Chat.Messages)-1]
+	if last.Role != "tool" || last.Content != "leaflet in mailbox" || last.ToolName != "memories_at" {
+		t.Errorf("tool result fed back as %+v", last)
+	}
+}
+
+func TestToolLoopBounded(t *testing.T) {
+	s := fake(t)
+	call := llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "memories_at", Args: map[string]any{"location": 1}}}}
+	s.On("loop", llmtest.AnyCall(), call, call, call)
+	c := newClient(t, s.Host(), time.Second)
+	tool, _ := llm.NewTool("memories_at", "m", func(context.Context, lookup) (string, error) { return "x", nil })
+	_, err := c.RunTools(context.Background(), ask(config.RoleRetriever, "?"), []llm.Tool{tool}, 2)
+	if !errors.Is(err, llm.ErrToolLoop) {
+		t.Fatalf("error %v, want ErrToolLoop", err)
+	}
+}
+
+func TestNumCtxAndOverflow(t *testing.T) {
+	s := llmtest.New(t)
+	s.AddModel(testModel, 4096)
+	s.On("ok", llmtest.AnyCall(), llmtest.Reply{Content: "ok"})
+	c := newClient(t, s.Host(), time.Second)
+	if _, err := c.Chat(context.Background(), ask(config.RoleCritic, strings.Repeat("word ", 100))); err != nil {
+		t.Fatal(err)
+	}
+	opts := s.ChatRequests()[0].Chat.Options
+	if n, _ := opts["num_ctx"].(float64); n != 2048 {
+		t.Errorf("num_ctx %v for a short prompt, want 2048", opts["num_ctx"])
+	}
+	_, err := c.Chat(context.Background(), ask(config.RoleCritic, strings.Repeat("word ", 4000)))
+	if !errors.Is(err, llm.ErrContextOverflow) {
+		t.Errorf("error %v, want ErrContextOverflow", err)
+	}
+}
+
+func TestThinkSetting(t *testing.T) {
+	s := llmtest.New(t)
+	s.AddModel(testModel, 8192, "thinking")
+	s.On("any", llmtest.AnyCall(), llmtest.Reply{Content: "a"}, llmtest.Reply{Content: "b"})
+	c := newClient(t, s.Host(), time.Second)
+	c.Chat(context.Background(), ask(config.RoleAgent, "auto thinks on a thinking model"))
+	c.Chat(context.Background(), ask(config.RoleCritic, "off"))
+	reqs := s.ChatRequests()
+	if th := reqs[0].Chat.Think; th == nil || th.Value != true {
+		t.Errorf("agent (auto) think = %+v, want true", th)
+	}
+	if th := reqs[1].Chat.Think; th == nil || th.Value != false {
+		t.Errorf("critic (off) think = %+v, want false", th)
+	}
+}
+
+func TestModelsPullAndCapabilities(t *testing.T) {
+	s := fake(t)
+	c := newClient(t, s.Host(), time.Second)
+	var progress []llm.PullProgress
+	if err := c.Pull(context.Background(), "newcomer", func(p llm.PullProgress) { progress = append(progress, p) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(progress) < 3 || progress[len(progress)-1].Status != "success" {
+		t.Errorf("progress %+v", progress)
+	}
+	models, err := c.Models(context.Background())
+	if err != nil || len(models) != 2 {
+		t.Fatalf("models %v, %v", models, err)
+	}
+	c.SetModel(config.RoleAgent, "newcomer")
+	err = c.CheckRole(context.Background(), config.RoleAgent, llm.CapTools)
+	if !errors.Is(err, llm.ErrUnsupported) || !strings.Contains(err.Error(), "model newcomer does not support tools; pick another for the agent role") {
+		t.Errorf("error %v", err)
+	}
+	if v, err := c.Version(context.Background()); err != nil || v != "0.17.4" {
+		t.Errorf("version %q, %v", v, err)
+	}
+}
+
+func TestSplitReasoning(t *testing.T) {
+	tests := []struct{ in, reasoning, rest string }{
+		{"<think>a</think>{}", "a", "{}"},
+		{"<thinking>b</thinking> x <reflection>c</reflection>", "b\nc", "x"},
+		{"plain", "", "plain"},
+	}
+	for _, tc := range tests {
+		r, rest := llm.SplitReasoning(tc.in)
+		if r != tc.reasoning || rest != tc.rest {
+			t.Errorf("SplitReasoning(%q) = %q, %q", tc.in, r, rest)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Typed errors, tested with errors.Is. Each *Error names what went wrong in
+// words a user understands and wraps one of these.
+var (
+	// ErrUnreachable: no Ollama server answers at the host.
+	ErrUnreachable = errors.New("ollama server unreachable")
+	// ErrModelNotFound: the server does not have the model.
+	ErrModelNotFound = errors.New("model not found")
+	// ErrTimeout: the call took longer than the role's timeout.
+	ErrTimeout = errors.New("model call timed out")
+	// ErrServer: the server answered with an error status.
+	ErrServer = errors.New("ollama server error")
+	// ErrBadRequest: the server refused the request (HTTP 400).
+	ErrBadRequest = errors.New("request refused by the server")
+	// ErrStreamCut: the reply stream ended before the model finished.
+	ErrStreamCut = errors.New("reply stream cut off")
+	// ErrMalformed: the server sent something that is not its wire format.
+	ErrMalformed = errors.New("malformed reply from the server")
+	// ErrInvalidReply: the model's reply did not match the schema, even after
+	// the format reminders.
+	ErrInvalidReply = errors.New("model reply does not match the schema")
+	// ErrEmptyReply: the model said nothing.
+	ErrEmptyReply = errors.New("empty reply from the model")
+	// ErrContextOverflow: the prompt cannot fit the model's context.
+	ErrContextOverflow = errors.New("prompt does not fit the model's context")
+	// ErrUnsupported: the model lacks a capability the role needs.
+	ErrUnsupported = errors.New("model lacks a needed capability")
+	// ErrToolLoop: the model kept calling tools past the allowed rounds.
+	ErrToolLoop = errors.New("too many tool-call rounds")
+)
+
+// Error is a failed call: which role and model, on which host, after how
+// many attempts, and why.
+type Error struct {
+	Role     string
+	Model    string
+	Host     string
+	Attempts int
+	Err      error  // one of the sentinels above, possibly wrapping a cause
+	Hint     string // how to fix it, when there is something to do
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("%s (role %s, model %s", e.Err, e.Role, e.Model)
+	if e.Host != "" {
+		msg += ", Ollama at " + e.Host
+	}
+	if e.Attempts > 1 {
+		msg += fmt.Sprintf(", %d attempts", e.Attempts)
+	}
+	msg += ")"
+	if e.Hint != "" {
+		msg += ": " + e.Hint
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// transient reports whether another attempt may succeed.
+func transient(err error) bool {
+	return errors.Is(err, ErrUnreachable) || errors.Is(err, ErrServer) || errors.Is(err, ErrStreamCut) ||
+		errors.Is(err, ErrMalformed) || errors.Is(err, ErrEmptyReply)
+}

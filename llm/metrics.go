@@ -1,0 +1,134 @@
+package llm
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// CallMetrics describe one call: Ollama's own counts and durations, our
+// latency, the attempts it took and the context size chosen.
+type CallMetrics struct {
+	Role            string        `json:"role"`
+	Model           string        `json:"model"`
+	Turn            int           `json:"turn"`
+	PromptTokens    int           `json:"prompt_tokens"`
+	PromptEstimated bool          `json:"prompt_estimated,omitempty"` // the server gave no count
+	EvalTokens      int           `json:"eval_tokens"`
+	PromptEval      time.Duration `json:"prompt_eval"`
+	Eval            time.Duration `json:"eval"`
+	Load            time.Duration `json:"load"`
+	Total           time.Duration `json:"total"`
+	Latency         time.Duration `json:"latency"`
+	Attempts        int           `json:"attempts"`
+	FormatRetries   int           `json:"format_retries,omitempty"`
+	NumCtx          int           `json:"num_ctx"`
+	Err             string        `json:"error,omitempty"`
+}
+
+// Summary aggregates calls (per role, per turn, or all).
+type Summary struct {
+	Calls         int           `json:"calls"`
+	Errors        int           `json:"errors"`
+	PromptTokens  int           `json:"prompt_tokens"`
+	EvalTokens    int           `json:"eval_tokens"`
+	Retries       int           `json:"retries"` // attempts beyond the first
+	FormatRetries int           `json:"format_retries"`
+	Latency       time.Duration `json:"latency"` // total
+	P50           time.Duration `json:"p50"`
+	P95           time.Duration `json:"p95"`
+}
+
+type bucket struct {
+	s         Summary
+	latencies []time.Duration
+}
+
+func (b *bucket) add(m CallMetrics) {
+	b.s.Calls++
+	if m.Err != "" {
+		b.s.Errors++
+	}
+	b.s.PromptTokens += m.PromptTokens
+	b.s.EvalTokens += m.EvalTokens
+	if m.Attempts > 1 {
+		b.s.Retries += m.Attempts - 1
+	}
+	b.s.FormatRetries += m.FormatRetries
+	b.s.Latency += m.Latency
+	b.latencies = append(b.latencies, m.Latency)
+}
+
+func (b *bucket) summary() Summary {
+	s := b.s
+	if n := len(b.latencies); n > 0 {
+		l := append([]time.Duration(nil), b.latencies...)
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		s.P50 = l[(n-1)*50/100]
+		s.P95 = l[(n-1)*95/100]
+	}
+	return s
+}
+
+// Aggregate collects call metrics per role and per turn. It is safe for
+// concurrent use.
+type Aggregate struct {
+	mu     sync.Mutex
+	all    bucket
+	byRole map[string]*bucket
+	byTurn map[int]*bucket
+}
+
+// NewAggregate makes an empty aggregate.
+func NewAggregate() *Aggregate {
+	return &Aggregate{byRole: map[string]*bucket{}, byTurn: map[int]*bucket{}}
+}
+
+// Record adds one call.
+func (a *Aggregate) Record(m CallMetrics) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.all.add(m)
+	get := func(k string) *bucket {
+		b := a.byRole[k]
+		if b == nil {
+			b = &bucket{}
+			a.byRole[k] = b
+		}
+		return b
+	}
+	get(m.Role).add(m)
+	t := a.byTurn[m.Turn]
+	if t == nil {
+		t = &bucket{}
+		a.byTurn[m.Turn] = t
+	}
+	t.add(m)
+}
+
+// All summarises every call.
+func (a *Aggregate) All() Summary {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.all.summary()
+}
+
+// Role summarises one role's calls.
+func (a *Aggregate) Role(role string) Summary {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if b := a.byRole[role]; b != nil {
+		return b.summary()
+	}
+	return Summary{}
+}
+
+// Turn summarises one turn's calls.
+func (a *Aggregate) Turn(turn int) Summary {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if b := a.byTurn[turn]; b != nil {
+		return b.summary()
+	}
+	return Summary{}
+}

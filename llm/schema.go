@@ -1,0 +1,270 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Schema is the JSON Schema subset Lantern sends in `format` and checks
+// replies against: objects with required properties, strings (maxLength,
+// enum), numbers and integers (minimum, maximum), booleans, arrays (maxItems).
+// It is generated from Go types:
+//
+//	type Proposal struct {
+//		Reasoning string `json:"reasoning" maxLength:"600" desc:"why"`
+//		Action    string `json:"action" maxLength:"80"`
+//		Mood      string `json:"mood" enum:"calm,bold"`
+//		Score     float64 `json:"score" minimum:"-1" maximum:"1"`
+//	}
+//
+// Every field is required; grammar-constrained decoding then always yields
+// the whole object. Bounded strings keep small models from rambling.
+type Schema struct {
+	Type        string             `json:"type"`
+	Description string             `json:"description,omitempty"`
+	Properties  map[string]*Schema `json:"properties,omitempty"`
+	Required    []string           `json:"required,omitempty"`
+	Items       *Schema            `json:"items,omitempty"`
+	Enum        []string           `json:"enum,omitempty"`
+	MaxLength   *int               `json:"maxLength,omitempty"`
+	MaxItems    *int               `json:"maxItems,omitempty"`
+	Minimum     *float64           `json:"minimum,omitempty"`
+	Maximum     *float64           `json:"maximum,omitempty"`
+	order       []string           // property order, for stable JSON
+}
+
+// MarshalJSON writes properties in declaration order.
+func (s *Schema) MarshalJSON() ([]byte, error) {
+	type plain Schema
+	if s.Properties == nil {
+		return json.Marshal((*plain)(s))
+	}
+	var b strings.Builder
+	b.WriteString(`{"type":"object"`)
+	if s.Description != "" {
+		d, _ := json.Marshal(s.Description)
+		b.WriteString(`,"description":`)
+		b.Write(d)
+	}
+	b.WriteString(`,"properties":{`)
+	for i, k := range s.order {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kj, _ := json.Marshal(k)
+		vj, err := json.Marshal(s.Properties[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kj)
+		b.WriteByte(':')
+		b.Write(vj)
+	}
+	b.WriteString(`},"required":`)
+	rj, _ := json.Marshal(s.Required)
+	b.Write(rj)
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// SchemaOf builds the schema of a Go value's type.
+func SchemaOf(v any) (*Schema, error) {
+	return schemaOf(reflect.TypeOf(v), 0)
+}
+
+func schemaOf(t reflect.Type, depth int) (*Schema, error) {
+	if depth > 8 {
+		return nil, fmt.Errorf("schema: type nests too deeply")
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return &Schema{Type: "string"}, nil
+	case reflect.Bool:
+		return &Schema{Type: "boolean"}, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return &Schema{Type: "integer"}, nil
+	case reflect.Float32, reflect.Float64:
+		return &Schema{Type: "number"}, nil
+	case reflect.Slice, reflect.Array:
+		items, err := schemaOf(t.Elem(), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		return &Schema{Type: "array", Items: items}, nil
+	case reflect.Struct:
+		s := &Schema{Type: "object", Properties: map[string]*Schema{}, Required: []string{}}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			ps, err := schemaOf(f.Type, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("schema: field %s: %w", f.Name, err)
+			}
+			if err := applyTags(ps, f.Tag); err != nil {
+				return nil, fmt.Errorf("schema: field %s: %w", f.Name, err)
+			}
+			s.Properties[name] = ps
+			s.order = append(s.order, name)
+			s.Required = append(s.Required, name)
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("schema: unsupported type %s", t)
+}
+
+func applyTags(s *Schema, tag reflect.StructTag) error {
+	s.Description = tag.Get("desc")
+	if e := tag.Get("enum"); e != "" {
+		s.Enum = strings.Split(e, ",")
+	}
+	num := func(name string) (*float64, error) {
+		v := tag.Get(name)
+		if v == "" {
+			return nil, nil
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("tag %s=%q: %w", name, v, err)
+		}
+		return &f, nil
+	}
+	var err error
+	if s.Minimum, err = num("minimum"); err != nil {
+		return err
+	}
+	if s.Maximum, err = num("maximum"); err != nil {
+		return err
+	}
+	for _, k := range []struct {
+		name string
+		dst  **int
+	}{{"maxLength", &s.MaxLength}, {"maxItems", &s.MaxItems}} {
+		if v := tag.Get(k.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("tag %s=%q: %w", k.name, v, err)
+			}
+			*k.dst = &n
+		}
+	}
+	return nil
+}
+
+// Validate checks a decoded JSON value against the schema and names the
+// first problem with its path ("action: missing").
+func (s *Schema) Validate(v any) error { return s.validate(v, "reply") }
+
+func (s *Schema) validate(v any, path string) error {
+	switch s.Type {
+	case "object":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: want an object, got %s", path, kindOf(v))
+		}
+		for _, k := range s.Required {
+			if _, ok := m[k]; !ok {
+				return fmt.Errorf("%s.%s: missing", path, k)
+			}
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p, ok := s.Properties[k]
+			if !ok {
+				return fmt.Errorf("%s.%s: unknown field", path, k)
+			}
+			if err := p.validate(m[k], path+"."+k); err != nil {
+				return err
+			}
+		}
+	case "array":
+		a, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("%s: want an array, got %s", path, kindOf(v))
+		}
+		if s.MaxItems != nil && len(a) > *s.MaxItems {
+			return fmt.Errorf("%s: %d items, at most %d", path, len(a), *s.MaxItems)
+		}
+		for i, x := range a {
+			if err := s.Items.validate(x, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case "string":
+		str, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("%s: want a string, got %s", path, kindOf(v))
+		}
+		if len(s.Enum) > 0 && !containsString(s.Enum, str) {
+			return fmt.Errorf("%s: %q is not one of %s", path, str, strings.Join(s.Enum, ", "))
+		}
+		if s.MaxLength != nil && len([]rune(str)) > *s.MaxLength {
+			return fmt.Errorf("%s: %d characters, at most %d", path, len([]rune(str)), *s.MaxLength)
+		}
+	case "number", "integer":
+		f, ok := v.(float64)
+		if !ok {
+			return fmt.Errorf("%s: want a number, got %s", path, kindOf(v))
+		}
+		if s.Type == "integer" && f != float64(int64(f)) {
+			return fmt.Errorf("%s: %v is not an integer", path, f)
+		}
+		if s.Minimum != nil && f < *s.Minimum {
+			return fmt.Errorf("%s: %v below the minimum %v", path, f, *s.Minimum)
+		}
+		if s.Maximum != nil && f > *s.Maximum {
+			return fmt.Errorf("%s: %v above the maximum %v", path, f, *s.Maximum)
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return fmt.Errorf("%s: want true or false, got %s", path, kindOf(v))
+		}
+	}
+	return nil
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

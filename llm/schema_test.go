@@ -1,0 +1,82 @@
+package llm
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type inner struct {
+	Name string `json:"name" maxLength:"5"`
+}
+
+type outer struct {
+	Score  float64 `json:"score" minimum:"-1" maximum:"1" desc:"how good"`
+	Count  int     `json:"count"`
+	OK     bool    `json:"ok"`
+	Kind   string  `json:"kind" enum:"a,b"`
+	Items  []inner `json:"items" maxItems:"2"`
+	hidden int
+}
+
+func TestSchemaOfAndValidate(t *testing.T) {
+	s, err := SchemaOf(outer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(s)
+	if !strings.HasPrefix(string(js), `{"type":"object","properties":{"score":`) || !strings.Contains(string(js), `"required":["score","count","ok","kind","items"]`) {
+		t.Errorf("schema JSON %s", js)
+	}
+	tests := []struct{ in, err string }{
+		{`{"score":0.5,"count":2,"ok":true,"kind":"a","items":[{"name":"x"}]}`, ""},
+		{`{"score":2,"count":2,"ok":true,"kind":"a","items":[]}`, "reply.score: 2 above the maximum 1"},
+		{`{"score":0,"count":2.5,"ok":true,"kind":"a","items":[]}`, "reply.count: 2.5 is not an integer"},
+		{`{"score":0,"count":2,"ok":"yes","kind":"a","items":[]}`, "reply.ok: want true or false"},
+		{`{"score":0,"count":2,"ok":true,"kind":"c","items":[]}`, `reply.kind: "c" is not one of a, b`},
+		{`{"score":0,"count":2,"ok":true,"kind":"a","items":[{"name":"toolong"}]}`, "reply.items[0].name: 7 characters, at most 5"},
+		{`{"score":0,"count":2,"ok":true,"kind":"a","items":[{"name":"a"},{"name":"b"},{"name":"c"}]}`, "3 items, at most 2"},
+		{`{"score":0,"count":2,"ok":true,"kind":"a"}`, "reply.items: missing"},
+		{`{"score":0,"count":2,"ok":true,"kind":"a","items":[],"extra":1}`, "reply.extra: unknown field"},
+		{`[1]`, "want an object"},
+	}
+	for _, tc := range tests {
+		var v any
+		if err := json.Unmarshal([]byte(tc.in), &v); err != nil {
+			t.Fatal(err)
+		}
+		err := s.Validate(v)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: unexpected %v", tc.in, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: error %v, want %q", tc.in, err, tc.err)
+		}
+	}
+}
+
+func TestSchemaRejectsUnsupported(t *testing.T) {
+	if _, err := SchemaOf(map[string]int{}); err == nil {
+		t.Error("maps have no schema here; want an error")
+	}
+	type badTag struct {
+		X string `json:"x" maxLength:"many"`
+	}
+	if _, err := SchemaOf(badTag{}); err == nil {
+		t.Error("want an error for a bad tag")
+	}
+}
+
+func TestExtractJSON(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a":1}`, `{"a":1}`},
+		{"Sure!\n```json\n{\"a\":1}\n```\nDone.", `{"a":1}`},
+		{`text {"a":{"b":2}} more`, `{"a":{"b":2}}`},
+		{`no json`, ``},
+	}
+	for _, tc := range tests {
+		if got := extractJSON(tc.in); got != tc.want {
+			t.Errorf("extractJSON(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
