@@ -219,13 +219,13 @@ func (e *Env) observe(cmd, text string, restarts int) Observation {
 	obs.Won = containsAny(text, e.b.VictoryTexts)
 	switch {
 	case obs.Won:
-		obs.Ended = Victory
+		obs.Ended = EndVictory
 	case e.m.Restarts() != restarts:
-		obs.Ended = Restart
+		obs.Ended = EndRestart
 	case e.m.State() == zmachine.Halted:
-		obs.Ended = Halted
+		obs.Ended = EndHalted
 	case obs.Died && asksRestart(text):
-		obs.Ended = Death
+		obs.Ended = EndDeath
 	}
 	return obs
 }

@@ -114,7 +114,7 @@ func TestWalkthroughGroundTruth(t *testing.T) {
 	if last.Score != 350 || last.Moves != 394 {
 		t.Errorf("final score %d moves %d, want 350 and 394", last.Score, last.Moves)
 	}
-	if !last.Won || last.Ended != Victory {
+	if !last.Won || last.Ended != EndVictory {
 		t.Errorf("final turn won=%v ended=%q, want victory", last.Won, last.Ended)
 	}
 	if moves == 0 || float64(matched) < 0.95*float64(moves) {
@@ -397,7 +397,7 @@ func TestMetaCommandsStayInSaveDir(t *testing.T) {
 	if look := steps(t, e, "look")[0]; !strings.Contains(look.Text, "leaflet") {
 		t.Errorf("after restore the leaflet should be back in the mailbox: %q", look.Text)
 	}
-	if q := steps(t, e, "quit")[0]; q.Ended != Quit || e.m.Halted() {
+	if q := steps(t, e, "quit")[0]; q.Ended != EndQuit || e.m.Halted() {
 		t.Errorf("quit: ended=%q halted=%v; want the engine to end the episode, not the story", q.Ended, e.m.Halted())
 	}
 }

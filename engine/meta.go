@@ -35,9 +35,9 @@ func (e *Env) meta(cmd string) (Observation, bool) {
 	case "restore", "load":
 		text = e.metaRestore(fields[1:])
 	case "quit", "q":
-		text, end = "[Lantern] The episode ends here (quit).", Quit
+		text, end = "[Lantern] The episode ends here (quit).", EndQuit
 	case "restart":
-		text, end = "[Lantern] The episode ends here (restart).", Restart
+		text, end = "[Lantern] The episode ends here (restart).", EndRestart
 	case "script", "unscript", "transcript":
 		text = "[Lantern] Lantern keeps the transcript itself; the story's SCRIPT is not used."
 	default:

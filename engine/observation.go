@@ -51,12 +51,12 @@ type ActionGroup struct {
 type Ending string
 
 const (
-	NotEnded Ending = ""
-	Death    Ending = "death"   // the player died for good (the story asks to restart)
-	Victory  Ending = "victory" // the binding's victory text appeared
-	Quit     Ending = "quit"    // quit was asked for (handled by the environment)
-	Restart  Ending = "restart" // restart was asked for, or the story restarted
-	Halted   Ending = "halted"  // the story stopped (quit opcode or a fault)
+	NotEnded   Ending = ""
+	EndDeath   Ending = "death"   // the player died for good (the story asks to restart)
+	EndVictory Ending = "victory" // the binding's victory text appeared
+	EndQuit    Ending = "quit"    // quit was asked for (handled by the environment)
+	EndRestart Ending = "restart" // restart was asked for, or the story restarted
+	EndHalted  Ending = "halted"  // the story stopped (quit opcode or a fault)
 )
 
 // Observation is the ground truth after a step, read from the machine.

@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/lantern-if/lantern/llm"
+)
+
+// Event is something the engine tells its clients (the TUI, the headless
+// runner, the benchmark). The set is closed: every event is one of the types
+// below. Deltas may be dropped under back-pressure; every other event is
+// always delivered (or the engine's context ends).
+type Event interface{ isEvent() }
+
+// Actor says who chose an action.
+type Actor string
+
+const (
+	ActorAgent Actor = "agent"
+	ActorHuman Actor = "human"
+)
+
+// Mode is what the engine does between turns.
+type Mode string
+
+const (
+	Running  Mode = "running"  // the agent plays turn after turn
+	Paused   Mode = "paused"   // nothing happens until a command
+	Stepping Mode = "stepping" // one agent turn, then paused
+)
+
+// TurnStarted: a turn begins.
+type TurnStarted struct {
+	Turn  int
+	Actor Actor
+}
+
+// ReasoningDelta: a piece of the agent's reasoning (or thinking) as it
+// streams. May be dropped under back-pressure.
+type ReasoningDelta struct {
+	Turn     int
+	Text     string
+	Thinking bool
+}
+
+// ProposalMade: the agent proposed an action (attempt 1–3 within a turn).
+type ProposalMade struct {
+	Turn      int
+	Attempt   int
+	Action    string
+	Reasoning string
+	Thinking  string
+}
+
+// CriticVerdict: the critic judged a proposal.
+type CriticVerdict struct {
+	Turn          int
+	Attempt       int
+	Action        string
+	Score         float64
+	Justification string
+	Accepted      bool
+	Stage         string // "ground-truth" or "model"
+}
+
+// TurnResult: an action was played; the observation is ground truth.
+type TurnResult struct {
+	Turn        int
+	Actor       Actor
+	Action      string
+	Reasoning   string
+	Observation Observation
+	Duration    time.Duration // whole turn
+	LLMTime     time.Duration // spent waiting for models
+}
+
+// MemoryChanged: memories at a location changed.
+type MemoryChanged struct {
+	Location int
+	Title    string
+}
+
+// MapChanged: the map learned a room or a connection.
+type MapChanged struct {
+	Rooms, Connections int
+}
+
+// ObjectivesChanged: objectives were added, completed or dropped.
+type ObjectivesChanged struct{ Active, Completed int }
+
+// MetricsUpdated: per-turn measurements for the status bar.
+type MetricsUpdated struct {
+	Turn     int
+	LLM      llm.Summary
+	Harness  time.Duration // turn time minus LLM time
+	Repeated float64       // repeated failed action rate so far
+}
+
+// ErrorEvent: something failed; Fatal means the engine stopped.
+type ErrorEvent struct {
+	Turn  int
+	Err   error
+	Fatal bool
+}
+
+// Idle: the engine waits for a command (paused, or out of work).
+type Idle struct {
+	Turn int
+	Mode Mode
+}
+
+// EpisodeEnded: an episode is over.
+type EpisodeEnded struct {
+	Episode int
+	Reason  Ending
+	Score   int
+	Moves   int
+	Turns   int
+}
+
+// Stopped: the engine goroutine ended (Err is nil after Quit).
+type Stopped struct{ Err error }
+
+func (TurnStarted) isEvent()       {}
+func (ReasoningDelta) isEvent()    {}
+func (ProposalMade) isEvent()      {}
+func (CriticVerdict) isEvent()     {}
+func (TurnResult) isEvent()        {}
+func (MemoryChanged) isEvent()     {}
+func (MapChanged) isEvent()        {}
+func (ObjectivesChanged) isEvent() {}
+func (MetricsUpdated) isEvent()    {}
+func (ErrorEvent) isEvent()        {}
+func (Idle) isEvent()              {}
+func (EpisodeEnded) isEvent()      {}
+func (Stopped) isEvent()           {}
+
+// Command is something a client asks of the engine.
+type Command interface{ isCommand() }
+
+// Pause stops after the current turn.
+type Pause struct{}
+
+// Resume lets the agent play on.
+type Resume struct{}
+
+// Step plays exactly one agent turn, then pauses.
+type Step struct{}
+
+// Override plays a person's command at the next turn boundary. With Cancel,
+// an agent proposal in flight is abandoned first.
+type Override struct {
+	Text   string
+	Cancel bool
+}
+
+// CancelTurn abandons the agent's proposal in flight (the turn is not
+// played) and pauses.
+type CancelTurn struct{}
+
+// SetModel changes the model of a role.
+type SetModel struct{ Role, Model string }
+
+// Quit ends the engine after flushing its files.
+type Quit struct{}
+
+func (Pause) isCommand()      {}
+func (Resume) isCommand()     {}
+func (Step) isCommand()       {}
+func (Override) isCommand()   {}
+func (CancelTurn) isCommand() {}
+func (SetModel) isCommand()   {}
+func (Quit) isCommand()       {}
