@@ -1,0 +1,148 @@
+// Package contextmgr assembles the agent's prompt: the stable instructions
+// first (so Ollama's prompt cache is reused from turn to turn), then the
+// turn's context in the seeds' order — game state, location memory, previous
+// reasoning and actions, objectives, map neighbourhood, notes, supervisor
+// feedback — trimmed to a token budget, least important parts first.
+package contextmgr
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lantern-if/lantern/llm"
+)
+
+// SystemPrompt is the agent's standing instruction. It never changes within
+// a run, so it heads every prompt.
+const SystemPrompt = `You are playing a text adventure. Each turn you read the game state and choose ONE command for the game's parser: short imperative English such as "north", "take lamp", "open the mailbox", "put coin in slot".
+Explore systematically, pick up useful objects, read what you find, and avoid repeating actions that already failed. Location IDs (L64) name rooms; memories are notes about what happened in a room before.
+Reply with JSON: reasoning (brief), action (the command), remember (a fact worth keeping, or ""), remember_importance (1-1000, 0 if nothing to remember).`
+
+// Turn is one recent turn for the prompt.
+type Turn struct {
+	Turn      int
+	Actor     string
+	Action    string
+	Reasoning string
+	Response  string
+}
+
+// Input is everything the prompt may hold.
+type Input struct {
+	Turn           int
+	LocationID     int
+	LocationName   string
+	Score, Moves   int
+	Inventory      []string
+	LastText       string // the game's latest response
+	LocationMemory string
+	Recent         []Turn // most recent last; the last 3 are shown
+	Objectives     []string
+	Map            string
+	Notes          []string
+	Feedback       string // the supervisor's coaching
+	Warning        string // loop or stuck detection
+	// Budget is the prompt's size limit in tokens (0: no limit).
+	Budget int
+}
+
+// EstimateTokens guesses a text's size in tokens (about 3.5 characters each).
+func EstimateTokens(s string) int { return (len(s)*2 + 6) / 7 }
+
+type section struct {
+	title string
+	body  string
+	keep  int // lower is dropped first when over budget
+}
+
+// Build returns the agent's messages for a turn.
+func Build(in Input) []llm.Message {
+	secs := sections(in)
+	total := EstimateTokens(SystemPrompt)
+	for _, s := range secs {
+		total += EstimateTokens(s.body) + 4
+	}
+	for in.Budget > 0 && total > in.Budget {
+		// Shrink the least important section still present.
+		at := -1
+		for i, s := range secs {
+			if s.body != "" && (at < 0 || s.keep < secs[at].keep) {
+				at = i
+			}
+		}
+		if at < 0 || secs[at].keep >= 9 {
+			break
+		}
+		total -= EstimateTokens(secs[at].body)
+		secs[at].body = ""
+	}
+	var b strings.Builder
+	for _, s := range secs {
+		if s.body == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "## %s\n%s\n\n", s.title, strings.TrimSpace(s.body))
+	}
+	b.WriteString("What is your next command?")
+	return []llm.Message{llm.System(SystemPrompt), llm.User(b.String())}
+}
+
+func sections(in Input) []section {
+	inv := "nothing"
+	if len(in.Inventory) > 0 {
+		inv = strings.Join(in.Inventory, ", ")
+	}
+	state := fmt.Sprintf("Turn %d. Location: L%d %s. Score %d, moves %d.\nYou carry: %s.", in.Turn, in.LocationID, in.LocationName, in.Score, in.Moves, inv)
+	if in.LastText != "" {
+		state += "\nThe game said:\n" + clip(in.LastText, 1200)
+	}
+	var recent strings.Builder
+	start := len(in.Recent) - 3
+	if start < 0 {
+		start = 0
+	}
+	for _, t := range in.Recent[start:] {
+		fmt.Fprintf(&recent, "T%d (%s) %s", t.Turn, t.Actor, t.Action)
+		if t.Reasoning != "" {
+			fmt.Fprintf(&recent, " — because: %s", clip(t.Reasoning, 200))
+		}
+		if t.Response != "" {
+			fmt.Fprintf(&recent, "\n  → %s", clip(oneLine(t.Response), 160))
+		}
+		recent.WriteByte('\n')
+	}
+	var obj strings.Builder
+	for i, o := range in.Objectives {
+		if i == 5 {
+			break
+		}
+		fmt.Fprintf(&obj, "- %s\n", o)
+	}
+	var notes strings.Builder
+	for i, n := range in.Notes {
+		if i == 5 {
+			break
+		}
+		fmt.Fprintf(&notes, "- %s\n", clip(n, 200))
+	}
+	return []section{
+		{"Game state", state, 10},
+		{fmt.Sprintf("Memories at L%d", in.LocationID), in.LocationMemory, 8},
+		{"Previous turns", recent.String(), 7},
+		{"Objectives", obj.String(), 6},
+		{"Map", in.Map, 4},
+		{"Notes", notes.String(), 3},
+		{"Coach", in.Feedback, 5},
+		{"Warning", in.Warning, 9},
+	}
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
