@@ -52,11 +52,13 @@ type Ending string
 
 const (
 	NotEnded   Ending = ""
-	EndDeath   Ending = "death"   // the player died for good (the story asks to restart)
-	EndVictory Ending = "victory" // the binding's victory text appeared
-	EndQuit    Ending = "quit"    // quit was asked for (handled by the environment)
-	EndRestart Ending = "restart" // restart was asked for, or the story restarted
-	EndHalted  Ending = "halted"  // the story stopped (quit opcode or a fault)
+	EndDeath   Ending = "death"    // the player died for good (the story asks to restart)
+	EndVictory Ending = "victory"  // the binding's victory text appeared
+	EndQuit    Ending = "quit"     // quit was asked for (handled by the environment)
+	EndRestart Ending = "restart"  // restart was asked for, or the story restarted
+	EndHalted  Ending = "halted"   // the story stopped (quit opcode or a fault)
+	EndTurnCap Ending = "turn cap" // the episode reached its turn limit
+	EndPerson  Ending = "person"   // the person ended it
 )
 
 // Observation is the ground truth after a step, read from the machine.

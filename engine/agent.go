@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/llm"
+)
+
+// Proposal is what the agent wants to do, with its reasons.
+type Proposal struct {
+	Reasoning          string `json:"reasoning" maxLength:"600" desc:"brief reasoning"`
+	Action             string `json:"action" maxLength:"80" desc:"one command for the game"`
+	Remember           string `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
+	RememberImportance int    `json:"remember_importance" minimum:"0" maximum:"1000"`
+	Thinking           string `json:"-"`
+}
+
+// Agent proposes actions.
+type Agent interface {
+	// Propose chooses the next action; rejected lists the actions the critic
+	// turned down this turn, with its reasons.
+	Propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, onDelta func(llm.Delta)) (Proposal, error)
+	// Scripted reports whether the actions come from a plan (the critic is
+	// then advisory only).
+	Scripted() bool
+}
+
+// LLMAgent asks the agent role's model.
+type LLMAgent struct{ Client *llm.Client }
+
+// Propose implements Agent.
+func (a LLMAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, onDelta func(llm.Delta)) (Proposal, error) {
+	msgs := prompt
+	if len(rejected) > 0 {
+		msgs = append(append([]llm.Message(nil), prompt...), llm.User("The critic rejected: "+strings.Join(rejected, "; ")+". Choose a different command."))
+	}
+	p, reply, err := llm.Structured[Proposal](ctx, a.Client, llm.Request{Role: config.RoleAgent, Messages: msgs, OnDelta: onDelta, Turn: turn})
+	if err != nil {
+		return Proposal{}, err
+	}
+	p.Thinking = reply.Thinking
+	p.Action = Sanitize(p.Action)
+	if p.Action == "" {
+		return Proposal{}, fmt.Errorf("agent: %w: empty action", llm.ErrInvalidReply)
+	}
+	return p, nil
+}
+
+// Scripted implements Agent.
+func (LLMAgent) Scripted() bool { return false }
+
+// ScriptAgent plays a fixed list of actions (a walkthrough), so the whole
+// loop can be replayed with every manager running.
+type ScriptAgent struct {
+	actions []string
+	next    int
+}
+
+// NewScriptAgent reads one action per line (blank lines and # comments
+// skipped).
+func NewScriptAgent(r io.Reader) (*ScriptAgent, error) {
+	var acts []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		acts = append(acts, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read script: %w", err)
+	}
+	return &ScriptAgent{actions: acts}, nil
+}
+
+// ErrScriptDone: the script has no more actions.
+var ErrScriptDone = fmt.Errorf("script finished")
+
+// Propose implements Agent.
+func (s *ScriptAgent) Propose(ctx context.Context, _ []llm.Message, _ []string, _ int, onDelta func(llm.Delta)) (Proposal, error) {
+	if s.next >= len(s.actions) {
+		return Proposal{}, ErrScriptDone
+	}
+	a := s.actions[s.next]
+	s.next++
+	r := fmt.Sprintf("Step %d of the script.", s.next)
+	if onDelta != nil {
+		onDelta(llm.Delta{Content: r})
+	}
+	return Proposal{Action: a, Reasoning: r}, nil
+}
+
+// Scripted implements Agent.
+func (*ScriptAgent) Scripted() bool { return true }
+
+// Remaining is the number of actions left.
+func (s *ScriptAgent) Remaining() int { return len(s.actions) - s.next }

@@ -1,0 +1,594 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/contextmgr"
+	"github.com/lantern-if/lantern/managers/mapper"
+)
+
+// Config tunes the turn loop.
+type Config struct {
+	MaxTurns        int     // per episode (DESIGN.md: 500); 0 means no cap
+	Episodes        int     // episodes to play before stopping; 0 means 1
+	CriticThreshold float64 // DESIGN.md: -0.2
+	MaxProposals    int     // per turn (DESIGN.md: 3)
+	PromptBudget    int     // agent prompt tokens (0: no limit)
+	StuckTurns      int     // turns without progress before a warning (0: 20)
+	MaxFailures     int     // consecutive model failures before pausing (0: 3)
+	StartPaused     bool
+	Seed            int
+}
+
+// Hooks extend a turn with the managers that live outside the engine
+// (memory synthesis, notes, the run database, state export). Nil hooks are
+// skipped.
+type Hooks struct {
+	// LocationMemory renders a location's memories for the agent.
+	LocationMemory func(loc int) string
+	// Notes are the agent's top notes for the prompt.
+	Notes func() []string
+	// AfterTurn runs after each played turn; the events it returns are sent.
+	AfterTurn func(ctx context.Context, rec TurnRecord) ([]Event, error)
+	// EpisodeEnded runs when an episode ends.
+	EpisodeEnded func(ctx context.Context, ep EpisodeEnded) error
+}
+
+// TurnRecord is a played turn, for the managers and the run database.
+type TurnRecord struct {
+	Episode    int
+	Turn       int
+	Actor      Actor
+	Action     string
+	Reasoning  string
+	Proposal   Proposal
+	Verdicts   []Verdict
+	Before     Observation
+	After      Observation
+	Failed     bool // no world change, no score change, no move
+	Repeated   bool // the same action had already failed here
+	Duration   time.Duration
+	LLMTime    time.Duration
+	LLMMetrics llm.Summary
+}
+
+// ReasoningEntry is the agent's reasoning history (seed 000).
+type ReasoningEntry struct {
+	Turn      int       `json:"turn"`
+	Reasoning string    `json:"reasoning"`
+	Action    string    `json:"action"`
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// GameState is the shared state of an episode.
+type GameState struct {
+	Episode   int
+	Turn      int
+	Obs       Observation
+	History   []contextmgr.Turn
+	Reasoning []ReasoningEntry
+	Feedback  string
+	// Progress tracking for stuck detection.
+	lastProgress int
+	bestScore    int
+	failedRow    int
+}
+
+// Engine is the orchestrator: one goroutine (Run) plays turns, reports
+// Events and obeys Commands.
+type Engine struct {
+	cfg    Config
+	env    *Env
+	agent  Agent
+	critic *Critic
+	client *llm.Client // may be nil (scripted runs)
+	gmap   *mapper.Map
+	hooks  Hooks
+
+	events   chan Event
+	cmds     chan Command
+	mode     Mode
+	pending  []string
+	quitting bool
+	abandon  bool
+
+	st       GameState
+	failed   map[string]bool
+	actions  int
+	repeats  int
+	failures int
+	dict     map[string]bool
+	wordLen  int
+	nouns    map[string]bool
+}
+
+// New makes an engine over an environment. Run starts it.
+func New(cfg Config, env *Env, agent Agent, critic *Critic, client *llm.Client, gmap *mapper.Map, hooks Hooks) *Engine {
+	if cfg.MaxProposals <= 0 {
+		cfg.MaxProposals = 3
+	}
+	if cfg.StuckTurns <= 0 {
+		cfg.StuckTurns = 20
+	}
+	if cfg.MaxFailures <= 0 {
+		cfg.MaxFailures = 3
+	}
+	if cfg.Episodes <= 0 {
+		cfg.Episodes = 1
+	}
+	if gmap == nil {
+		gmap = mapper.New()
+	}
+	if critic == nil {
+		critic = NewCritic(nil, cfg.CriticThreshold)
+	}
+	e := &Engine{cfg: cfg, env: env, agent: agent, critic: critic, client: client, gmap: gmap, hooks: hooks,
+		events: make(chan Event, 256), cmds: make(chan Command, 16), mode: Running, failed: map[string]bool{}}
+	if cfg.StartPaused {
+		e.mode = Paused
+	}
+	e.indexStory()
+	return e
+}
+
+// Events is the engine's event stream; it is closed after Stopped.
+func (e *Engine) Events() <-chan Event { return e.events }
+
+// Send gives the engine a command; it waits while the command queue is full.
+func (e *Engine) Send(ctx context.Context, c Command) error {
+	select {
+	case e.cmds <- c:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Map is the engine's map (read it only while the engine is idle, or from
+// its events).
+func (e *Engine) Map() *mapper.Map { return e.gmap }
+
+// Critic is the engine's critic.
+func (e *Engine) Critic() *Critic { return e.critic }
+
+// RepeatedFailedRate is DESIGN.md §8's repeated failed action rate.
+func (e *Engine) RepeatedFailedRate() float64 {
+	if e.actions == 0 {
+		return 0
+	}
+	return float64(e.repeats) / float64(e.actions)
+}
+
+func (e *Engine) indexStory() {
+	m := e.env.Machine()
+	e.dict = map[string]bool{}
+	for _, w := range m.DictionaryWords() {
+		e.dict[strings.ToLower(w)] = true
+	}
+	e.wordLen = 6
+	if m.Version() >= 4 {
+		e.wordLen = 9
+	}
+	e.nouns = map[string]bool{}
+	for o := 1; o <= m.ObjectCount(); o++ {
+		if n := noun(m.ObjectName(uint16(o))); n != "" {
+			e.nouns[n] = true
+		}
+	}
+}
+
+// emit delivers an event; only cancellation of ctx can stop it.
+func (e *Engine) emit(ctx context.Context, ev Event) {
+	select {
+	case e.events <- ev:
+	case <-ctx.Done():
+	}
+}
+
+// delta delivers a streaming delta unless the client is behind.
+func (e *Engine) delta(turn int, d llm.Delta) {
+	if d.Content != "" {
+		select {
+		case e.events <- ReasoningDelta{Turn: turn, Text: d.Content}:
+		default:
+		}
+	}
+	if d.Thinking != "" {
+		select {
+		case e.events <- ReasoningDelta{Turn: turn, Text: d.Thinking, Thinking: true}:
+		default:
+		}
+	}
+}
+
+// Run plays until Quit, the episodes run out, or ctx ends. A panic is
+// recovered and reported; Stopped is always the last event.
+func (e *Engine) Run(ctx context.Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("engine panic: %v\n%s", r, debug.Stack())
+			e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err, Fatal: true})
+		}
+		final := Stopped{Err: err}
+		select {
+		case e.events <- final:
+		case <-time.After(time.Second):
+		}
+		close(e.events)
+	}()
+	if err := e.startEpisode(ctx, false); err != nil {
+		return err
+	}
+	for {
+		if e.quitting || ctx.Err() != nil {
+			return nil
+		}
+		e.drain(ctx)
+		switch {
+		case e.quitting:
+			return nil
+		case len(e.pending) > 0:
+			a := e.pending[0]
+			e.pending = e.pending[1:]
+			if err := e.play(ctx, ActorHuman, a, Proposal{Action: a}, nil, time.Now(), 0); err != nil {
+				return err
+			}
+		case e.mode == Running || e.mode == Stepping:
+			if err := e.agentTurn(ctx); err != nil {
+				return err
+			}
+			if e.mode == Stepping {
+				e.mode = Paused
+			}
+		default:
+			e.emit(ctx, Idle{Turn: e.st.Turn, Mode: e.mode})
+			select {
+			case c := <-e.cmds:
+				e.apply(c)
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		if done, err := e.checkEpisode(ctx); err != nil || done {
+			return err
+		}
+	}
+}
+
+// drain applies the commands waiting at a turn boundary.
+func (e *Engine) drain(ctx context.Context) {
+	for {
+		select {
+		case c := <-e.cmds:
+			e.apply(c)
+		default:
+			return
+		}
+	}
+}
+
+// apply obeys a command at a turn boundary or during a proposal; it returns
+// whether a proposal in flight should be abandoned.
+func (e *Engine) apply(c Command) bool {
+	switch c := c.(type) {
+	case Pause:
+		e.mode = Paused
+	case Resume:
+		e.mode = Running
+	case Step:
+		e.mode = Stepping
+	case Override:
+		if t := Sanitize(c.Text); t != "" {
+			e.pending = append(e.pending, t)
+		}
+		if c.Cancel {
+			e.mode = Paused
+			return true
+		}
+	case CancelTurn:
+		e.mode = Paused
+		return true
+	case SetModel:
+		if e.client != nil {
+			if err := e.client.SetModel(c.Role, c.Model); err != nil {
+				select {
+				case e.events <- ErrorEvent{Turn: e.st.Turn, Err: err}:
+				default:
+				}
+			}
+		}
+	case Quit:
+		e.quitting = true
+		return true
+	}
+	return false
+}
+
+var errAbandoned = errors.New("proposal abandoned")
+
+// propose asks the agent while commands keep being obeyed; a command that
+// abandons the turn cancels the proposal at once.
+func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int) (Proposal, error) {
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		p   Proposal
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ch <- result{err: fmt.Errorf("agent panic: %v\n%s", r, debug.Stack())}
+			}
+		}()
+		p, err := e.agent.Propose(pctx, prompt, rejected, turn, func(d llm.Delta) { e.delta(turn, d) })
+		ch <- result{p, err}
+	}()
+	for {
+		select {
+		case r := <-ch:
+			if e.abandon {
+				e.abandon = false
+				return Proposal{}, errAbandoned
+			}
+			return r.p, r.err
+		case c := <-e.cmds:
+			if e.apply(c) {
+				e.abandon = true
+				cancel()
+			}
+		case <-ctx.Done():
+			cancel()
+			<-ch
+			return Proposal{}, ctx.Err()
+		}
+	}
+}
+
+// agentTurn asks for proposals (at most MaxProposals), has the critic judge
+// them, and plays the first accepted one, or the best.
+func (e *Engine) agentTurn(ctx context.Context) error {
+	start := time.Now()
+	llmBefore := e.llmTime()
+	turn := e.st.Turn + 1
+	e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorAgent})
+	prompt := e.prompt(turn)
+	scope := e.scope()
+	var rejected []string
+	var verdicts []Verdict
+	modelRejected := map[string]bool{}
+	var best *Proposal
+	bestScore := -2.0
+	for attempt := 1; attempt <= e.cfg.MaxProposals; attempt++ {
+		p, err := e.propose(ctx, prompt, rejected, turn)
+		switch {
+		case errors.Is(err, errAbandoned):
+			return nil
+		case errors.Is(err, ErrScriptDone):
+			e.quitting = true
+			return nil
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			return e.modelFailed(ctx, turn, err)
+		}
+		e.failures = 0
+		e.emit(ctx, ProposalMade{Turn: turn, Attempt: attempt, Action: p.Action, Reasoning: p.Reasoning, Thinking: p.Thinking})
+		norm := mapper.NormalizeAction(p.Action)
+		v, err := e.critic.Evaluate(ctx, scope, prompt[len(prompt)-1].Content, p.Action, turn, e.agent.Scripted(), modelRejected[norm])
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			// A critic that cannot answer does not block the agent.
+			e.emit(ctx, ErrorEvent{Turn: turn, Err: fmt.Errorf("critic: %w", err)})
+			v = Verdict{Action: p.Action, Accepted: true, Stage: "unavailable", Justification: err.Error()}
+		}
+		verdicts = append(verdicts, v)
+		e.emit(ctx, CriticVerdict{Turn: turn, Attempt: attempt, Action: p.Action, Score: v.Score, Justification: v.Justification, Accepted: v.Accepted, Stage: v.Stage})
+		if v.Accepted {
+			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore)
+		}
+		if v.Stage == "model" {
+			modelRejected[norm] = true
+		}
+		if v.Score > bestScore {
+			bp := p
+			best, bestScore = &bp, v.Score
+		}
+		rejected = append(rejected, fmt.Sprintf("%q (%s)", p.Action, v.Justification))
+	}
+	if best == nil {
+		return nil
+	}
+	return e.play(ctx, ActorAgent, best.Action, *best, verdicts, start, llmBefore)
+}
+
+// modelFailed reports a failed proposal and pauses after too many in a row.
+func (e *Engine) modelFailed(ctx context.Context, turn int, err error) error {
+	e.failures++
+	e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
+	if e.failures >= e.cfg.MaxFailures {
+		e.mode = Paused
+		e.failures = 0
+	}
+	return nil
+}
+
+func (e *Engine) llmTime() time.Duration {
+	if e.client == nil {
+		return 0
+	}
+	return e.client.Metrics.All().Latency
+}
+
+func (e *Engine) scope() Scope {
+	s := Scope{Location: e.st.Obs.Location.ID, Dictionary: e.dict, WordLen: e.wordLen, AllNouns: e.nouns, InScope: map[string]bool{}, Failed: e.failed}
+	for _, n := range e.env.Scope() {
+		s.InScope[n] = true
+	}
+	return s
+}
+
+// prompt builds the agent's messages for a turn.
+func (e *Engine) prompt(turn int) []llm.Message {
+	obs := e.st.Obs
+	in := contextmgr.Input{
+		Turn: turn, LocationID: obs.Location.ID, LocationName: obs.Location.Name, Score: obs.Score, Moves: obs.Moves,
+		LastText: obs.Text, Recent: e.st.History, Map: e.gmap.Neighbourhood(obs.Location.ID),
+		Feedback: e.st.Feedback, Budget: e.cfg.PromptBudget,
+	}
+	for _, it := range obs.Inventory {
+		in.Inventory = append(in.Inventory, it.Name)
+	}
+	if e.hooks.LocationMemory != nil {
+		in.LocationMemory = e.hooks.LocationMemory(obs.Location.ID)
+	}
+	if e.hooks.Notes != nil {
+		in.Notes = e.hooks.Notes()
+	}
+	in.Warning = e.warning(turn)
+	return contextmgr.Build(in)
+}
+
+// warning is the loop and stuck detection's word to the agent.
+func (e *Engine) warning(turn int) string {
+	var w []string
+	if e.st.failedRow >= 3 {
+		w = append(w, fmt.Sprintf("Your last %d actions changed nothing. Try something different.", e.st.failedRow))
+	}
+	if turn-e.st.lastProgress > e.cfg.StuckTurns {
+		w = append(w, fmt.Sprintf("No new room and no points for %d turns: explore elsewhere or rethink the plan.", turn-e.st.lastProgress))
+	}
+	return strings.Join(w, " ")
+}
+
+// play runs an action through the environment and every manager; human and
+// agent actions take the same path.
+func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposal, verdicts []Verdict, start time.Time, llmBefore time.Duration) error {
+	turn := e.st.Turn + 1
+	if actor == ActorHuman {
+		e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorHuman})
+	}
+	before := e.st.Obs
+	obs, err := e.env.Step(action)
+	if err != nil {
+		e.emit(ctx, ErrorEvent{Turn: turn, Err: err, Fatal: errors.Is(err, ErrEnded)})
+		if errors.Is(err, ErrEnded) {
+			return e.endEpisode(ctx, EndHalted)
+		}
+		return nil
+	}
+	e.st.Turn = turn
+	e.st.Obs = obs
+	failed := !obs.WorldChanged && obs.Score == before.Score && obs.Location.ID == before.Location.ID && !obs.Meta
+	k := key(before.Location.ID, action)
+	repeated := failed && e.failed[k]
+	e.actions++
+	if repeated {
+		e.repeats++
+	}
+	if failed {
+		e.failed[k] = true
+		e.st.failedRow++
+	} else {
+		e.st.failedRow = 0
+	}
+	e.critic.Observe(before.Location.ID, action, !failed)
+	newRoom := !e.gmap.Known(obs.Location.ID)
+	if newRoom || obs.Score > e.st.bestScore {
+		e.st.lastProgress = turn
+		if obs.Score > e.st.bestScore {
+			e.st.bestScore = obs.Score
+		}
+	}
+	e.st.History = append(e.st.History, contextmgr.Turn{Turn: turn, Actor: string(actor), Action: action, Reasoning: p.Reasoning, Response: obs.Text})
+	if len(e.st.History) > 10 {
+		e.st.History = e.st.History[len(e.st.History)-10:]
+	}
+	if actor == ActorAgent && p.Reasoning != "" {
+		e.st.Reasoning = append(e.st.Reasoning, ReasoningEntry{Turn: turn, Reasoning: p.Reasoning, Action: action, Timestamp: time.Now()})
+	}
+	llmTime := e.llmTime() - llmBefore
+	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts,
+		Before: before, After: obs, Failed: failed, Repeated: repeated, Duration: time.Since(start), LLMTime: llmTime}
+	if e.client != nil {
+		rec.LLMMetrics = e.client.Metrics.Turn(turn)
+	}
+	// DESIGN.md §2's order: the result, then memory, then the map.
+	e.emit(ctx, TurnResult{Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Observation: obs, Duration: time.Since(start), LLMTime: llmTime})
+	if e.hooks.AfterTurn != nil {
+		evs, err := e.hooks.AfterTurn(ctx, rec)
+		for _, ev := range evs {
+			e.emit(ctx, ev)
+		}
+		if err != nil {
+			e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
+		}
+	}
+	if e.gmap.ProcessTurn(before.Location.ID, action, obs.Location.ID, obs.Location.Name) {
+		st := e.gmap.Status()
+		e.emit(ctx, MapChanged{Rooms: st.Rooms, Connections: st.Connections})
+	}
+	rec.Duration = time.Since(start)
+	e.emit(ctx, MetricsUpdated{Turn: turn, LLM: rec.LLMMetrics, Harness: rec.Duration - llmTime, Repeated: e.RepeatedFailedRate()})
+	if obs.Ended != NotEnded {
+		return e.endEpisode(ctx, obs.Ended)
+	}
+	return nil
+}
+
+// checkEpisode ends an episode at the turn cap; it reports whether the
+// engine is done.
+func (e *Engine) checkEpisode(ctx context.Context) (bool, error) {
+	if e.cfg.MaxTurns > 0 && e.st.Turn >= e.cfg.MaxTurns && !e.quitting {
+		if err := e.endEpisode(ctx, EndTurnCap); err != nil {
+			return true, err
+		}
+	}
+	return e.quitting, nil
+}
+
+// endEpisode reports the end and starts the next episode, or stops.
+func (e *Engine) endEpisode(ctx context.Context, why Ending) error {
+	ep := EpisodeEnded{Episode: e.st.Episode, Reason: why, Score: e.st.Obs.Score, Moves: e.st.Obs.Moves, Turns: e.st.Turn}
+	if e.hooks.EpisodeEnded != nil {
+		if err := e.hooks.EpisodeEnded(ctx, ep); err != nil {
+			e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err})
+		}
+	}
+	e.emit(ctx, EpisodeEnded(ep))
+	if e.st.Episode >= e.cfg.Episodes {
+		e.quitting = true
+		return nil
+	}
+	return e.startEpisode(ctx, true)
+}
+
+// startEpisode begins an episode: the story from the start (a new seed for
+// each new episode), the managers reset in dependency order.
+func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
+	var obs Observation
+	var err error
+	if reset {
+		obs, err = e.env.Reset(e.cfg.Seed + e.st.Episode)
+	} else {
+		obs, err = e.env.Start()
+	}
+	if err != nil {
+		e.emit(ctx, ErrorEvent{Err: err, Fatal: true})
+		return err
+	}
+	e.gmap.Reset()
+	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
+	e.st = GameState{Episode: e.st.Episode + 1, Obs: obs, bestScore: obs.Score}
+	e.emit(ctx, TurnResult{Turn: 0, Observation: obs})
+	return nil
+}

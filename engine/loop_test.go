@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/lantern-if/lantern/llm"
+)
+
+// gateAgent proposes what the test feeds it, one proposal per Propose, and
+// tells the test when a proposal starts.
+type gateAgent struct {
+	started   chan struct{}
+	proposals chan Proposal
+	panicOn   string
+}
+
+func newGateAgent() *gateAgent {
+	return &gateAgent{started: make(chan struct{}, 8), proposals: make(chan Proposal, 8)}
+}
+
+func (g *gateAgent) Propose(ctx context.Context, _ []llm.Message, _ []string, _ int, onDelta func(llm.Delta)) (Proposal, error) {
+	g.started <- struct{}{}
+	onDelta(llm.Delta{Content: "thinking..."})
+	select {
+	case p := <-g.proposals:
+		if p.Action == g.panicOn && g.panicOn != "" {
+			panic("agent blew up")
+		}
+		return p, nil
+	case <-ctx.Done():
+		return Proposal{}, ctx.Err()
+	}
+}
+
+func (g *gateAgent) Scripted() bool { return false }
+
+type harness struct {
+	t      *testing.T
+	e      *Engine
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startEngine(t *testing.T, agent Agent, cfg Config) *harness {
+	t.Helper()
+	env := startEnvUnstarted(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	e := New(cfg, env, agent, nil, nil, nil, Hooks{})
+	h := &harness{t: t, e: e, ctx: ctx, cancel: cancel, done: make(chan error, 1)}
+	go func() { h.done <- e.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		for range e.Events() {
+		}
+	})
+	return h
+}
+
+func startEnvUnstarted(t *testing.T) *Env {
+	t.Helper()
+	story, _ := zork(t)
+	env, err := NewEnv(story, EnvOptions{Seed: 12, Binding: zorkBinding(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// until collects events up to and including the first one of type stop,
+// leaving out streaming deltas (which may be dropped by design).
+func (h *harness) until(stop Event) []string {
+	h.t.Helper()
+	var names []string
+	want := reflect.TypeOf(stop)
+	for ev := range h.e.Events() {
+		if _, ok := ev.(ReasoningDelta); ok {
+			continue
+		}
+		n := reflect.TypeOf(ev).Name()
+		switch v := ev.(type) {
+		case TurnResult:
+			n += fmt.Sprintf("(%s:%s)", v.Actor, v.Action)
+		case Idle:
+			n += "(" + string(v.Mode) + ")"
+		case ErrorEvent:
+			n += "(" + v.Err.Error() + ")"
+		}
+		names = append(names, n)
+		if reflect.TypeOf(ev) == want {
+			return names
+		}
+	}
+	h.t.Fatalf("events ended before %s: %v", want.Name(), names)
+	return nil
+}
+
+func (h *harness) send(c Command) {
+	if err := h.e.Send(h.ctx, c); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func expect(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("events\n got: %v\nwant: %v", got, want)
+	}
+}
+
+func TestEngineStepPauseResumeQuit(t *testing.T) {
+	g := newGateAgent()
+	h := startEngine(t, g, Config{StartPaused: true})
+	expect(t, h.until(Idle{}), "TurnResult(:)", "Idle(paused)")
+
+	g.proposals <- Proposal{Action: "open mailbox", Reasoning: "see what is inside"}
+	h.send(Step{})
+	<-g.started
+	expect(t, h.until(Idle{}), "TurnStarted", "ProposalMade", "CriticVerdict", "TurnResult(agent:open mailbox)", "MetricsUpdated", "Idle(paused)")
+
+	// Resume runs turns until paused again.
+	g.proposals <- Proposal{Action: "north"}
+	h.send(Resume{})
+	<-g.started
+	<-g.started // the second turn's proposal is waiting: the first was played
+	h.send(Pause{})
+	g.proposals <- Proposal{Action: "east"}
+	expect(t, h.until(Idle{}), "TurnStarted", "ProposalMade", "CriticVerdict", "TurnResult(agent:north)", "MapChanged", "MetricsUpdated",
+		"TurnStarted", "ProposalMade", "CriticVerdict", "TurnResult(agent:east)", "MapChanged", "MetricsUpdated", "Idle(paused)")
+
+	h.send(Quit{})
+	expect(t, h.until(Stopped{}), "Stopped")
+	if err := <-h.done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEngineOverrideWhilePaused(t *testing.T) {
+	h := startEngine(t, newGateAgent(), Config{StartPaused: true})
+	h.until(Idle{})
+	h.send(Override{Text: "open mailbox\x1b[2J"})
+	got := h.until(Idle{})
+	expect(t, got, "TurnStarted", "TurnResult(human:open mailbox[2J)", "MetricsUpdated", "Idle(paused)")
+}
+
+func TestEngineOverrideCancelsStreamingProposal(t *testing.T) {
+	g := newGateAgent()
+	h := startEngine(t, g, Config{})
+	h.until(TurnResult{})
+	<-g.started // the agent is mid-proposal
+	h.send(Override{Text: "open mailbox", Cancel: true})
+	expect(t, h.until(Idle{}), "TurnStarted", "TurnStarted", "TurnResult(human:open mailbox)", "MetricsUpdated", "Idle(paused)")
+}
+
+func TestEngineCancelTurnAndQuitMidTurn(t *testing.T) {
+	g := newGateAgent()
+	h := startEngine(t, g, Config{})
+	h.until(TurnResult{})
+	<-g.started
+	h.send(CancelTurn{})
+	expect(t, h.until(Idle{}), "TurnStarted", "Idle(paused)")
+	h.send(Step{})
+	<-g.started
+	h.send(Quit{})
+	expect(t, h.until(Stopped{}), "TurnStarted", "Stopped")
+}
+
+func TestEngineRecoversAgentPanic(t *testing.T) {
+	g := newGateAgent()
+	g.panicOn = "boom"
+	h := startEngine(t, g, Config{StartPaused: true, MaxFailures: 1})
+	h.until(Idle{})
+	g.proposals <- Proposal{Action: "boom"}
+	h.send(Step{})
+	got := h.until(Idle{})
+	if len(got) != 3 || !strings.HasPrefix(got[1], "ErrorEvent(agent panic: agent blew up") {
+		t.Fatalf("events %v", got)
+	}
+}
+
+func TestScriptAgentPlaysZorkThroughTheLoop(t *testing.T) {
+	cmds := walkthrough(t)
+	agent, err := NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := startEnvUnstarted(t)
+	e := New(Config{}, env, agent, nil, nil, nil, Hooks{})
+	go e.Run(context.Background())
+	var last TurnResult
+	turns := 0
+	var stopped error
+	for ev := range e.Events() {
+		switch v := ev.(type) {
+		case TurnResult:
+			last = v
+			if v.Turn > 0 {
+				turns++
+			}
+		case Stopped:
+			stopped = v.Err
+		case ErrorEvent:
+			t.Errorf("error event: %v", v.Err)
+		}
+	}
+	if stopped != nil && !errors.Is(stopped, context.Canceled) {
+		t.Fatal(stopped)
+	}
+	if turns != len(cmds) || last.Observation.Score != 350 {
+		t.Fatalf("%d turns, final score %d; want %d turns and 350", turns, last.Observation.Score, len(cmds))
+	}
+	if st := e.Map().Status(); st.Rooms < 80 {
+		t.Errorf("map has %d rooms", st.Rooms)
+	}
+}
