@@ -1,0 +1,281 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// RunDB is lantern.db: episodes, every turn, and the agent's notes (seed
+// 004), in SQLite. It is safe for concurrent use.
+type RunDB struct {
+	db    *sql.DB
+	story string // the story's md5: notes belong to one story file
+}
+
+const schema = `
+PRAGMA journal_mode = WAL;
+PRAGMA synchronous = NORMAL;
+CREATE TABLE IF NOT EXISTS episodes (
+	id INTEGER PRIMARY KEY,
+	story_md5 TEXT NOT NULL,
+	seed INTEGER NOT NULL,
+	started_at TEXT NOT NULL,
+	ended_at TEXT,
+	reason TEXT,
+	score INTEGER,
+	moves INTEGER,
+	turns INTEGER
+);
+CREATE TABLE IF NOT EXISTS turns (
+	episode INTEGER NOT NULL,
+	turn INTEGER NOT NULL,
+	actor TEXT NOT NULL,
+	action TEXT NOT NULL,
+	response TEXT NOT NULL,
+	reasoning TEXT NOT NULL,
+	verdicts TEXT NOT NULL,
+	location_id INTEGER NOT NULL,
+	location TEXT NOT NULL,
+	score INTEGER NOT NULL,
+	moves INTEGER NOT NULL,
+	prompt_tokens INTEGER NOT NULL,
+	eval_tokens INTEGER NOT NULL,
+	llm_ms REAL NOT NULL,
+	turn_ms REAL NOT NULL,
+	failed INTEGER NOT NULL,
+	created_at TEXT NOT NULL,
+	PRIMARY KEY (episode, turn)
+);
+CREATE TABLE IF NOT EXISTS notes (
+	id INTEGER PRIMARY KEY,
+	story_md5 TEXT NOT NULL,
+	session_id TEXT NOT NULL,
+	turn_number INTEGER NOT NULL,
+	content TEXT NOT NULL,
+	importance INTEGER NOT NULL,
+	location TEXT NOT NULL,
+	location_id INTEGER NOT NULL,
+	score INTEGER,
+	moves INTEGER,
+	timestamp TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_notes_importance ON notes(story_md5, importance DESC);
+CREATE INDEX IF NOT EXISTS idx_notes_location ON notes(story_md5, location_id);
+`
+
+// OpenRunDB opens (creating if needed) the database at path for a story.
+func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, fmt.Errorf("open run database %q: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run database %q: %w", path, err)
+	}
+	return &RunDB{db: db, story: storyMD5}, nil
+}
+
+// Close closes the database.
+func (r *RunDB) Close() error { return r.db.Close() }
+
+// StartEpisode records a new episode and returns its ID.
+func (r *RunDB) StartEpisode(ctx context.Context, seed int) (int64, error) {
+	res, err := r.db.ExecContext(ctx, `INSERT INTO episodes (story_md5, seed, started_at) VALUES (?, ?, ?)`, r.story, seed, now())
+	if err != nil {
+		return 0, fmt.Errorf("start episode: %w", err)
+	}
+	return res.LastInsertId()
+}
+
+// EndEpisode records how an episode ended.
+func (r *RunDB) EndEpisode(ctx context.Context, id int64, reason string, score, moves, turns int) error {
+	_, err := r.db.ExecContext(ctx, `UPDATE episodes SET ended_at = ?, reason = ?, score = ?, moves = ?, turns = ? WHERE id = ?`, now(), reason, score, moves, turns, id)
+	if err != nil {
+		return fmt.Errorf("end episode %d: %w", id, err)
+	}
+	return nil
+}
+
+// Turn is one row of the turns table.
+type Turn struct {
+	Episode      int64
+	Turn         int
+	Actor        string
+	Action       string
+	Response     string
+	Reasoning    string
+	Verdicts     string // JSON
+	LocationID   int
+	Location     string
+	Score        int
+	Moves        int
+	PromptTokens int
+	EvalTokens   int
+	LLM          time.Duration
+	Duration     time.Duration
+	Failed       bool
+}
+
+// RecordTurn stores a turn; recording the same turn again replaces it (a
+// resumed session never duplicates a turn).
+func (r *RunDB) RecordTurn(ctx context.Context, t Turn) error {
+	_, err := r.db.ExecContext(ctx, `INSERT OR REPLACE INTO turns
+		(episode, turn, actor, action, response, reasoning, verdicts, location_id, location, score, moves, prompt_tokens, eval_tokens, llm_ms, turn_ms, failed, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.Episode, t.Turn, t.Actor, t.Action, t.Response, t.Reasoning, t.Verdicts, t.LocationID, t.Location, t.Score, t.Moves,
+		t.PromptTokens, t.EvalTokens, ms(t.LLM), ms(t.Duration), t.Failed, now())
+	if err != nil {
+		return fmt.Errorf("record turn %d: %w", t.Turn, err)
+	}
+	return nil
+}
+
+// Turns lists an episode's turns in order.
+func (r *RunDB) Turns(ctx context.Context, episode int64) ([]Turn, error) {
+	rows, err := r.db.QueryContext(ctx, `SELECT episode, turn, actor, action, response, reasoning, verdicts, location_id, location, score, moves,
+		prompt_tokens, eval_tokens, llm_ms, turn_ms, failed FROM turns WHERE episode = ? ORDER BY turn`, episode)
+	if err != nil {
+		return nil, fmt.Errorf("list turns: %w", err)
+	}
+	defer rows.Close()
+	var out []Turn
+	for rows.Next() {
+		var t Turn
+		var llmMS, turnMS float64
+		if err := rows.Scan(&t.Episode, &t.Turn, &t.Actor, &t.Action, &t.Response, &t.Reasoning, &t.Verdicts, &t.LocationID, &t.Location,
+			&t.Score, &t.Moves, &t.PromptTokens, &t.EvalTokens, &llmMS, &turnMS, &t.Failed); err != nil {
+			return nil, fmt.Errorf("list turns: %w", err)
+		}
+		t.LLM, t.Duration = time.Duration(llmMS*1e6), time.Duration(turnMS*1e6)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// Note is one of the agent's flagged notes (seed 004).
+type Note struct {
+	ID         int64
+	Session    string
+	Turn       int
+	Content    string
+	Importance int
+	Location   string
+	LocationID int
+	Score      int
+	Moves      int
+	Time       time.Time
+}
+
+// ErrEmptyNote: a note needs some text.
+var ErrEmptyNote = errors.New("empty note")
+
+// Remember stores a note. A near-duplicate of an existing note (the same
+// text, or one containing the other at 80% of its length or more) is not
+// stored again; it raises the existing note's importance instead. It
+// returns the note's ID and whether it was new.
+func (r *RunDB) Remember(ctx context.Context, n Note) (int64, bool, error) {
+	content := strings.TrimSpace(n.Content)
+	if content == "" {
+		return 0, false, ErrEmptyNote
+	}
+	n.Importance = min(max(n.Importance, 1), 1000)
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, false, fmt.Errorf("remember: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT id, content, importance FROM notes WHERE story_md5 = ?`, r.story)
+	if err != nil {
+		return 0, false, fmt.Errorf("remember: %w", err)
+	}
+	var dupID int64
+	dupImportance := 0
+	for rows.Next() {
+		var id int64
+		var c string
+		var imp int
+		if err := rows.Scan(&id, &c, &imp); err != nil {
+			rows.Close()
+			return 0, false, fmt.Errorf("remember: %w", err)
+		}
+		if similar(content, c) {
+			dupID, dupImportance = id, imp
+			break
+		}
+	}
+	rows.Close()
+	if dupID != 0 {
+		if n.Importance > dupImportance {
+			if _, err := tx.ExecContext(ctx, `UPDATE notes SET importance = ? WHERE id = ?`, n.Importance, dupID); err != nil {
+				return 0, false, fmt.Errorf("remember: %w", err)
+			}
+		}
+		return dupID, false, tx.Commit()
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO notes (story_md5, session_id, turn_number, content, importance, location, location_id, score, moves, timestamp)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.story, n.Session, n.Turn, content, n.Importance, n.Location, n.LocationID, n.Score, n.Moves, now())
+	if err != nil {
+		return 0, false, fmt.Errorf("remember: %w", err)
+	}
+	id, _ := res.LastInsertId()
+	return id, true, tx.Commit()
+}
+
+// similar is seed 004's near-duplicate test.
+func similar(a, b string) bool {
+	a, b = strings.ToLower(strings.TrimSpace(a)), strings.ToLower(strings.TrimSpace(b))
+	if a == b {
+		return true
+	}
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	return len(a) > 0 && strings.Contains(a, b) && float64(len(b))/float64(len(a)) > 0.8
+}
+
+// TopNotes returns the most important notes (at most limit).
+func (r *RunDB) TopNotes(ctx context.Context, limit int) ([]Note, error) {
+	return r.notes(ctx, `WHERE story_md5 = ? ORDER BY importance DESC, id LIMIT ?`, r.story, limit)
+}
+
+// NotesAt returns the notes made at a location.
+func (r *RunDB) NotesAt(ctx context.Context, locationID int) ([]Note, error) {
+	return r.notes(ctx, `WHERE story_md5 = ? AND location_id = ? ORDER BY importance DESC, id`, r.story, locationID)
+}
+
+// NoteStats counts the notes and sums their importance.
+func (r *RunDB) NoteStats(ctx context.Context) (count, totalImportance int, err error) {
+	err = r.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(importance), 0) FROM notes WHERE story_md5 = ?`, r.story).Scan(&count, &totalImportance)
+	return count, totalImportance, err
+}
+
+func (r *RunDB) notes(ctx context.Context, where string, args ...any) ([]Note, error) {
+	rows, err := r.db.QueryContext(ctx, `SELECT id, session_id, turn_number, content, importance, location, location_id, COALESCE(score, 0), COALESCE(moves, 0), timestamp FROM notes `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list notes: %w", err)
+	}
+	defer rows.Close()
+	var out []Note
+	for rows.Next() {
+		var n Note
+		var ts string
+		if err := rows.Scan(&n.ID, &n.Session, &n.Turn, &n.Content, &n.Importance, &n.Location, &n.LocationID, &n.Score, &n.Moves, &ts); err != nil {
+			return nil, fmt.Errorf("list notes: %w", err)
+		}
+		n.Time, _ = time.Parse(time.RFC3339Nano, ts)
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
