@@ -46,6 +46,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "play":
 		return cmdPlay(ctx, args[1:], stdin, stdout, stderr)
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "lantern", version)
 		return exitOK
@@ -63,6 +65,7 @@ func usage(w io.Writer) {
 
 Commands:
   play      play a story in line mode (no model): lantern play --plain --story zork1.z3
+  run       let the agent play without the TUI: lantern run --headless --model qwen3:4b
   version   print the version
 
 With no command, lantern plays the default story in line mode.

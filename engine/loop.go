@@ -503,6 +503,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	}
 	e.critic.Observe(before.Location.ID, action, !failed)
 	newRoom := !e.gmap.Known(obs.Location.ID)
+	mapChanged := e.gmap.ProcessTurn(before.Location.ID, action, obs.Location.ID, obs.Location.Name)
 	if newRoom || obs.Score > e.st.bestScore {
 		e.st.lastProgress = turn
 		if obs.Score > e.st.bestScore {
@@ -533,7 +534,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 			e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
 		}
 	}
-	if e.gmap.ProcessTurn(before.Location.ID, action, obs.Location.ID, obs.Location.Name) {
+	if mapChanged {
 		st := e.gmap.Status()
 		e.emit(ctx, MapChanged{Rooms: st.Rooms, Connections: st.Connections})
 	}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/game_files/bindings"
+	"github.com/lantern-if/lantern/llm"
+)
+
+// defaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern.
+func defaultWorkDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "lantern")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "share", "lantern")
+	}
+	return "lantern-data"
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	headless := fs.Bool("headless", false, "run without the TUI (required for now)")
+	asJSON := fs.Bool("json", false, "one JSON object per turn")
+	storyPath := fs.String("story", "", "story file (default: as for play)")
+	seed := fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1")
+	maxTurns := fs.Int("max-turns", 500, "turns per episode")
+	episodes := fs.Int("episodes", 1, "episodes to play")
+	model := fs.String("model", "", "model for every role (default: the configured ones)")
+	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay actions through the full loop")
+	workDir := fs.String("workdir", defaultWorkDir(), "work dir (one folder per story inside)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: lantern run --headless [--json] [--story F] [--seed N] [--max-turns N]
+                   [--episodes N] [--model M] [--agent llm|script:FILE] [--workdir D]
+
+Plays episodes with the agent, without the TUI, printing a line per turn (or
+a JSON object per turn with --json). --agent script:FILE takes the actions
+from FILE while every manager runs (the critic is advisory).
+
+Examples:
+  lantern run --headless --story zork1.z3 --max-turns 50 --model qwen3:4b
+  lantern run --headless --json --agent script:walkthrough.txt --seed 12
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if !*headless {
+		fmt.Fprintln(stderr, "lantern run: only --headless exists so far")
+		return exitUsage
+	}
+	path := *storyPath
+	if path == "" {
+		p, err := defaultStory()
+		if err != nil {
+			fmt.Fprintln(stderr, "lantern run:", err)
+			return exitError
+		}
+		path = p
+	}
+	story, err := loadStory(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern run:", err)
+		return exitError
+	}
+	bs, err := engine.LoadBindings(bindings.FS())
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern run:", err)
+		return exitError
+	}
+	var agent engine.Agent
+	var client *llm.Client
+	if f, ok := strings.CutPrefix(*agentSpec, "script:"); ok {
+		file, err := os.Open(f)
+		if err != nil {
+			fmt.Fprintln(stderr, "lantern run: open script:", err)
+			return exitError
+		}
+		sa, err := engine.NewScriptAgent(file)
+		file.Close()
+		if err != nil {
+			fmt.Fprintln(stderr, "lantern run:", err)
+			return exitError
+		}
+		agent = sa
+	} else if *agentSpec != "llm" {
+		fmt.Fprintf(stderr, "lantern run: --agent %q: want llm or script:FILE\n", *agentSpec)
+		return exitUsage
+	}
+	if agent == nil || *model != "" {
+		roles := config.DefaultRoles()
+		if *model != "" {
+			for k, r := range roles {
+				r.Model = *model
+				roles[k] = r
+			}
+		}
+		client, err = llm.New(llm.Options{Host: os.Getenv("OLLAMA_HOST"), Roles: roles})
+		if err != nil {
+			fmt.Fprintln(stderr, "lantern run:", err)
+			return exitError
+		}
+		if !client.Loopback() {
+			fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", client.Host())
+		}
+	}
+	sess, err := engine.OpenSession(engine.SessionOptions{
+		Story: story, Name: path, Binding: bs.For(story.Info().MD5), WorkDir: *workDir, Client: client, Agent: agent, Autosave: true,
+		Engine: engine.Config{MaxTurns: *maxTurns, Episodes: *episodes, Seed: *seed, CriticThreshold: -0.2},
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern run:", err)
+		return exitError
+	}
+	defer sess.Close()
+	go sess.Engine.Run(ctx)
+	return report(sess.Engine.Events(), *asJSON, stdout, stderr)
+}
+
+// runLine is one turn of `run --json`.
+type runLine struct {
+	Episode      int     `json:"episode,omitempty"`
+	Turn         int     `json:"turn"`
+	Actor        string  `json:"actor"`
+	Action       string  `json:"action"`
+	Score        int     `json:"score"`
+	Moves        int     `json:"moves"`
+	Location     any     `json:"location"`
+	TurnMS       float64 `json:"turn_ms"`
+	LLMMS        float64 `json:"llm_ms"`
+	PromptTokens int     `json:"prompt_tokens"`
+	EvalTokens   int     `json:"eval_tokens"`
+	Ended        string  `json:"ended,omitempty"`
+}
+
+// report prints the engine's turns until it stops.
+func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer) int {
+	enc := json.NewEncoder(stdout)
+	code := exitOK
+	var pending *runLine
+	flush := func() {
+		if pending == nil {
+			return
+		}
+		if asJSON {
+			enc.Encode(pending)
+		} else {
+			fmt.Fprintf(stdout, "T%-4d %-5s %-28q score %d moves %d  L%v  %.0fms (llm %.0fms, %d+%d tokens)\n",
+				pending.Turn, pending.Actor, pending.Action, pending.Score, pending.Moves, pending.Location, pending.TurnMS, pending.LLMMS, pending.PromptTokens, pending.EvalTokens)
+		}
+		pending = nil
+	}
+	for ev := range events {
+		switch v := ev.(type) {
+		case engine.TurnResult:
+			flush()
+			if v.Turn == 0 {
+				continue
+			}
+			o := v.Observation
+			pending = &runLine{Turn: v.Turn, Actor: string(v.Actor), Action: v.Action, Score: o.Score, Moves: o.Moves,
+				Location: o.Location.ID, TurnMS: ms(v.Duration), LLMMS: ms(v.LLMTime), Ended: string(o.Ended)}
+			if asJSON {
+				pending.Location = o.Location
+			}
+		case engine.MetricsUpdated:
+			if pending != nil {
+				pending.PromptTokens, pending.EvalTokens = v.LLM.PromptTokens, v.LLM.EvalTokens
+			}
+		case engine.ErrorEvent:
+			fmt.Fprintln(stderr, "lantern run:", v.Err)
+			if v.Fatal {
+				code = exitError
+			}
+		case engine.EpisodeEnded:
+			flush()
+			if !asJSON {
+				fmt.Fprintf(stdout, "episode %d ended (%s): score %d in %d moves, %d turns\n", v.Episode, v.Reason, v.Score, v.Moves, v.Turns)
+			}
+		case engine.Idle:
+			// Headless runs never pause on their own; a pause after repeated
+			// model failures ends the run.
+			flush()
+			fmt.Fprintln(stderr, "lantern run: paused after repeated failures; stopping")
+			return exitError
+		case engine.Stopped:
+			flush()
+			if v.Err != nil {
+				fmt.Fprintln(stderr, "lantern run:", v.Err)
+				code = exitError
+			}
+		}
+	}
+	return code
+}
+
+func ms(d interface{ Seconds() float64 }) float64 { return d.Seconds() * 1000 }
