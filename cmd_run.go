@@ -33,7 +33,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	headless := fs.Bool("headless", false, "run without the TUI (required for now)")
 	asJSON := fs.Bool("json", false, "one JSON object per turn")
-	storyPath := fs.String("story", "", "story file (default: as for play)")
+	storyPath := fs.String("story", "", "story file (default: the built-in demo)")
 	seed := fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1")
 	maxTurns := fs.Int("max-turns", 500, "turns per episode")
 	episodes := fs.Int("episodes", 1, "episodes to play")
@@ -66,16 +66,7 @@ Flags:
 		fmt.Fprintln(stderr, "lantern run: only --headless exists so far")
 		return exitUsage
 	}
-	path := *storyPath
-	if path == "" {
-		p, err := defaultStory()
-		if err != nil {
-			fmt.Fprintln(stderr, "lantern run:", err)
-			return exitError
-		}
-		path = p
-	}
-	story, err := loadStory(path)
+	story, path, err := openStory(*storyPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern run:", err)
 		return exitError

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/bindings"
+	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/internal/lineplay"
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -79,7 +80,7 @@ func cmdPlay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs := flag.NewFlagSet("play", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	plain := fs.Bool("plain", false, "line mode: commands from stdin or --script, story text to stdout")
-	storyPath := fs.String("story", "", "story file (default: the first story in game_files/ or the shared stories)")
+	storyPath := fs.String("story", "", "story file (default: the built-in demo)")
 	seed := fs.Int("seed", -1, "random seed with frotz -s semantics (negative: from the clock)")
 	script := fs.String("script", "", "read commands from this file instead of stdin")
 	asJSON := fs.Bool("json", false, "print one JSON object per turn instead of the story text")
@@ -112,16 +113,7 @@ Flags:
 		fmt.Fprintln(stderr, "lantern play: only --plain (line mode) exists so far")
 		return exitUsage
 	}
-	path := *storyPath
-	if path == "" {
-		p, err := defaultStory()
-		if err != nil {
-			fmt.Fprintln(stderr, "lantern play:", err)
-			return exitError
-		}
-		path = p
-	}
-	story, err := loadStory(path)
+	story, path, err := openStory(*storyPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern play:", err)
 		return exitError
@@ -195,6 +187,20 @@ func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir stri
 	return sc.Err()
 }
 
+// openStory loads the named story, or the built-in demo when none is named.
+// It returns the name the story goes by (for saves and the work dir).
+func openStory(path string) (*zmachine.Story, string, error) {
+	if path == "" {
+		s, err := zmachine.LoadStory(demo.Story())
+		if err != nil {
+			return nil, "", fmt.Errorf("load the built-in demo: %w", err)
+		}
+		return s, demo.FileName, nil
+	}
+	s, err := loadStory(path)
+	return s, path, err
+}
+
 func loadStory(path string) (*zmachine.Story, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -210,26 +216,4 @@ func loadStory(path string) (*zmachine.Story, error) {
 func saveName(story string) string {
 	base := filepath.Base(story)
 	return base[:len(base)-len(filepath.Ext(base))] + ".qzl"
-}
-
-// defaultStory finds a story to play when none is named: the first in
-// game_files/, else the shared stories (LANTERN_SHARED or ../shared).
-func defaultStory() (string, error) {
-	dirs := []string{"game_files"}
-	if d := os.Getenv("LANTERN_SHARED"); d != "" {
-		dirs = append(dirs, filepath.Join(d, "stories"))
-	}
-	dirs = append(dirs, filepath.Join("..", "shared", "stories"))
-	for _, d := range dirs {
-		var found []string
-		for _, pat := range []string{"*.z[1-8]", "*.dat"} {
-			m, _ := filepath.Glob(filepath.Join(d, pat))
-			found = append(found, m...)
-		}
-		sort.Strings(found)
-		if len(found) > 0 {
-			return found[0], nil
-		}
-	}
-	return "", errors.New("no story file found in game_files/ or the shared stories; name one with --story FILE")
 }
