@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/bindings"
