@@ -177,7 +177,11 @@ func (e *Env) Autosave() error {
 	if e.opts.SaveDir == "" {
 		return ErrNoSaveDir
 	}
-	return e.writeFile(AutosaveName, e.m.SaveQuetzal())
+	if err := os.MkdirAll(e.opts.SaveDir, 0o755); err != nil {
+		return err
+	}
+	// Rewritten every turn: atomic against a kill, not synced (see Replace).
+	return atomicfile.Replace(filepath.Join(e.opts.SaveDir, AutosaveName), e.m.SaveQuetzal(), 0o644)
 }
 
 func atomicWrite(path string, data []byte) error { return atomicfile.Write(path, data, 0o644, true) }

@@ -176,5 +176,5 @@ func (s *Session) exportState(rec TurnRecord) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(s.Dir, "current_state.json"), data, 0o644, false)
+	return atomicfile.Replace(filepath.Join(s.Dir, "current_state.json"), data, 0o644)
 }

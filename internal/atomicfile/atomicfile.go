@@ -8,17 +8,34 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
-// Write replaces path with data atomically. With backup, the previous
-// content (if any) is kept as path+".backup".
+// Write replaces path with data atomically and durably (the data and the
+// rename are synced to disk). With backup, the previous content (if any) is
+// kept as path+".backup".
 func Write(path string, data []byte, perm os.FileMode, backup bool) error {
+	return write(path, data, perm, backup, true)
+}
+
+// Replace replaces path with data atomically but without syncing: a killed
+// process never leaves a torn or missing file, though a power cut may undo
+// the last replacement. It suits files rewritten every turn (the autosave,
+// current_state.json), where a sync per turn would cost more than the turn.
+func Replace(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false, false)
+}
+
+func write(path string, data []byte, perm os.FileMode, backup, sync bool) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	// One temporary name per process: a process never writes the same file
+	// from two goroutines at once, and a leftover from a killed process is
+	// simply truncated by the next writer with its pid.
+	name := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid()))
+	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return fmt.Errorf("write %q: %w", path, err)
 	}
-	name := tmp.Name()
 	fail := func(err error) error {
 		tmp.Close()
 		os.Remove(name)
@@ -27,11 +44,10 @@ func Write(path string, data []byte, perm os.FileMode, backup bool) error {
 	if _, err := tmp.Write(data); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(name)
@@ -48,6 +64,9 @@ func Write(path string, data []byte, perm os.FileMode, backup bool) error {
 	if err := os.Rename(name, path); err != nil {
 		os.Remove(name)
 		return fmt.Errorf("write %q: %w", path, err)
+	}
+	if !sync {
+		return nil
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync() // make the rename durable where the platform allows

@@ -30,3 +30,18 @@ func TestWriteIntoMissingDirFails(t *testing.T) {
 		t.Fatal("want an error for a missing directory")
 	}
 }
+
+func TestReplaceIsAtomicWithoutBackup(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "autosave.qzl")
+	for _, v := range []string{"a", "b"} {
+		if err := Replace(p, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := os.ReadFile(p)
+	entries, _ := os.ReadDir(dir)
+	if string(got) != "b" || len(entries) != 1 {
+		t.Fatalf("content %q, %d entries; want b and no backup or temp", got, len(entries))
+	}
+}

@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/llm/llmtest"
+	"github.com/lantern-if/lantern/managers/mapper"
+)
+
+func fakeClient(t testing.TB) (*llm.Client, *llmtest.Server) {
+	t.Helper()
+	s := llmtest.New(t)
+	s.AddModel("fake", 8192)
+	roles := config.DefaultRoles()
+	for k, r := range roles {
+		r.Model, r.Timeout = "fake", 10*time.Second
+		roles[k] = r
+	}
+	c, err := llm.New(llm.Options{Host: s.Host(), Roles: roles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, s
+}
+
+// TestScriptedZorkThroughEveryManager replays the walkthrough through the
+// whole loop with a (scripted) critic model: 350 points, every turn in the
+// database, every move on the map.
+func TestScriptedZorkThroughEveryManager(t *testing.T) {
+	story, _ := zork(t)
+	cmds := walkthrough(t)
+	client, fake := fakeClient(t)
+	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 0.4, "justification": "fine"}`})
+	agent, _ := NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(),
+		Client: client, Agent: agent, Autosave: true, Engine: Config{Seed: 12, CriticThreshold: -0.2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	go sess.Engine.Run(context.Background())
+	type move struct {
+		from   int
+		action string
+		to     int
+	}
+	var moves []move
+	var last TurnResult
+	prev := 0
+	for ev := range sess.Engine.Events() {
+		switch v := ev.(type) {
+		case TurnResult:
+			if v.Turn > 0 && v.Observation.Location.ID != prev && !v.Observation.Meta {
+				moves = append(moves, move{prev, v.Action, v.Observation.Location.ID})
+			}
+			prev = v.Observation.Location.ID
+			last = v
+		case ErrorEvent:
+			t.Errorf("error: %v", v.Err)
+		}
+	}
+	if last.Observation.Score != 350 {
+		t.Fatalf("final score %d, want 350", last.Observation.Score)
+	}
+	turns, err := sess.DB.Turns(context.Background(), 1)
+	if err != nil || len(turns) != len(cmds) {
+		t.Fatalf("database holds %d turns, want %d (%v)", len(turns), len(cmds), err)
+	}
+	for _, mv := range moves {
+		if got := sess.Map.Exits(mv.from)[mapper.NormalizeAction(mv.action)]; got != mv.to {
+			t.Errorf("map: %q from L%d leads to L%d, want L%d", mv.action, mv.from, got, mv.to)
+		}
+		if !sess.Map.Known(mv.to) {
+			t.Errorf("map lacks room L%d", mv.to)
+		}
+	}
+	if n := len(fake.ChatRequests()); n < len(cmds)/2 {
+		t.Errorf("the critic model was asked %d times; every manager should run", n)
+	}
+}
+
+// cycleAgent proposes its actions in turn, at once.
+type cycleAgent struct {
+	actions []string
+	n       int
+}
+
+func (c *cycleAgent) Propose(_ context.Context, _ []llm.Message, _ []string, _ int, _ func(llm.Delta)) (Proposal, error) {
+	a := c.actions[c.n%len(c.actions)]
+	c.n++
+	return Proposal{Action: a, Reasoning: "benchmark", Remember: "The mailbox opens and closes", RememberImportance: 10}, nil
+}
+
+func (*cycleAgent) Scripted() bool { return false }
+
+// BenchmarkTurnOverhead is one turn with a zero-latency model: every
+// manager on, files and database written.
+func BenchmarkTurnOverhead(b *testing.B) {
+	story, _ := zork(b)
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(b), WorkDir: b.TempDir(),
+		Agent: &cycleAgent{actions: []string{"open mailbox", "close mailbox"}}, Autosave: true,
+		Engine: Config{Seed: 12, CriticThreshold: -0.2, StartPaused: true}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go sess.Engine.Run(ctx)
+	waitIdle := func() {
+		for ev := range sess.Engine.Events() {
+			if _, ok := ev.(Idle); ok {
+				return
+			}
+		}
+	}
+	waitIdle()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sess.Engine.Send(ctx, Step{})
+		waitIdle()
+	}
+}
