@@ -10,10 +10,12 @@ import (
 	"github.com/lantern-if/lantern/managers/mapper"
 )
 
-// CriticReply is the critic model's judgement.
+// CriticReply is the critic model's judgement. The score is an integer
+// from -10 to 10 (read as -1.0 to 1.0): grammar-constrained decoding
+// enforces integer ranges, not ranges of real numbers.
 type CriticReply struct {
-	Score         float64 `json:"score" minimum:"-1" maximum:"1" desc:"-1 bad to 1 good"`
-	Justification string  `json:"justification" maxLength:"300"`
+	Score         int    `json:"score" minimum:"-10" maximum:"10" desc:"-10 useless or harmful, 10 clearly useful"`
+	Justification string `json:"justification" maxLength:"300"`
 }
 
 // Verdict is the critic's decision on one proposal.
@@ -133,15 +135,16 @@ func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt string, action st
 		return Verdict{Action: action, Score: 0, Justification: "no critic model", Accepted: true, Stage: "ground-truth"}, nil
 	}
 	msgs := []llm.Message{
-		llm.System("You judge a proposed command in a text adventure. Score from -1 (pointless, impossible or dangerous) to 1 (clearly useful). Reply with JSON: score, justification."),
+		llm.System("You judge a proposed command in a text adventure. Score it from -10 (pointless, impossible or dangerous) to 10 (clearly useful). Reply with JSON: score, justification."),
 		llm.User(prompt + "\n\nProposed command: " + action),
 	}
 	r, _, err := llm.Structured[CriticReply](ctx, c.client, llm.Request{Role: config.RoleCritic, Messages: msgs, Turn: turn})
 	if err != nil {
 		return Verdict{}, err
 	}
-	v := Verdict{Action: action, Score: r.Score, Justification: r.Justification, Stage: "model"}
-	v.Accepted = r.Score >= c.Threshold()
+	score := float64(r.Score) / 10
+	v := Verdict{Action: action, Score: score, Justification: r.Justification, Stage: "model"}
+	v.Accepted = score >= c.Threshold()
 	switch {
 	case !v.Accepted && advisory:
 		v.Accepted, v.Stage = true, "advisory"

@@ -35,7 +35,7 @@ func TestScriptedZorkThroughEveryManager(t *testing.T) {
 	story, _ := zork(t)
 	cmds := walkthrough(t)
 	client, fake := fakeClient(t)
-	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 0.4, "justification": "fine"}`})
+	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 4, "justification": "fine"}`})
 	agent, _ := NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
 	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(),
 		Client: client, Agent: agent, Autosave: true, Engine: Config{Seed: 12, CriticThreshold: -0.2}})

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/llm/llmtest"
+)
+
+// listAgent proposes its actions in order, one per call.
+type listAgent struct {
+	actions  []string
+	rejected [][]string
+}
+
+func (l *listAgent) Propose(_ context.Context, _ []llm.Message, rejected []string, _ int, _ func(llm.Delta)) (Proposal, error) {
+	l.rejected = append(l.rejected, rejected)
+	a := l.actions[0]
+	l.actions = l.actions[1:]
+	return Proposal{Action: a}, nil
+}
+
+func (*listAgent) Scripted() bool { return false }
+
+func critique(score int) llmtest.Reply {
+	return llmtest.Reply{Content: `{"score": ` + strconv.Itoa(score) + `, "justification": "because"}`}
+}
+
+// oneTurn plays one agent turn and returns its verdicts and the action played.
+func oneTurn(t *testing.T, agent Agent, client *llm.Client) ([]CriticVerdict, string) {
+	t.Helper()
+	env := startEnvUnstarted(t)
+	e := New(Config{StartPaused: true, CriticThreshold: -0.2}, env, agent, NewCritic(client, -0.2), client, nil, Hooks{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.Run(ctx)
+	var verdicts []CriticVerdict
+	played := ""
+	idle := 0
+	for ev := range e.Events() {
+		switch v := ev.(type) {
+		case CriticVerdict:
+			verdicts = append(verdicts, v)
+		case TurnResult:
+			if v.Turn > 0 {
+				played = v.Action
+			}
+		case Idle:
+			idle++
+			if idle == 1 {
+				e.Send(ctx, Step{})
+			} else {
+				return verdicts, played
+			}
+		}
+	}
+	return verdicts, played
+}
+
+func TestCriticRejectsAndRetries(t *testing.T) {
+	client, fake := fakeClient(t)
+	fake.On("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": -8, "justification": "pointless"}`}, critique(6))
+	agent := &listAgent{actions: []string{"wait", "open mailbox"}}
+	verdicts, played := oneTurn(t, agent, client)
+	if len(verdicts) != 2 || verdicts[0].Accepted || !verdicts[1].Accepted || played != "open mailbox" {
+		t.Fatalf("verdicts %+v, played %q", verdicts, played)
+	}
+	if len(agent.rejected[1]) != 1 {
+		t.Errorf("the second proposal should know the first was rejected: %v", agent.rejected)
+	}
+}
+
+func TestCriticCapTakesTheBest(t *testing.T) {
+	client, fake := fakeClient(t)
+	fake.On("critic", llmtest.Role(config.RoleCritic),
+		llmtest.Reply{Content: `{"score": -9, "justification": "no"}`},
+		llmtest.Reply{Content: `{"score": -3, "justification": "meh"}`},
+		llmtest.Reply{Content: `{"score": -7, "justification": "no"}`})
+	agent := &listAgent{actions: []string{"wait", "open mailbox", "look"}}
+	verdicts, played := oneTurn(t, agent, client)
+	if len(verdicts) != 3 || played != "open mailbox" {
+		t.Fatalf("after 3 rejections the best (open mailbox, -0.3) should be played: %+v, played %q", verdicts, played)
+	}
+}
+
+func TestCriticGroundTruthSkipsTheModel(t *testing.T) {
+	client, fake := fakeClient(t)
+	fake.On("critic", llmtest.Role(config.RoleCritic), critique(5))
+	agent := &listAgent{actions: []string{"xyzzyplugh mailbox", "take sword", "open mailbox"}}
+	verdicts, played := oneTurn(t, agent, client)
+	if len(verdicts) != 3 || verdicts[0].Stage != "ground-truth" || verdicts[1].Stage != "ground-truth" || verdicts[2].Stage != "model" {
+		t.Fatalf("verdicts %+v", verdicts)
+	}
+	if played != "open mailbox" || len(fake.ChatRequests()) != 1 {
+		t.Errorf("played %q with %d model calls; the unknown word and the sword not in scope need no model", played, len(fake.ChatRequests()))
+	}
+}
+
+func TestCriticOverrideRateLowersThreshold(t *testing.T) {
+	c := NewCritic(nil, -0.2)
+	for i := 0; i < 6; i++ {
+		v := Verdict{Action: "a", Score: -0.9}
+		c.reject(i, "open door", v)
+		c.Observe(i, "open door", i%3 != 0) // 4 of 6 rejections were wrong
+	}
+	if r := c.OverrideRate(); r < 0.66 || r > 0.67 {
+		t.Fatalf("override rate %v, want 4/6", r)
+	}
+	if th := c.Threshold(); th > -0.5 {
+		t.Errorf("threshold %v should drop when most rejections were wrong", th)
+	}
+	fresh := NewCritic(nil, -0.2)
+	if fresh.Threshold() != -0.2 {
+		t.Errorf("a critic with no record keeps its threshold")
+	}
+}
+
+func TestCriticLetsTheAgentInsistOnce(t *testing.T) {
+	client, fake := fakeClient(t)
+	fake.On("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": -6, "justification": "no"}`}, llmtest.Reply{Content: `{"score": -6, "justification": "no"}`})
+	agent := &listAgent{actions: []string{"open mailbox", "open mailbox"}}
+	verdicts, played := oneTurn(t, agent, client)
+	if len(verdicts) != 2 || verdicts[1].Stage != "insist" || played != "open mailbox" {
+		t.Fatalf("verdicts %+v played %q", verdicts, played)
+	}
+}
