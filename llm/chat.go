@@ -186,7 +186,7 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 	if m.PromptTokens == 0 {
 		m.PromptTokens, m.PromptEstimated = estimateTokens(req), true
 	}
-	if reply.Content == "" && len(reply.ToolCalls) == 0 {
+	if reply.Content == "" && reply.Thinking == "" && len(reply.ToolCalls) == 0 {
 		return Reply{}, ErrEmptyReply
 	}
 	return reply, nil
