@@ -1,5 +1,6 @@
 # Lantern — the common tasks. `make run` starts Lantern, `make test` runs every test
-# (installing what the tests need first).
+# (installing what the tests need first: dfrotz, and the Ollama test server, which
+# is built once from the Go module proxy and cached outside the repo).
 GO ?= go
 
 .PHONY: run test bench lint build
@@ -12,7 +13,7 @@ build:
 
 test:
 	./scripts/test-deps.sh
-	$(GO) test -race -timeout 40m ./...
+	./scripts/with-ollama.sh $(GO) test -race -timeout 60m ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

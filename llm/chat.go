@@ -149,6 +149,11 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 	done := false
 	var content, thinking []byte
 	err = c.api.Chat(ctx, ar, func(r api.ChatResponse) error {
+		// The api client does not stop reading on cancellation by itself:
+		// returning the context's error ends the stream at once.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if r.Message.Content != "" || r.Message.Thinking != "" {
 			content = append(content, r.Message.Content...)
 			thinking = append(thinking, r.Message.Thinking...)

@@ -28,7 +28,7 @@ func e2eClient(t *testing.T, model string, think config.Think) *llm.Client {
 	}
 	roles := config.DefaultRoles()
 	for k, r := range roles {
-		r.Model, r.Think, r.NumPredict, r.Seed, r.Timeout = model, think, 256, 7, 2*time.Minute
+		r.Model, r.Think, r.NumPredict, r.Seed, r.Timeout = model, think, 384, 7, 2*time.Minute
 		roles[k] = r
 	}
 	c, err := llm.New(llm.Options{Host: os.Getenv("OLLAMA_HOST"), Roles: roles})
@@ -125,6 +125,57 @@ func TestE2ECancellationStopsTheStream(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("cancelling did not end the stream")
+	}
+}
+
+// recallArgs are a tool's arguments; the pattern keeps braces out of the
+// strings (Ollama's tool parser counts braces inside strings).
+type recallArgs struct {
+	Location string `json:"location" pattern:"^[A-Za-z0-9 ]{1,20}$"`
+}
+
+// callShape is a format shaped like a tool call, which makes even a random
+// model call the tool.
+type callShape struct {
+	Name      string     `json:"name" enum:"recall_memories"`
+	Arguments recallArgs `json:"arguments"`
+}
+
+func TestE2EToolCallRoundTrip(t *testing.T) {
+	c := e2eClient(t, tinyModel, config.ThinkOff)
+	var got string
+	tool, err := llm.NewTool("recall_memories", "memories about a location", func(_ context.Context, a recallArgs) (string, error) {
+		got = a.Location
+		return "The mailbox holds a leaflet.", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape, err := llm.SchemaOf(callShape{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	req := llm.Request{Role: config.RoleRetriever, Messages: []llm.Message{llm.User("What do you remember about West of House?")}, Tools: []llm.Tool{tool}, Format: shape}
+	first, err := c.Chat(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.ToolCalls) != 1 || first.ToolCalls[0].Name != "recall_memories" {
+		t.Fatalf("want one real tool call, got %+v (content %q)", first.ToolCalls, first.Content)
+	}
+	result, err := tool.Run(ctx, first.ToolCalls[0].Arguments)
+	if err != nil || got == "" {
+		t.Fatalf("tool run: %q, %v (arguments %s)", result, err, first.ToolCalls[0].Arguments)
+	}
+	msgs := append(req.Messages, llm.Message{Role: "assistant", ToolCalls: first.ToolCalls},
+		llm.Message{Role: "tool", ToolName: "recall_memories", Content: result})
+	answer, _, err := llm.Structured[e2eProposal](ctx, c, llm.Request{Role: config.RoleRetriever, Messages: msgs})
+	if err != nil {
+		t.Fatalf("answer after the tool result: %v", err)
+	}
+	if answer.Category == "" {
+		t.Errorf("answer %+v", answer)
 	}
 }
 

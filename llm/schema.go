@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +32,7 @@ type Schema struct {
 	Items       *Schema            `json:"items,omitempty"`
 	Enum        []string           `json:"enum,omitempty"`
 	MaxLength   *int               `json:"maxLength,omitempty"`
+	Pattern     string             `json:"pattern,omitempty"`
 	MaxItems    *int               `json:"maxItems,omitempty"`
 	Minimum     *float64           `json:"minimum,omitempty"`
 	Maximum     *float64           `json:"maximum,omitempty"`
@@ -130,6 +132,7 @@ func schemaOf(t reflect.Type, depth int) (*Schema, error) {
 
 func applyTags(s *Schema, tag reflect.StructTag) error {
 	s.Description = tag.Get("desc")
+	s.Pattern = tag.Get("pattern")
 	if e := tag.Get("enum"); e != "" {
 		s.Enum = strings.Split(e, ",")
 	}
@@ -216,6 +219,11 @@ func (s *Schema) validate(v any, path string) error {
 		}
 		if len(s.Enum) > 0 && !containsString(s.Enum, str) {
 			return fmt.Errorf("%s: %q is not one of %s", path, str, strings.Join(s.Enum, ", "))
+		}
+		if s.Pattern != "" {
+			if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(str) {
+				return fmt.Errorf("%s: %q does not match %s", path, str, s.Pattern)
+			}
 		}
 		if s.MaxLength != nil && len([]rune(str)) > *s.MaxLength {
 			return fmt.Errorf("%s: %d characters, at most %d", path, len([]rune(str)), *s.MaxLength)
