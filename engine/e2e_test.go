@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/game_files/bindings"
+	"github.com/lantern-if/lantern/game_files/demo"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+// e2eRoles points every role at the tiny test model (see
+// scripts/ollama-test-server.sh); the test skips without the server.
+func e2eClient(t *testing.T) *llm.Client {
+	t.Helper()
+	if os.Getenv("LANTERN_OLLAMA_E2E") != "1" || os.Getenv("OLLAMA_HOST") == "" {
+		t.Skip("set LANTERN_OLLAMA_E2E=1 and OLLAMA_HOST (scripts/ollama-test-server.sh start)")
+	}
+	roles := config.DefaultRoles()
+	for k, r := range roles {
+		// A fixed num_ctx: a changing one makes the server reload the model.
+		r.Model, r.Think, r.NumPredict, r.Seed, r.Timeout, r.NumCtx = "lantern-tiny", config.ThinkOff, 1200, 3, 2*time.Minute, 4096
+		roles[k] = r
+	}
+	c, err := llm.New(llm.Options{Host: os.Getenv("OLLAMA_HOST"), Roles: roles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestE2ERoleSchemasDecode: every role's reply schema decodes 20 of 20
+// times from the real server.
+func TestE2ERoleSchemasDecode(t *testing.T) {
+	c := e2eClient(t)
+	ctx := context.Background()
+	msgs := []llm.Message{llm.User("West of House. There is a small mailbox here.")}
+	checks := map[string]func(int) error{
+		config.RoleAgent: func(i int) error {
+			_, _, err := llm.Structured[Proposal](ctx, c, llm.Request{Role: config.RoleAgent, Messages: msgs, Turn: i})
+			return err
+		},
+		config.RoleCritic: func(i int) error {
+			_, _, err := llm.Structured[CriticReply](ctx, c, llm.Request{Role: config.RoleCritic, Messages: msgs, Turn: i})
+			return err
+		},
+	}
+	for role, check := range checks {
+		for i := 0; i < 20; i++ {
+			if err := check(i); err != nil {
+				t.Fatalf("%s, call %d of 20: %v", role, i+1, err)
+			}
+		}
+	}
+}
+
+// TestE2EHeadlessThirtyTurns plays 30 agent turns on the demo with the tiny
+// model.
+func TestE2EHeadlessThirtyTurns(t *testing.T) {
+	c := e2eClient(t)
+	story, err := zmachine.LoadStory(demo.Story())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := LoadBindings(bindings.FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := OpenSession(SessionOptions{Story: story, Name: demo.FileName, Binding: bs.For(story.Info().MD5), WorkDir: t.TempDir(), Client: c,
+		Engine: Config{MaxTurns: 30, Seed: 1, CriticThreshold: -0.2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	go sess.Engine.Run(context.Background())
+	turns := 0
+	for ev := range sess.Engine.Events() {
+		switch v := ev.(type) {
+		case TurnResult:
+			if v.Turn > 0 {
+				turns++
+			}
+		case Idle:
+			t.Fatalf("the engine paused after %d turns (repeated model failures)", turns)
+		}
+	}
+	t.Logf("model calls: %+v", c.Metrics.All())
+	if turns != 30 {
+		t.Fatalf("%d turns, want 30", turns)
+	}
+}
