@@ -164,10 +164,44 @@ type SetModel struct{ Role, Model string }
 // Quit ends the engine after flushing its files.
 type Quit struct{}
 
-func (Pause) isCommand()      {}
-func (Resume) isCommand()     {}
-func (Step) isCommand()       {}
-func (Override) isCommand()   {}
-func (CancelTurn) isCommand() {}
-func (SetModel) isCommand()   {}
-func (Quit) isCommand()       {}
+// MemoryEdit changes a memory by hand (or, with Supersede, writes a new
+// memory that supersedes the one named by Title, "by human"). Delete removes
+// it (Undo brings the last deletion back). Location is the memory's
+// location ID; Title names the memory there.
+type MemoryEdit struct {
+	Location int
+	Title    string
+	NewTitle string // Edit/Supersede: the (new) title
+	Text     string // Edit/Supersede: the (new) text
+	Category string // Edit/Supersede: SUCCESS, FAILURE, DISCOVERY, DANGER, NOTE
+	Status   string // SetStatus: ACTIVE, TENTATIVE, SUPERSEDED
+	Op       MemoryOp
+}
+
+// MemoryOp is what a MemoryEdit does.
+type MemoryOp string
+
+const (
+	MemoryAdd       MemoryOp = "add"
+	MemoryEditText  MemoryOp = "edit"
+	MemorySupersede MemoryOp = "supersede"
+	MemorySetStatus MemoryOp = "status"
+	MemoryDelete    MemoryOp = "delete"
+	MemoryUndo      MemoryOp = "undo"
+)
+
+// ObjectiveEdit adds, completes or drops an objective by hand.
+type ObjectiveEdit struct {
+	Op   string // "add", "complete", "drop"
+	Text string // add: the objective; complete/drop: its text or ID
+}
+
+func (Pause) isCommand()         {}
+func (Resume) isCommand()        {}
+func (Step) isCommand()          {}
+func (Override) isCommand()      {}
+func (CancelTurn) isCommand()    {}
+func (SetModel) isCommand()      {}
+func (Quit) isCommand()          {}
+func (MemoryEdit) isCommand()    {}
+func (ObjectiveEdit) isCommand() {}

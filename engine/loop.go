@@ -38,6 +38,9 @@ type Hooks struct {
 	AfterTurn func(ctx context.Context, rec TurnRecord) ([]Event, error)
 	// EpisodeEnded runs when an episode ends.
 	EpisodeEnded func(ctx context.Context, ep EpisodeEnded) error
+	// Edit applies a person's memory or objective edit (at a turn boundary
+	// or while the agent thinks); the events it returns are sent.
+	Edit func(ctx context.Context, c Command) ([]Event, error)
 }
 
 // TurnRecord is a played turn, for the managers and the run database.
@@ -306,8 +309,30 @@ func (e *Engine) apply(c Command) bool {
 	case Quit:
 		e.quitting = true
 		return true
+	case MemoryEdit, ObjectiveEdit:
+		e.edit(c)
 	}
 	return false
+}
+
+// edit hands a person's edit to the hook that owns that data.
+func (e *Engine) edit(c Command) {
+	if e.hooks.Edit == nil {
+		return
+	}
+	evs, err := e.hooks.Edit(context.Background(), c)
+	for _, ev := range evs {
+		select {
+		case e.events <- ev:
+		default:
+		}
+	}
+	if err != nil {
+		select {
+		case e.events <- ErrorEvent{Turn: e.st.Turn, Err: err}:
+		default:
+		}
+	}
 }
 
 var errAbandoned = errors.New("proposal abandoned")
