@@ -118,8 +118,16 @@ func schemaOf(t reflect.Type, depth int) (*Schema, error) {
 			if err != nil {
 				return nil, fmt.Errorf("schema: field %s: %w", f.Name, err)
 			}
-			if err := applyTags(ps, f.Tag); err != nil {
+			tagged := ps
+			if ps.Type == "array" && ps.Items != nil && ps.Items.Type == "string" {
+				tagged = ps.Items // a list of strings: the string tags describe its items
+			}
+			if err := applyTags(tagged, f.Tag); err != nil {
 				return nil, fmt.Errorf("schema: field %s: %w", f.Name, err)
+			}
+			if tagged != ps {
+				ps.MaxItems, ps.Description = tagged.MaxItems, tagged.Description
+				tagged.MaxItems, tagged.Description = nil, ""
 			}
 			s.Properties[name] = ps
 			s.order = append(s.order, name)

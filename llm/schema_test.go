@@ -80,3 +80,18 @@ func TestExtractJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestSchemaListOfStrings(t *testing.T) {
+	type reply struct {
+		Titles []string `json:"titles" maxItems:"3" maxLength:"10"`
+	}
+	s, err := SchemaOf(reply{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Properties["titles"]
+	if p.MaxItems == nil || *p.MaxItems != 3 || p.Items.MaxLength == nil || *p.Items.MaxLength != 10 || p.MaxLength != nil || p.Items.MaxItems != nil {
+		js, _ := json.Marshal(s)
+		t.Fatalf("list-of-strings tags misplaced: %s", js)
+	}
+}
