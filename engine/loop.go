@@ -56,6 +56,7 @@ type TurnRecord struct {
 	After      Observation
 	Failed     bool // no world change, no score change, no move
 	Repeated   bool // the same action had already failed here
+	NewRoom    bool // the destination was not on the map before
 	Duration   time.Duration
 	LLMTime    time.Duration
 	LLMMetrics llm.Summary
@@ -544,7 +545,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	}
 	llmTime := e.llmTime() - llmBefore
 	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts,
-		Before: before, After: obs, Failed: failed, Repeated: repeated, Duration: time.Since(start), LLMTime: llmTime}
+		Before: before, After: obs, Failed: failed, Repeated: repeated, NewRoom: newRoom, Duration: time.Since(start), LLMTime: llmTime}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}

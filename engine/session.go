@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -31,16 +33,20 @@ type SessionOptions struct {
 	Agent    Agent       // nil: an LLMAgent over Client
 	Engine   Config
 	Autosave bool
+	// MemoryWindow is memory_history_window (DESIGN.md §5: 3).
+	MemoryWindow int
 }
 
 // Session is an open run.
 type Session struct {
-	Dir    string // <workdir>/<story>-r<release>
-	Env    *Env
-	DB     *memory.RunDB
-	Map    *mapper.Map
-	Engine *Engine
+	Dir      string // <workdir>/<story>-r<release>
+	Env      *Env
+	DB       *memory.RunDB
+	Memories *memory.Store
+	Map      *mapper.Map
+	Engine   *Engine
 
+	synth   *memsynth.Synthesizer
 	episode int64
 	id      StoryIdentity
 }
@@ -76,26 +82,40 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Dir: dir, Env: env, DB: db, Map: mapper.New(), id: env.Story()}
+	store, err := memory.Open(filepath.Join(dir, "Memories.md"))
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	window := opts.MemoryWindow
+	if window <= 0 {
+		window = 3
+	}
+	s := &Session{Dir: dir, Env: env, DB: db, Memories: store, Map: mapper.New(), id: env.Story(),
+		synth: memsynth.New(opts.Client, store, window)}
 	agent := opts.Agent
 	if agent == nil {
 		if opts.Client == nil {
-			db.Close()
+			s.Close()
 			return nil, fmt.Errorf("open session: an LLM agent needs a model client")
 		}
 		agent = LLMAgent{Client: opts.Client}
 	}
 	critic := NewCritic(opts.Client, opts.Engine.CriticThreshold)
 	s.Engine = New(opts.Engine, env, agent, critic, opts.Client, s.Map, Hooks{
-		Notes:        s.notes,
-		AfterTurn:    s.afterTurn,
-		EpisodeEnded: s.episodeEnded,
+		LocationMemory: store.LocationMemory,
+		Notes:          s.notes,
+		AfterTurn:      s.afterTurn,
+		EpisodeEnded:   s.episodeEnded,
+		Edit:           s.edit,
 	})
 	return s, nil
 }
 
-// Close closes the run database.
-func (s *Session) Close() error { return s.DB.Close() }
+// Close closes the memories and the run database.
+func (s *Session) Close() error {
+	return errors.Join(s.Memories.Close(), s.DB.Close())
+}
 
 func (s *Session) notes() []string {
 	top, err := s.DB.TopNotes(context.Background(), 5)
@@ -127,14 +147,95 @@ func (s *Session) afterTurn(ctx context.Context, rec TurnRecord) ([]Event, error
 	}); err != nil {
 		return nil, err
 	}
+	var events []Event
+	if rec.After.Location.ID != rec.Before.Location.ID && rec.After.Location.ID != 0 {
+		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil {
+			return nil, err
+		}
+	}
+	res, err := s.synth.ProcessTurn(ctx, memsynth.Turn{
+		Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor), Action: rec.Action, Reasoning: rec.Reasoning,
+		Response: rec.After.Text, FromID: rec.Before.Location.ID, FromName: rec.Before.Location.Name,
+		ToID: rec.After.Location.ID, ToName: rec.After.Location.Name, ScoreBefore: rec.Before.Score, ScoreAfter: rec.After.Score,
+		InvBefore: names(rec.Before.Inventory), InvAfter: names(rec.After.Inventory), Died: rec.After.Died, FirstVisit: rec.NewRoom,
+	})
+	if err != nil {
+		// A failed synthesis loses one memory, not the turn.
+		events = append(events, ErrorEvent{Turn: rec.Turn, Err: err})
+	}
+	if res.Stored {
+		events = append(events, MemoryChanged{Location: res.Location, Title: res.Title})
+	}
 	if p := rec.Proposal; strings.TrimSpace(p.Remember) != "" {
 		if _, _, err := s.DB.Remember(ctx, memory.Note{Session: fmt.Sprint(s.episode), Turn: rec.Turn, Content: p.Remember,
 			Importance: p.RememberImportance, Location: rec.Before.Location.Name, LocationID: rec.Before.Location.ID,
 			Score: rec.After.Score, Moves: rec.After.Moves}); err != nil {
-			return nil, err
+			return events, err
 		}
 	}
-	return nil, s.exportState(rec)
+	return events, s.exportState(rec)
+}
+
+func names(items []Item) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.Name)
+	}
+	return out
+}
+
+// edit applies a person's memory edit to Memories.md.
+func (s *Session) edit(_ context.Context, c Command) ([]Event, error) {
+	me, ok := c.(MemoryEdit)
+	if !ok {
+		return nil, nil // objectives arrive with their manager
+	}
+	ref := memory.Ref{Location: me.Location, Title: me.Title}
+	name := s.Map.Name(me.Location)
+	var err error
+	switch me.Op {
+	case MemoryAdd, MemorySupersede:
+		cat, ok := memory.ParseCategory(me.Category)
+		if !ok {
+			return nil, fmt.Errorf("memory edit: category %q", me.Category)
+		}
+		m := memory.Memory{Category: cat, Status: memory.StatusActive, Title: me.NewTitle, Text: me.Text, Episode: s.Engine.st.Episode, Turn: s.Engine.st.Turn}
+		if me.Op == MemoryAdd {
+			err = s.Memories.Add(me.Location, name, m)
+		} else {
+			_, err = s.Memories.Supersede(me.Location, name, m, []string{me.Title}, memory.ByHuman)
+		}
+	case MemoryEditText:
+		err = s.Memories.Edit(ref, func(m *memory.Memory) {
+			if me.NewTitle != "" {
+				m.Title = me.NewTitle
+			}
+			if me.Text != "" {
+				m.Text = me.Text
+			}
+			if cat, ok := memory.ParseCategory(me.Category); ok {
+				m.Category = cat
+			}
+		})
+	case MemorySetStatus:
+		st, ok := memory.ParseStatus(me.Status)
+		if !ok {
+			return nil, fmt.Errorf("memory edit: status %q", me.Status)
+		}
+		err = s.Memories.SetStatus(ref, st)
+	case MemoryDelete:
+		err = s.Memories.Delete(ref)
+	case MemoryUndo:
+		var m memory.Memory
+		m, err = s.Memories.Undo()
+		me.Title = m.Title
+	default:
+		return nil, fmt.Errorf("memory edit: unknown operation %q", me.Op)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("memory edit (%s %q at L%d): %w", me.Op, me.Title, me.Location, err)
+	}
+	return []Event{MemoryChanged{Location: me.Location, Title: me.Title}}, nil
 }
 
 func (s *Session) episodeEnded(ctx context.Context, ep EpisodeEnded) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/memory"
 )
 
 func fakeClient(t testing.TB) (*llm.Client, *llmtest.Server) {
@@ -36,6 +37,9 @@ func TestScriptedZorkThroughEveryManager(t *testing.T) {
 	cmds := walkthrough(t)
 	client, fake := fakeClient(t)
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 4, "justification": "fine"}`})
+	fake.Always("memory", llmtest.Role(config.RoleMemory), llmtest.Reply{Content: `{"should_remember": true, "category": "DISCOVERY",
+		"memory_title": "The walkthrough passed here", "memory_text": "Something happened on this step.", "status": "ACTIVE",
+		"supersedes_memory_titles": [], "reasoning": "scripted"}`})
 	agent, _ := NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
 	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(),
 		Client: client, Agent: agent, Autosave: true, Engine: Config{Seed: 12, CriticThreshold: -0.2}})
@@ -80,7 +84,14 @@ func TestScriptedZorkThroughEveryManager(t *testing.T) {
 		}
 	}
 	if n := len(fake.ChatRequests()); n < len(cmds)/2 {
-		t.Errorf("the critic model was asked %d times; every manager should run", n)
+		t.Errorf("the models were asked %d times; every manager should run", n)
+	}
+	var out strings.Builder
+	if code := memory.Check(&out, sess.Memories.Path()); code != 0 {
+		t.Errorf("Memories.md does not check: %s", out.String())
+	}
+	if st := sess.Memories.Stats(); st.Memories < 50 {
+		t.Errorf("memory stats %+v: the synthesizer should have stored a memory in most rooms", st)
 	}
 }
 

@@ -1,0 +1,245 @@
+// Package memsynth is the memory synthesis manager (seed 003's
+// SimpleMemoryManager with seed 000's multi-step history): after a turn
+// whose ground truth says something happened — score, location or
+// inventory changed, the player died, a first visit, a long response — it
+// asks the memory role whether and what to remember, with the last few
+// turns of actions and reasoning so procedures, delayed consequences and
+// progressive discoveries can be seen, and stores the answer in Memories.md
+// at the SOURCE location (where the action was taken), with the status the
+// model gave and the supersessions it asked for.
+package memsynth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// Turn is a played turn as the synthesizer sees it (ground truth before and
+// after).
+type Turn struct {
+	Episode     int
+	Turn        int
+	Actor       string
+	Action      string
+	Reasoning   string
+	Response    string
+	FromID      int
+	FromName    string
+	ToID        int
+	ToName      string
+	ScoreBefore int
+	ScoreAfter  int
+	InvBefore   []string
+	InvAfter    []string
+	Died        bool
+	FirstVisit  bool // the destination was never visited before
+}
+
+// Reply is the memory role's answer (seed 003's schema).
+type Reply struct {
+	ShouldRemember         bool     `json:"should_remember"`
+	Category               string   `json:"category" enum:"SUCCESS,FAILURE,DISCOVERY,DANGER,NOTE"`
+	MemoryTitle            string   `json:"memory_title" maxLength:"80"`
+	MemoryText             string   `json:"memory_text" maxLength:"400"`
+	Status                 string   `json:"status" enum:"ACTIVE,TENTATIVE"`
+	SupersedesMemoryTitles []string `json:"supersedes_memory_titles" maxItems:"3" maxLength:"80"`
+	Reasoning              string   `json:"reasoning" maxLength:"300"`
+}
+
+// Synthesizer decides and writes memories.
+type Synthesizer struct {
+	client  *llm.Client
+	store   *memory.Store
+	window  int
+	history []Turn
+}
+
+// New makes a synthesizer; window is memory_history_window (at least 1).
+func New(client *llm.Client, store *memory.Store, window int) *Synthesizer {
+	if window < 1 {
+		window = 1
+	}
+	return &Synthesizer{client: client, store: store, window: window}
+}
+
+// Reset clears the episode's history (memories survive episodes).
+func (s *Synthesizer) Reset() { s.history = nil }
+
+// Triggers lists why a turn deserves a memory; none means it does not.
+func Triggers(t Turn) []string {
+	var why []string
+	if t.ScoreAfter != t.ScoreBefore {
+		why = append(why, fmt.Sprintf("score %+d", t.ScoreAfter-t.ScoreBefore))
+	}
+	if t.ToID != t.FromID {
+		why = append(why, "location changed")
+	}
+	if !sameSet(t.InvBefore, t.InvAfter) {
+		why = append(why, "inventory changed")
+	}
+	if t.Died {
+		why = append(why, "death")
+	}
+	if t.FirstVisit {
+		why = append(why, "first visit")
+	}
+	if len(t.Response) > 100 {
+		why = append(why, "long response")
+	}
+	return why
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, x := range a {
+		seen[x]++
+	}
+	for _, x := range b {
+		seen[x]--
+	}
+	for _, n := range seen {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Result says what a turn left in memory.
+type Result struct {
+	Stored     bool
+	Location   int
+	Title      string
+	Superseded int
+	Reply      Reply
+}
+
+// ProcessTurn records the turn in the history and, when triggered, asks
+// the memory role and writes its answer. The memory goes to the location
+// where the action was taken.
+func (s *Synthesizer) ProcessTurn(ctx context.Context, t Turn) (Result, error) {
+	defer s.remember(t)
+	why := Triggers(t)
+	if len(why) == 0 || s.client == nil {
+		return Result{}, nil
+	}
+	rep, _, err := llm.Structured[Reply](ctx, s.client, llm.Request{Role: config.RoleMemory, Messages: s.prompt(t, why), Turn: t.Turn})
+	if err != nil {
+		return Result{}, fmt.Errorf("memory synthesis at turn %d: %w", t.Turn, err)
+	}
+	res := Result{Location: t.FromID, Reply: rep}
+	if !rep.ShouldRemember || strings.TrimSpace(rep.MemoryTitle) == "" {
+		return res, nil
+	}
+	cat, ok := memory.ParseCategory(rep.Category)
+	if !ok {
+		return res, fmt.Errorf("memory synthesis: category %q", rep.Category)
+	}
+	st, ok := memory.ParseStatus(rep.Status)
+	if !ok || st == memory.StatusSuperseded {
+		return res, fmt.Errorf("memory synthesis: status %q", rep.Status)
+	}
+	m := memory.Memory{Category: cat, Status: st, Title: rep.MemoryTitle, Text: rep.MemoryText,
+		Episode: t.Episode, Turn: t.Turn, Score: t.ScoreAfter - t.ScoreBefore, HasScore: t.ScoreAfter != t.ScoreBefore}
+	if span := s.span(t); span > 0 && span < t.Turn {
+		m.Turn, m.TurnEnd = span, t.Turn
+	}
+	if len(rep.SupersedesMemoryTitles) > 0 {
+		n, err := s.store.Supersede(t.FromID, t.FromName, m, rep.SupersedesMemoryTitles, memory.ByModel)
+		if err != nil && !errors.Is(err, memory.ErrDuplicate) {
+			return res, err
+		}
+		res.Stored, res.Title, res.Superseded = err == nil, m.Title, n
+		return res, nil
+	}
+	if err := s.store.Add(t.FromID, t.FromName, m); err != nil {
+		if errors.Is(err, memory.ErrDuplicate) {
+			return res, nil
+		}
+		return res, err
+	}
+	res.Stored, res.Title = true, m.Title
+	return res, nil
+}
+
+// span is the first turn of a sequence at the same location ending now
+// (a procedure over several turns), or 0.
+func (s *Synthesizer) span(t Turn) int {
+	first := 0
+	for i := len(s.history) - 1; i >= 0; i-- {
+		h := s.history[i]
+		if h.ToID != t.FromID || h.Turn < t.Turn-s.window {
+			break
+		}
+		first = h.Turn
+	}
+	return first
+}
+
+func (s *Synthesizer) remember(t Turn) {
+	s.history = append(s.history, t)
+	if len(s.history) > s.window {
+		s.history = s.history[len(s.history)-s.window:]
+	}
+}
+
+const systemPrompt = `You keep the memory of an agent playing a text adventure. After a turn where something happened, decide whether it teaches something worth remembering at the location where the action was taken.
+Categories: SUCCESS (a procedure that worked), FAILURE (what does not work), DISCOVERY (a fact found), DANGER (what can kill or hurt), NOTE (anything else).
+Status: ACTIVE when the outcome is clear, TENTATIVE when it is not yet (an effect may follow later).
+Look at the recent turns: several turns may form one procedure (prerequisites), an earlier success may turn out badly (then supersede the earlier memory by its exact title), a later try may correct an earlier belief.
+Do not repeat a memory that already says the same. Reply with JSON.`
+
+func (s *Synthesizer) prompt(t Turn, why []string) []llm.Message {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Location where the action was taken: L%d %s\n", t.FromID, t.FromName)
+	fmt.Fprintf(&b, "Turn %d, action (%s): %s\n", t.Turn, t.Actor, t.Action)
+	fmt.Fprintf(&b, "Response:\n%s\n\n", t.Response)
+	fmt.Fprintf(&b, "What changed: %s.\n", strings.Join(why, ", "))
+	if t.ToID != t.FromID {
+		fmt.Fprintf(&b, "Now at: L%d %s\n", t.ToID, t.ToName)
+	}
+	fmt.Fprintf(&b, "Score %d → %d. Inventory: %s → %s.\n", t.ScoreBefore, t.ScoreAfter, list(t.InvBefore), list(t.InvAfter))
+	if len(s.history) > 0 {
+		b.WriteString("\nRecent turns (oldest first):\n")
+		for _, h := range s.history {
+			fmt.Fprintf(&b, "- T%d at L%d %s: %s", h.Turn, h.FromID, h.FromName, h.Action)
+			if h.Reasoning != "" {
+				fmt.Fprintf(&b, " (reasoning: %s)", clip(h.Reasoning, 160))
+			}
+			fmt.Fprintf(&b, "\n  → %s\n", clip(strings.Join(strings.Fields(h.Response), " "), 200))
+		}
+	}
+	b.WriteString("\nMemories already kept at this location:\n")
+	mems := s.store.List(t.FromID)
+	if len(mems) == 0 {
+		b.WriteString("(none)\n")
+	}
+	for _, m := range mems {
+		fmt.Fprintf(&b, "- [%s - %s] %s: %s\n", m.Category, m.Status, m.Title, clip(m.Text, 200))
+	}
+	return []llm.Message{llm.System(systemPrompt), llm.User(b.String())}
+}
+
+func list(items []string) string {
+	if len(items) == 0 {
+		return "nothing"
+	}
+	return strings.Join(items, ", ")
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,292 @@
+// Package memory is Lantern's persistence: Memories.md, the agent's location
+// memories (the format of seed 003 with the statuses of seed 000), and
+// lantern.db, the run database.
+//
+// Memories.md is a markdown file people read and edit by hand while the agent
+// runs, so this package treats it with care:
+//
+//   - Parse never fails. What it cannot read (a broken section, a broken
+//     entry, stray text) is reported as a Problem with its line number and
+//     kept verbatim; File.Bytes gives back the input byte for byte, and
+//     File.Format normalises without losing any text.
+//   - Store keeps the parsed file in memory, keyed by location ID, and writes
+//     every change at once (temporary file, fsync, rename, the previous
+//     version kept as Memories.md.backup) under a file lock. Before each write
+//     it checks whether the file changed on disk since it was read and, if so,
+//     applies the change to the version on disk, so a hand edit is never lost.
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// DefaultTitle is the title line's text in a new Memories.md.
+const DefaultTitle = "Location Memories"
+
+// Category is what kind of lesson a memory is.
+type Category string
+
+// The categories of seed 003.
+const (
+	CategorySuccess   Category = "SUCCESS"   // an action achieved its goal
+	CategoryFailure   Category = "FAILURE"   // an action was invalid or did not work
+	CategoryDiscovery Category = "DISCOVERY" // something learned about the place or its objects
+	CategoryDanger    Category = "DANGER"    // a hazard: death, score loss, a threat
+	CategoryNote      Category = "NOTE"      // strategy, context, hints
+)
+
+// Categories lists the categories in the order the agent's context weighs
+// them, most important last.
+func Categories() []Category {
+	return []Category{CategoryNote, CategoryDiscovery, CategorySuccess, CategoryFailure, CategoryDanger}
+}
+
+// ParseCategory reads a category name, ignoring case.
+func ParseCategory(s string) (Category, bool) {
+	c := Category(strings.ToUpper(strings.TrimSpace(s)))
+	return c, c.Valid()
+}
+
+// Valid reports whether c is one of the five categories.
+func (c Category) Valid() bool {
+	switch c {
+	case CategorySuccess, CategoryFailure, CategoryDiscovery, CategoryDanger, CategoryNote:
+		return true
+	}
+	return false
+}
+
+// Status is how far a memory is trusted (seed 000).
+type Status string
+
+// The statuses of seed 000. ACTIVE is implicit in the file: an entry without
+// a status is active.
+const (
+	StatusActive     Status = "ACTIVE"     // confirmed knowledge
+	StatusTentative  Status = "TENTATIVE"  // outcome unclear, awaiting confirmation
+	StatusSuperseded Status = "SUPERSEDED" // contradicted later; kept, never shown to the agent
+)
+
+// ParseStatus reads a status name, ignoring case.
+func ParseStatus(s string) (Status, bool) {
+	st := Status(strings.ToUpper(strings.TrimSpace(s)))
+	return st, st.Valid()
+}
+
+// Valid reports whether s is one of the three statuses.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusActive, StatusTentative, StatusSuperseded:
+		return true
+	}
+	return false
+}
+
+// Actor says who superseded a memory: the memory model or a person.
+type Actor int
+
+const (
+	ByModel Actor = iota // the memory synthesis (an LLM reply's supersedes_memory_titles)
+	ByHuman              // a person, through the TUI or an editor
+)
+
+// Supersession records why a memory is superseded: the
+// `[Superseded at T<turn> by "<title>"]` line under its header. A person's
+// supersession reads `[Superseded at T<turn> by human: "<title>"]`, or
+// `[Superseded at T<turn> by human]` when no memory replaces it; without a
+// known turn the ` at T<turn>` part is left out.
+type Supersession struct {
+	Turn  int    // turn at which it was superseded; 0 when not known
+	By    string // title of the memory that replaces it; may be empty when Human
+	Human bool   // superseded by a person rather than by the model
+}
+
+// IsZero reports whether there is no supersession record.
+func (s Supersession) IsZero() bool { return s == Supersession{} }
+
+// Memory is one entry of a location section:
+//
+//	**[CATEGORY] Title** *(EpN, Tn[-m][, +/-s])*
+//	Text, one or more lines.
+//
+// Episode and Turn are 0 when not recorded (entries written by hand may lack
+// the metadata). Score is written only when HasScore: failures usually carry
+// none, successes carry "+0" or more.
+type Memory struct {
+	Category   Category
+	Status     Status
+	Title      string
+	Episode    int
+	Turn       int
+	TurnEnd    int // last turn of a span (T23-24); 0 for a single turn
+	Score      int
+	HasScore   bool
+	Superseded Supersession
+	Text       string
+	Line       int // line of the entry's header in the file; 0 when not from a file
+}
+
+// LastTurn is the turn the memory was completed: the end of its span.
+func (m Memory) LastTurn() int {
+	if m.TurnEnd > m.Turn {
+		return m.TurnEnd
+	}
+	return m.Turn
+}
+
+// Visible reports whether the agent sees the memory (superseded ones are
+// kept in the file but hidden from it).
+func (m Memory) Visible() bool { return m.Status != StatusSuperseded }
+
+// Section is one location's part of the file, as the store sees it.
+type Section struct {
+	ID       int
+	Name     string
+	Visits   int
+	Episodes []int
+	Memories []Memory // in file order, superseded ones included
+	Line     int      // line of the "## Location" header; 0 when not from a file
+}
+
+// Ref names one memory: its location and its title, compared after
+// normalising case, spaces and final punctuation. When several memories
+// there share the title, a non-empty Text picks the one with that text;
+// otherwise the first that is not superseded is chosen, else the first.
+type Ref struct {
+	Location int
+	Title    string
+	Text     string
+}
+
+// Problem is something in Memories.md that does not follow the format. The
+// text concerned is kept as it is.
+type Problem struct {
+	Line int // 1-based
+	Msg  string
+}
+
+// String is "line N: message".
+func (p Problem) String() string { return fmt.Sprintf("line %d: %s", p.Line, p.Msg) }
+
+// Errors of the store, tested with errors.Is; they come wrapped with the
+// operation and the location concerned.
+var (
+	// ErrNotFound: no memory (or location) matches.
+	ErrNotFound = errors.New("memory not found")
+	// ErrDuplicate: the location already has a memory with the same
+	// normalised title and text; nothing was added.
+	ErrDuplicate = errors.New("duplicate memory")
+	// ErrInvalid: the memory or the location cannot be written (no title, an
+	// unknown category, a missing status, ...).
+	ErrInvalid = errors.New("invalid memory")
+	// ErrNothingToUndo: there is no deletion to undo.
+	ErrNothingToUndo = errors.New("nothing to undo")
+	// ErrLocked: another process held the file lock for too long.
+	ErrLocked = errors.New("memories file locked by another process")
+	// ErrClosed: the store was closed.
+	ErrClosed = errors.New("memory store closed")
+)
+
+// normKey is the comparison form of a title or a text: lower case, runs of
+// white space collapsed, final punctuation dropped.
+func normKey(s string) string {
+	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	return strings.TrimRight(s, ".!;:, ")
+}
+
+// cleanLine makes s a single line: white space runs (newlines included)
+// become single spaces.
+func cleanLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// cleanTitle is cleanLine without the markdown bold markers that would end
+// the header's bold span early.
+func cleanTitle(s string) string {
+	for strings.Contains(s, "**") {
+		s = strings.ReplaceAll(s, "**", "*")
+	}
+	return cleanLine(s)
+}
+
+// structural reports whether a line, at the start of a line inside an entry,
+// would be read as structure rather than text.
+func structural(line string) bool {
+	return isSectionLine(line) || strings.HasPrefix(line, "**[") || isRule(line)
+}
+
+// cleanText normalises a memory's text: line ends to "\n", trailing spaces
+// removed, blank lines at either end removed. A line that the parser would
+// read as structure ("---", "## ...", "**[...") and a first line that reads as
+// a supersession record are indented by one space, so the text stays text.
+func cleanText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i, l := range lines {
+		if structural(l) || (i == 0 && supersededRe.MatchString(l)) {
+			lines[i] = " " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// normalize checks a memory given to the store and puts it in the form the
+// file holds. The status is required: a memory is never silently made
+// ACTIVE (seed 000's "critical bug").
+func normalize(m Memory) (Memory, error) {
+	cat, ok := ParseCategory(string(m.Category))
+	if !ok {
+		return m, fmt.Errorf("category %q (want SUCCESS, FAILURE, DISCOVERY, DANGER or NOTE): %w", m.Category, ErrInvalid)
+	}
+	m.Category = cat
+	if m.Status == "" {
+		return m, fmt.Errorf("no status (want ACTIVE, TENTATIVE or SUPERSEDED): %w", ErrInvalid)
+	}
+	st, ok := ParseStatus(string(m.Status))
+	if !ok {
+		return m, fmt.Errorf("status %q (want ACTIVE, TENTATIVE or SUPERSEDED): %w", m.Status, ErrInvalid)
+	}
+	m.Status = st
+	m.Title = cleanTitle(m.Title)
+	if m.Title == "" {
+		return m, fmt.Errorf("empty title: %w", ErrInvalid)
+	}
+	if m.Episode < 0 || m.Turn < 0 || m.TurnEnd < 0 {
+		return m, fmt.Errorf("negative episode or turn: %w", ErrInvalid)
+	}
+	if m.TurnEnd != 0 && m.Turn == 0 {
+		return m, fmt.Errorf("turn span ends at T%d but has no start: %w", m.TurnEnd, ErrInvalid)
+	}
+	if m.TurnEnd == m.Turn {
+		m.TurnEnd = 0
+	}
+	m.Text = cleanText(m.Text)
+	if m.Status != StatusSuperseded {
+		m.Superseded = Supersession{}
+	} else {
+		m.Superseded.By = cleanLine(m.Superseded.By)
+		if m.Superseded.Turn < 0 {
+			return m, fmt.Errorf("negative supersession turn: %w", ErrInvalid)
+		}
+	}
+	m.Line = 0
+	return m, nil
+}
+
+// cleanName is a location name as a header holds it.
+func cleanName(name string, id int) string {
+	if n := cleanLine(name); n != "" {
+		return n
+	}
+	return fmt.Sprintf("Location %d", id)
+}

@@ -1,0 +1,93 @@
+package memory
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Load reads and parses a Memories.md.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read memories: %w", err)
+	}
+	return Parse(data), nil
+}
+
+// Check validates a Memories.md for `lantern memories check`: it writes one
+// "FILE:LINE: problem" line per problem and returns the exit code, 0 when the
+// file follows the format, 1 otherwise (an unreadable file is one problem,
+// "FILE: error").
+func Check(w io.Writer, path string) int {
+	f, err := Load(path)
+	if err != nil {
+		fmt.Fprintf(w, "%s: %v\n", path, err)
+		return 1
+	}
+	probs := f.Problems()
+	for _, p := range probs {
+		fmt.Fprintf(w, "%s:%d: %s\n", path, p.Line, p.Msg)
+	}
+	if len(probs) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// Fmt writes a Memories.md in the canonical form (File.Format) for
+// `lantern memories fmt`: nothing in it is lost, broken parts stay as they
+// are.
+func Fmt(w io.Writer, path string) error {
+	f, err := Load(path)
+	if err != nil {
+		return fmt.Errorf("fmt %s: %w", path, err)
+	}
+	if _, err := w.Write(f.Format()); err != nil {
+		return fmt.Errorf("fmt %s: %w", path, err)
+	}
+	return nil
+}
+
+// Show prints a Memories.md for `lantern memories show`: with location 0
+// every section, otherwise that location's, each as the file holds it
+// (canonical form, superseded memories included), followed by what the
+// agent's context shows for it. A location the file does not have is
+// ErrNotFound.
+func Show(w io.Writer, path string, location int) error {
+	f, err := Load(path)
+	if err != nil {
+		return fmt.Errorf("show %s: %w", path, err)
+	}
+	g := f.clone()
+	g.canonicalize()
+	var secs []*section
+	for _, s := range g.secs {
+		if location == 0 || s.id == location {
+			secs = append(secs, s)
+		}
+	}
+	if location != 0 && len(secs) == 0 {
+		return fmt.Errorf("show %s: location %d: %w", path, location, ErrNotFound)
+	}
+	e := encoder{canon: true, line: 1}
+	for _, s := range secs {
+		for _, p := range s.parts {
+			e.part(g, p, s)
+		}
+	}
+	if location != 0 {
+		sec, _ := f.Section(location)
+		e.blank()
+		e.write("Agent's context:\n\n")
+		e.write(RenderLocationMemory(sec, DefaultBudget()))
+		e.write("\n")
+	}
+	if len(secs) == 0 {
+		e.write("No location memories.\n")
+	}
+	if _, err := w.Write(e.buf); err != nil {
+		return fmt.Errorf("show %s: %w", path, err)
+	}
+	return nil
+}

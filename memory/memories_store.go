@@ -1,0 +1,626 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/lantern-if/lantern/internal/atomicfile"
+)
+
+// Store is Memories.md with an in-memory cache keyed by location ID. Every
+// change is written at once, atomically (temporary file, fsync, rename; the
+// previous version kept as Memories.md.backup), under an exclusive file lock
+// (Memories.md.lock) shared with every other Lantern process. Before each
+// write the store compares the file on disk (size, modification time,
+// SHA-256 of the content) with what it last read or wrote; when they differ
+// (an edit by hand, another process) it takes the version on disk and
+// applies its change to that, so the edit and the change both survive.
+// Reads (List, LocationMemory, ...) come from the cache; Refresh picks up a
+// change on disk without writing.
+//
+// A Store is safe for concurrent use.
+type Store struct {
+	path string
+	lock *flock.Flock
+
+	mu       sync.RWMutex
+	file     *File
+	disk     []byte      // the file's content as last read or written; nil when there is no file
+	fp       fingerprint // of disk
+	problems []Problem   // of disk, computed on demand
+	probsOK  bool
+	undo     []deletion
+	undoMu   sync.Mutex // serialises Undo calls
+	reloads  int
+	closed   bool
+
+	budget      Budget
+	lockTimeout time.Duration
+	perm        fs.FileMode
+
+	// beforeWrite, when set (tests), runs after the store has checked the
+	// file and before it writes it.
+	beforeWrite func()
+}
+
+// fingerprint identifies a version of the file.
+type fingerprint struct {
+	exists bool
+	size   int64
+	mtime  time.Time
+	sum    [sha256.Size]byte
+}
+
+// deletion is what Undo needs to put a deleted memory back.
+type deletion struct {
+	loc   int
+	name  string
+	index int // ordinal among the section's entries
+	mem   Memory
+}
+
+// maxUndo bounds the undo history.
+const maxUndo = 100
+
+// maxSlips bounds how often one change is redone when edits keep landing
+// between the check and the rename.
+const maxSlips = 3
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithBudget sets what LocationMemory shows (default: DefaultBudget).
+func WithBudget(b Budget) Option { return func(s *Store) { s.budget = b } }
+
+// WithLockTimeout sets how long a change waits for another process's lock
+// before failing with ErrLocked (default 10 s).
+func WithLockTimeout(d time.Duration) Option { return func(s *Store) { s.lockTimeout = d } }
+
+// Open opens the store at path (normally <workdir>/<story>/Memories.md),
+// reading the file when it exists. The file is created by the first change.
+// Temporary files left by a process that died while writing are removed.
+func Open(path string, opts ...Option) (*Store, error) {
+	s := &Store{
+		path:        path,
+		budget:      DefaultBudget(),
+		lockTimeout: 10 * time.Second,
+		perm:        0o644,
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("open memories %s: %w", path, err)
+	}
+	s.lock = flock.New(path+".lock", flock.SetPermissions(0o644))
+	if err := s.lockFile(); err != nil {
+		s.lock.Close()
+		return nil, fmt.Errorf("open memories %s: %w", path, err)
+	}
+	defer s.lock.Unlock()
+	s.removeStaleTemps()
+	s.file = Parse(nil)
+	if _, err := s.refreshLocked(); err != nil {
+		s.lock.Close()
+		return nil, fmt.Errorf("open memories %s: %w", path, err)
+	}
+	s.reloads = 0
+	return s, nil
+}
+
+// Path is the file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close releases the lock file's handle. The store cannot change the file
+// afterwards.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if err := s.lock.Close(); err != nil {
+		return fmt.Errorf("close memories %s: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *Store) lockFile() error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.lockTimeout)
+	defer cancel()
+	ok, err := s.lock.TryLockContext(ctx, 2*time.Millisecond)
+	if ok {
+		return nil
+	}
+	if err == nil || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("waited %v for %s: %w", s.lockTimeout, s.lock.Path(), ErrLocked)
+	}
+	return fmt.Errorf("lock %s: %w", s.lock.Path(), err)
+}
+
+// removeStaleTemps deletes the temporary files of writes that never
+// finished (the writer was killed). The caller holds the lock, so no write
+// is under way.
+func (s *Store) removeStaleTemps() {
+	dir, base := filepath.Split(s.path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, "."+base+".tmp-") || strings.HasPrefix(n, "."+base+".backup.tmp-") {
+			os.Remove(filepath.Join(dir, n))
+		}
+	}
+}
+
+// refreshLocked reads the file when it changed since it was last read or
+// written and makes it the cache. It reports whether it did.
+func (s *Store) refreshLocked() (bool, error) {
+	fi, err := os.Stat(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if !s.fp.exists {
+			return false, nil
+		}
+		s.setDisk(nil, fingerprint{})
+		s.file = Parse(nil)
+		s.reloads++
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("stat: %w", err)
+	}
+	data, err := os.ReadFile(s.path)
+	if err != nil {
+		return false, fmt.Errorf("read: %w", err)
+	}
+	fp := fingerprint{exists: true, size: fi.Size(), mtime: fi.ModTime(), sum: sha256.Sum256(data)}
+	if s.fp.exists && fp.sum == s.fp.sum {
+		s.fp = fp // same content; only touched (or the same size and time)
+		return false, nil
+	}
+	s.perm = fi.Mode().Perm()
+	s.setDisk(data, fp)
+	s.file = Parse(data)
+	s.reloads++
+	return true, nil
+}
+
+func (s *Store) setDisk(data []byte, fp fingerprint) {
+	s.disk, s.fp = data, fp
+	s.problems, s.probsOK = nil, false
+}
+
+// Refresh takes the file on disk when it changed since the store last read
+// or wrote it, and reports whether it did.
+func (s *Store) Refresh() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, fmt.Errorf("refresh memories %s: %w", s.path, ErrClosed)
+	}
+	if err := s.lockFile(); err != nil {
+		return false, fmt.Errorf("refresh memories %s: %w", s.path, err)
+	}
+	defer s.lock.Unlock()
+	changed, err := s.refreshLocked()
+	if err != nil {
+		return false, fmt.Errorf("refresh memories %s: %w", s.path, err)
+	}
+	return changed, nil
+}
+
+// update applies one change: lock, take the version on disk if it changed,
+// apply op to a copy of the cache, write, keep the copy. op may run more
+// than once (when an edit lands while the store writes, the change is made
+// again on top of that edit), so it must only change the File it is given
+// and the caller's results.
+func (s *Store) update(what string, op func(*File) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("%s: %w", what, ErrClosed)
+	}
+	if err := s.lockFile(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer s.lock.Unlock()
+	if _, err := s.refreshLocked(); err != nil {
+		return fmt.Errorf("%s: %s: %w", what, s.path, err)
+	}
+	for slip := 0; ; slip++ {
+		work := s.file.clone()
+		if err := op(work); err != nil {
+			if slip > 0 {
+				// the change no longer applies to the edit that slipped in
+				// (it removed the memory, say): put the edit back on disk
+				s.writeLocked(s.file.Bytes())
+			}
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		data := work.Bytes()
+		if s.fp.exists && bytes.Equal(data, s.disk) {
+			s.file = work
+			return nil
+		}
+		if s.beforeWrite != nil {
+			s.beforeWrite()
+		}
+		backup := s.path + ".backup"
+		oldBackup, _ := os.Stat(backup)
+		if err := atomicfile.Write(s.path, data, s.perm, true); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		expected, existed := s.disk, s.fp.exists
+		s.file = work
+		fp := fingerprint{exists: true, size: int64(len(data)), sum: sha256.Sum256(data)}
+		if fi, err := os.Stat(s.path); err == nil {
+			fp.mtime = fi.ModTime()
+		}
+		s.setDisk(data, fp)
+		// The write made a new backup from what was on disk just before the
+		// rename. If that is not what the store checked, an edit landed in
+		// between: take it and make the change again on top of it. (When
+		// the backup was not replaced, the file was gone at that moment:
+		// there is nothing to take.)
+		newBackup, err := os.Stat(backup)
+		if err != nil || (oldBackup != nil && os.SameFile(oldBackup, newBackup)) || slip >= maxSlips {
+			return nil
+		}
+		prev, err := os.ReadFile(backup)
+		if err != nil || (existed && bytes.Equal(prev, expected)) {
+			return nil
+		}
+		s.file = Parse(prev)
+		s.reloads++
+	}
+}
+
+// writeLocked writes data as the file, best effort (the caller is already
+// returning an error).
+func (s *Store) writeLocked(data []byte) {
+	if atomicfile.Write(s.path, data, s.perm, true) == nil {
+		fp := fingerprint{exists: true, size: int64(len(data)), sum: sha256.Sum256(data)}
+		if fi, err := os.Stat(s.path); err == nil {
+			fp.mtime = fi.ModTime()
+		}
+		s.setDisk(data, fp)
+	}
+}
+
+// Add stores a memory at a location (created, with name, when new). A
+// memory with the same normalised title and text as a visible one there is
+// not stored again: Add returns ErrDuplicate. The status is required.
+func (s *Store) Add(loc int, name string, m Memory) error {
+	what := fmt.Sprintf("add memory %q at location %d", m.Title, loc)
+	if loc <= 0 {
+		return fmt.Errorf("%s: location must be positive: %w", what, ErrInvalid)
+	}
+	m, err := normalize(m)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return s.update(what, func(f *File) error {
+		if _, dup := f.duplicate(loc, m); dup {
+			return ErrDuplicate
+		}
+		f.ensureSection(loc, name).insertEntry(m, -1)
+		return nil
+	})
+}
+
+// Edit changes one memory: fn gets a copy to change (any field); the result
+// is checked as Add checks a new memory. Setting a status other than
+// SUPERSEDED clears the supersession record.
+func (s *Store) Edit(ref Ref, fn func(*Memory)) error {
+	what := fmt.Sprintf("edit memory %q at location %d", ref.Title, ref.Location)
+	return s.update(what, func(f *File) error {
+		at, err := f.find(ref)
+		if err != nil {
+			return err
+		}
+		m := at.part().mem
+		fn(&m)
+		m, err = normalize(m)
+		if err != nil {
+			return err
+		}
+		at.setMemory(m)
+		return nil
+	})
+}
+
+// SetStatus changes one memory's status. SUPERSEDED set this way is a
+// person's decision without a replacement: `[Superseded by human]`. Any
+// other status clears the supersession record.
+func (s *Store) SetStatus(ref Ref, st Status) error {
+	what := fmt.Sprintf("set status of memory %q at location %d to %s", ref.Title, ref.Location, st)
+	st, ok := ParseStatus(string(st))
+	if !ok {
+		return fmt.Errorf("%s: %w", what, ErrInvalid)
+	}
+	return s.update(what, func(f *File) error {
+		at, err := f.find(ref)
+		if err != nil {
+			return err
+		}
+		m := at.part().mem
+		if m.Status == st {
+			return nil
+		}
+		m.Status = st
+		m.Superseded = Supersession{}
+		if st == StatusSuperseded {
+			m.Superseded = Supersession{Human: true}
+		}
+		at.setMemory(m)
+		return nil
+	})
+}
+
+// Supersede stores m at the location and marks the memories there whose
+// titles are in titles (normalised; superseded ones excepted) as
+// SUPERSEDED, with the record `[Superseded at T<m's last turn> by
+// "<m's title>"]` (ByHuman writes `by human: "<title>"`). The new memory
+// takes the place of the first one it supersedes, which follows it. When m
+// duplicates a visible memory, that one stands in for it. It returns how
+// many memories it marked; titles that match nothing are not an error (the
+// model may name one that is not there), but a duplicate that supersedes
+// nothing is ErrDuplicate, as for Add.
+func (s *Store) Supersede(loc int, name string, m Memory, titles []string, by Actor) (int, error) {
+	what := fmt.Sprintf("supersede at location %d with memory %q", loc, m.Title)
+	if loc <= 0 {
+		return 0, fmt.Errorf("%s: location must be positive: %w", what, ErrInvalid)
+	}
+	m, err := normalize(m)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	keys := make(map[string]bool, len(titles))
+	for _, t := range titles {
+		if k := normKey(t); k != "" {
+			keys[k] = true
+		}
+	}
+	marked := 0
+	err = s.update(what, func(f *File) error {
+		marked = 0
+		sec := f.ensureSection(loc, name)
+		dup, isDup := f.duplicate(loc, m)
+		var targets []*part
+		var first entryAt
+		for _, o := range f.secs {
+			if o.id != loc {
+				continue
+			}
+			for i, p := range o.parts {
+				if p.kind != kEntry || !p.mem.Visible() || !keys[normKey(p.mem.Title)] {
+					continue
+				}
+				if isDup && p == dup.part() {
+					continue
+				}
+				if targets == nil {
+					first = entryAt{o, i}
+				}
+				targets = append(targets, p)
+			}
+		}
+		if isDup && len(targets) == 0 {
+			return ErrDuplicate
+		}
+		rec := Supersession{Turn: m.LastTurn(), By: m.Title, Human: by == ByHuman}
+		if isDup {
+			rec.By = dup.part().mem.Title
+		}
+		for _, p := range targets {
+			old := p.mem
+			old.Status = StatusSuperseded
+			old.Superseded = rec
+			p.mem = old
+			p.dirty = true
+		}
+		marked = len(targets)
+		if !isDup {
+			if targets != nil {
+				first.s.insertEntry(m, first.i)
+			} else {
+				sec.insertEntry(m, -1)
+			}
+		}
+		return nil
+	})
+	return marked, err
+}
+
+// Delete removes one memory. Undo puts it back.
+func (s *Store) Delete(ref Ref) error {
+	what := fmt.Sprintf("delete memory %q at location %d", ref.Title, ref.Location)
+	var d deletion
+	err := s.update(what, func(f *File) error {
+		at, err := f.find(ref)
+		if err != nil {
+			return err
+		}
+		d = deletion{loc: at.s.id, name: at.s.name, index: at.s.entryOrdinal(at.i), mem: at.part().mem}
+		at.s.parts = slices.Delete(at.s.parts, at.i, at.i+1)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.undo = append(s.undo, d)
+	if len(s.undo) > maxUndo {
+		s.undo = slices.Delete(s.undo, 0, len(s.undo)-maxUndo)
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// Undo puts back the memory deleted last (by this store), where it was, and
+// returns it. With nothing deleted it returns ErrNothingToUndo.
+func (s *Store) Undo() (Memory, error) {
+	s.undoMu.Lock()
+	defer s.undoMu.Unlock()
+	s.mu.Lock()
+	if len(s.undo) == 0 {
+		s.mu.Unlock()
+		return Memory{}, fmt.Errorf("undo: %w", ErrNothingToUndo)
+	}
+	d := s.undo[len(s.undo)-1]
+	s.mu.Unlock()
+	what := fmt.Sprintf("undo deletion of memory %q at location %d", d.mem.Title, d.loc)
+	err := s.update(what, func(f *File) error {
+		sec := f.ensureSection(d.loc, d.name)
+		sec.insertEntry(d.mem, sec.entryIndex(d.index))
+		return nil
+	})
+	if err != nil {
+		return Memory{}, err
+	}
+	s.mu.Lock()
+	if n := len(s.undo); n > 0 && s.undo[n-1] == d {
+		s.undo = s.undo[:n-1]
+	}
+	s.mu.Unlock()
+	return d.mem, nil
+}
+
+// RecordVisit counts a visit to a location (created, with name, when new)
+// and adds the episode to its list.
+func (s *Store) RecordVisit(loc int, name string, episode int) error {
+	what := fmt.Sprintf("record visit to location %d", loc)
+	if loc <= 0 || episode < 0 {
+		return fmt.Errorf("%s: location must be positive, episode not negative: %w", what, ErrInvalid)
+	}
+	return s.update(what, func(f *File) error {
+		sec := f.ensureSection(loc, name)
+		eps := sec.episodes
+		if episode > 0 && !slices.Contains(eps, episode) {
+			eps = append(slices.Clone(eps), episode)
+			slices.Sort(eps)
+		}
+		sec.setVisits(sec.visits+1, eps)
+		return nil
+	})
+}
+
+// List returns a location's memories in file order, superseded ones
+// included (Memory.Visible tells them apart).
+func (s *Store) List(loc int) []Memory {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sec, _ := s.file.Section(loc)
+	return sec.Memories
+}
+
+// Section returns a location's section (see File.Section).
+func (s *Store) Section(loc int) (Section, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.file.Section(loc)
+}
+
+// Sections lists every location section in file order.
+func (s *Store) Sections() []Section {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.file.Sections()
+}
+
+// LocationMemory is the text the agent's context shows for a location (see
+// RenderLocationMemory), within the store's budget.
+func (s *Store) LocationMemory(loc int) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sec, ok := s.file.Section(loc)
+	if !ok {
+		return FirstVisit
+	}
+	return RenderLocationMemory(sec, s.budget)
+}
+
+// Problems lists what in the file on disk does not follow the format.
+func (s *Store) Problems() []Problem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.probsOK {
+		s.problems, s.probsOK = Parse(s.disk).Problems(), true
+	}
+	return slices.Clone(s.problems)
+}
+
+// Stats counts what the store holds.
+type Stats struct {
+	Locations   int              // location sections
+	Visited     int              // locations visited at least once
+	Covered     int              // visited locations with at least one visible memory (DESIGN §8 coverage)
+	Memories    int              // memories, superseded ones included
+	Visible     int              // memories the agent sees
+	ByCategory  map[Category]int // memories per category
+	ByStatus    map[Status]int   // memories per status
+	Visits      int              // visits over all locations
+	Problems    int              // problems in the file on disk
+	Reloads     int              // changes on disk the store took since it was opened
+	UndoPending int              // deletions Undo can put back
+}
+
+// Stats counts what the store holds.
+func (s *Store) Stats() Stats {
+	probs := len(s.Problems())
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := Stats{
+		ByCategory:  map[Category]int{},
+		ByStatus:    map[Status]int{},
+		Problems:    probs,
+		Reloads:     s.reloads,
+		UndoPending: len(s.undo),
+	}
+	seen := map[int]bool{}
+	for _, sec := range s.file.secs {
+		if !seen[sec.id] {
+			seen[sec.id] = true
+			st.Locations++
+		}
+	}
+	for id := range seen {
+		sec, _ := s.file.Section(id)
+		st.Visits += sec.Visits
+		visible := 0
+		for _, m := range sec.Memories {
+			st.Memories++
+			st.ByCategory[m.Category]++
+			st.ByStatus[m.Status]++
+			if m.Visible() {
+				visible++
+			}
+		}
+		st.Visible += visible
+		if sec.Visits > 0 {
+			st.Visited++
+			if visible > 0 {
+				st.Covered++
+			}
+		}
+	}
+	return st
+}
