@@ -177,7 +177,8 @@ func (s *Synthesizer) span(t Turn) int {
 	first := 0
 	for i := len(s.history) - 1; i >= 0; i-- {
 		h := s.history[i]
-		if h.ToID != t.FromID || h.Turn < t.Turn-s.window {
+		// Earlier actions taken here, staying here, within the window.
+		if h.FromID != t.FromID || h.ToID != t.FromID || h.Turn < t.Turn-s.window {
 			break
 		}
 		first = h.Turn
