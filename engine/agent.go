@@ -30,12 +30,27 @@ type Agent interface {
 	Scripted() bool
 }
 
-// LLMAgent asks the agent role's model.
-type LLMAgent struct{ Client *llm.Client }
+// LLMAgent asks the agent role's model. With research tools it may first
+// look things up (seed 004), for at most ResearchRounds tool rounds.
+type LLMAgent struct {
+	Client         *llm.Client
+	Tools          []llm.Tool
+	ResearchRounds int
+}
 
 // Propose implements Agent.
 func (a LLMAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, onDelta func(llm.Delta)) (Proposal, error) {
 	msgs := prompt
+	if len(a.Tools) > 0 && a.ResearchRounds > 0 && len(rejected) == 0 {
+		research := append(append([]llm.Message(nil), prompt...), llm.User("Before you decide, you may call the tools to look up your notes and memories. Then say in one or two sentences what you found."))
+		r, err := a.Client.RunTools(ctx, llm.Request{Role: config.RoleAgent, Messages: research, Turn: turn}, a.Tools, a.ResearchRounds)
+		if err != nil && ctx.Err() != nil {
+			return Proposal{}, err
+		}
+		if err == nil && strings.TrimSpace(r.Content) != "" {
+			msgs = append(append([]llm.Message(nil), prompt...), llm.User("What your research found: "+r.Content))
+		}
+	}
 	if len(rejected) > 0 {
 		msgs = append(append([]llm.Message(nil), prompt...), llm.User("The critic rejected: "+strings.Join(rejected, "; ")+". Choose a different command."))
 	}

@@ -136,3 +136,43 @@ func TestMemoryKeyDiscovery(t *testing.T) {
 		t.Errorf("the agent's view of the hallway lacks the discovery:\n%s", ctx)
 	}
 }
+
+func TestResearchPhaseCallsTools(t *testing.T) {
+	story, err := zmachine.LoadStory(demo.Story())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, fake := fakeClient(t)
+	fake.On("research: look up the notes", llmtest.Role(config.RoleAgent),
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "get_full_summary", Args: map[string]any{}}}},
+		llmtest.Reply{Content: "Nothing is known yet."},
+		llmtest.Reply{Content: `{"reasoning": "explore", "action": "north", "remember": "", "remember_importance": 0}`})
+	fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
+	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
+	sess, err := OpenSession(SessionOptions{Story: story, Name: demo.FileName, WorkDir: t.TempDir(), Client: client, Research: 2,
+		Engine: Config{Seed: 7, MaxTurns: 1, CriticThreshold: -0.2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	go sess.Engine.Run(context.Background())
+	played := ""
+	for ev := range sess.Engine.Events() {
+		if v, ok := ev.(TurnResult); ok && v.Turn == 1 {
+			played = v.Action
+		}
+	}
+	if played != "north" {
+		t.Fatalf("played %q", played)
+	}
+	var sawTool, sawFinding bool
+	for _, r := range fake.ChatRequests() {
+		for _, m := range r.Chat.Messages {
+			sawTool = sawTool || (m.Role == "tool" && strings.Contains(m.Content, "rooms and"))
+			sawFinding = sawFinding || strings.Contains(m.Content, "What your research found: Nothing is known yet.")
+		}
+	}
+	if !sawTool || !sawFinding {
+		t.Errorf("tool result fed back %v, finding used %v", sawTool, sawFinding)
+	}
+}

@@ -35,6 +35,9 @@ type SessionOptions struct {
 	Autosave bool
 	// MemoryWindow is memory_history_window (DESIGN.md §5: 3).
 	MemoryWindow int
+	// Research lets an LLM agent call the research tools (seed 004) before
+	// deciding, for at most this many rounds; 0 turns the phase off.
+	Research int
 }
 
 // Session is an open run.
@@ -99,7 +102,14 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 			s.Close()
 			return nil, fmt.Errorf("open session: an LLM agent needs a model client")
 		}
-		agent = LLMAgent{Client: opts.Client}
+		la := LLMAgent{Client: opts.Client, ResearchRounds: opts.Research}
+		if opts.Research > 0 {
+			if la.Tools, err = s.ResearchTools(opts.Client); err != nil {
+				s.Close()
+				return nil, err
+			}
+		}
+		agent = la
 	}
 	critic := NewCritic(opts.Client, opts.Engine.CriticThreshold)
 	s.Engine = New(opts.Engine, env, agent, critic, opts.Client, s.Map, Hooks{
