@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
+	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -135,5 +137,47 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		sess.Engine.Send(ctx, Step{})
 		waitIdle()
+	}
+}
+
+// TestPromptSizeAtTurn200 measures the agent's prompt after 200 turns of
+// the Zork I walkthrough with 100 memories kept (goal: at most 1,500
+// tokens; ZorkGPT sent 15-20K).
+func TestPromptSizeAtTurn200(t *testing.T) {
+	story, _ := zork(t)
+	cmds := walkthrough(t)[:200]
+	agent, _ := NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(),
+		Agent: agent, Engine: Config{Seed: 12, CriticThreshold: -0.2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	go sess.Engine.Run(context.Background())
+	for range sess.Engine.Events() {
+	}
+	// 100 memories over the rooms visited, ten of them where the agent is.
+	here := sess.Engine.st.Obs.Location
+	rooms := sess.Map.Rooms()
+	for i := 0; i < 100; i++ {
+		loc, name := rooms[i%len(rooms)], sess.Map.Name(rooms[i%len(rooms)])
+		if i < 10 {
+			loc, name = here.ID, here.Name
+		}
+		m := memory.Memory{Category: []memory.Category{memory.CategorySuccess, memory.CategoryFailure, memory.CategoryDiscovery}[i%3],
+			Status: memory.StatusActive, Title: fmt.Sprintf("Lesson %d about %s", i, name), Episode: 1, Turn: i + 1,
+			Text: fmt.Sprintf("Memory %d: what happened here when the agent tried something, and what it learned from it.", i)}
+		if err := sess.Memories.Add(loc, name, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prompt := sess.Engine.prompt(201)
+	tokens := 0
+	for _, m := range prompt {
+		tokens += contextmgr.EstimateTokens(m.Content)
+	}
+	t.Logf("agent prompt at turn 200 with 100 memories: about %d tokens", tokens)
+	if tokens > 1500 {
+		t.Errorf("prompt of about %d tokens, goal at most 1,500", tokens)
 	}
 }
