@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -91,5 +93,45 @@ func TestE2EHeadlessThirtyTurns(t *testing.T) {
 	t.Logf("model calls: %+v", c.Metrics.All())
 	if turns != 30 {
 		t.Fatalf("%d turns, want 30", turns)
+	}
+}
+
+// TestE2EScriptedZorkWithTinyModel replays the Zork I walkthrough through
+// the whole loop with the tiny model as critic and memory synthesizer: 350
+// points, and a Memories.md that checks. It takes several minutes, so it
+// also needs LANTERN_E2E_LONG=1.
+func TestE2EScriptedZorkWithTinyModel(t *testing.T) {
+	c := e2eClient(t)
+	if os.Getenv("LANTERN_E2E_LONG") != "1" {
+		t.Skip("set LANTERN_E2E_LONG=1 for the full scripted Zork I run with the tiny model")
+	}
+	story, _ := zork(t)
+	cmds := walkthrough(t)
+	agent, _ := NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(), Client: c, Agent: agent,
+		Engine: Config{Seed: 12, CriticThreshold: -0.2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	start := time.Now()
+	go sess.Engine.Run(context.Background())
+	var last TurnResult
+	errs := 0
+	for ev := range sess.Engine.Events() {
+		switch v := ev.(type) {
+		case TurnResult:
+			last = v
+		case ErrorEvent:
+			errs++
+		}
+	}
+	t.Logf("%d turns in %v, %d model errors, memories %+v, calls %+v", last.Turn, time.Since(start), errs, sess.Memories.Stats(), c.Metrics.All())
+	if last.Observation.Score != 350 {
+		t.Fatalf("score %d, want 350", last.Observation.Score)
+	}
+	var out strings.Builder
+	if code := memory.Check(&out, sess.Memories.Path()); code != 0 {
+		t.Errorf("Memories.md does not check:\n%s", out.String())
 	}
 }
