@@ -34,6 +34,15 @@ type Hooks struct {
 	LocationMemory func(loc int) string
 	// Notes are the agent's top notes for the prompt.
 	Notes func() []string
+	// Objectives are the current objectives for the prompt.
+	Objectives func() []string
+	// Knowledge is the strategic knowledge for the prompt (knowledgebase.md).
+	Knowledge func() string
+	// Feedback is the supervisor's coaching for the next prompt.
+	Feedback func() string
+	// StartEpisode runs when an episode starts (managers reset in dependency
+	// order, cross-episode data kept).
+	StartEpisode func(ctx context.Context, episode int) error
 	// AfterTurn runs after each played turn; the events it returns are sent.
 	AfterTurn func(ctx context.Context, rec TurnRecord) ([]Event, error)
 	// EpisodeEnded runs when an episode ends.
@@ -480,6 +489,15 @@ func (e *Engine) prompt(turn int) []llm.Message {
 	if e.hooks.Notes != nil {
 		in.Notes = e.hooks.Notes()
 	}
+	if e.hooks.Objectives != nil {
+		in.Objectives = e.hooks.Objectives()
+	}
+	if e.hooks.Knowledge != nil {
+		in.Knowledge = e.hooks.Knowledge()
+	}
+	if e.hooks.Feedback != nil {
+		in.Feedback = e.hooks.Feedback()
+	}
 	in.Warning = e.warning(turn)
 	return contextmgr.Build(in)
 }
@@ -616,6 +634,11 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	e.gmap.Reset()
 	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
 	e.st = GameState{Episode: e.st.Episode + 1, Obs: obs, bestScore: obs.Score}
+	if e.hooks.StartEpisode != nil {
+		if err := e.hooks.StartEpisode(ctx, e.st.Episode); err != nil {
+			e.emit(ctx, ErrorEvent{Err: err})
+		}
+	}
 	e.emit(ctx, TurnResult{Turn: 0, Observation: obs})
 	return nil
 }

@@ -40,6 +40,7 @@ type Input struct {
 	Objectives     []string
 	Map            string
 	Notes          []string
+	Knowledge      string // strategic knowledge across episodes
 	Feedback       string // the supervisor's coaching
 	Warning        string // loop or stuck detection
 	// Budget is the prompt's size limit in tokens (0: no limit).
@@ -132,6 +133,7 @@ func sections(in Input) []section {
 		{"Objectives", obj.String(), 6},
 		{"Map", in.Map, 4},
 		{"Notes", notes.String(), 3},
+		{"Knowledge", clip(in.Knowledge, 1600), 5},
 		{"Coach", in.Feedback, 5},
 		{"Warning", in.Warning, 9},
 	}
