@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/llm"
@@ -17,18 +16,7 @@ import (
 
 func fakeClient(t testing.TB) (*llm.Client, *llmtest.Server) {
 	t.Helper()
-	s := llmtest.New(t)
-	s.AddModel("fake", 8192)
-	roles := config.DefaultRoles()
-	for k, r := range roles {
-		r.Model, r.Timeout = "fake", 10*time.Second
-		roles[k] = r
-	}
-	c, err := llm.New(llm.Options{Host: s.Host(), Roles: roles})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, s
+	return llmtest.NewClient(t, "fake")
 }
 
 // TestScriptedZorkThroughEveryManager replays the walkthrough through the
