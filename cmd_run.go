@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
@@ -18,31 +17,24 @@ import (
 )
 
 // defaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern.
-func defaultWorkDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "lantern")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".local", "share", "lantern")
-	}
-	return "lantern-data"
-}
+func defaultWorkDir() string { return config.DefaultWorkDir(os.LookupEnv) }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	headless := fs.Bool("headless", false, "run without the TUI (required for now)")
 	asJSON := fs.Bool("json", false, "one JSON object per turn")
-	storyPath := fs.String("story", "", "story file (default: the built-in demo)")
-	seed := fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1")
-	maxTurns := fs.Int("max-turns", 500, "turns per episode")
+	fs.String("story", "", "story file (default: story in the configuration, else the built-in demo)")
+	fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1 (default: loop.seed)")
+	fs.Int("max-turns", 500, "turns per episode (default: loop.max_turns_per_episode)")
 	episodes := fs.Int("episodes", 1, "episodes to play")
 	model := fs.String("model", "", "model for every role (default: the configured ones)")
 	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay actions through the full loop")
-	workDir := fs.String("workdir", defaultWorkDir(), "work dir (one folder per story inside)")
+	fs.String("workdir", "", "work dir, one folder per story inside (default: work_dir, else $XDG_DATA_HOME/lantern)")
+	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: lantern run --headless [--json] [--story F] [--seed N] [--max-turns N]
-                   [--episodes N] [--model M] [--agent llm|script:FILE] [--workdir D]
+                   [--episodes N] [--model M] [--agent llm|script:FILE] [--workdir D] [--config F]
 
 Plays episodes with the agent, without the TUI, printing a line per turn (or
 a JSON object per turn with --json). --agent script:FILE takes the actions
@@ -66,7 +58,11 @@ Flags:
 		fmt.Fprintln(stderr, "lantern run: only --headless exists so far")
 		return exitUsage
 	}
-	story, path, err := openStory(*storyPath)
+	cfg := loadConfig("run", fs, *configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
+	if cfg == nil {
+		return exitUsage
+	}
+	story, path, err := openStory(cfg.Story)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern run:", err)
 		return exitError
@@ -96,14 +92,7 @@ Flags:
 		return exitUsage
 	}
 	if agent == nil || *model != "" {
-		roles := config.DefaultRoles()
-		if *model != "" {
-			for k, r := range roles {
-				r.Model = *model
-				roles[k] = r
-			}
-		}
-		client, err = llm.New(llm.Options{Host: os.Getenv("OLLAMA_HOST"), Roles: roles})
+		client, err = newClient(cfg, nil)
 		if err != nil {
 			fmt.Fprintln(stderr, "lantern run:", err)
 			return exitError
@@ -113,8 +102,8 @@ Flags:
 		}
 	}
 	sess, err := engine.OpenSession(engine.SessionOptions{
-		Story: story, Name: path, Binding: bs.For(story.Info().MD5), WorkDir: *workDir, Client: client, Agent: agent, Autosave: true,
-		Engine: engine.Config{MaxTurns: *maxTurns, Episodes: *episodes, Seed: *seed, CriticThreshold: -0.2},
+		Story: story, Name: path, Binding: bs.For(story.Info().MD5), WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
+		Engine: engineConfig(cfg, *episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern run:", err)

@@ -40,14 +40,25 @@ func main() {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		// Until the TUI exists, plain `lantern` plays the default story in line mode.
-		return cmdPlay(ctx, []string{"--plain"}, stdin, stdout, stderr)
+		return cmdTUI(ctx, nil, stdin, stdout, stderr)
 	}
 	switch args[0] {
+	case "tui":
+		return cmdTUI(ctx, args[1:], stdin, stdout, stderr)
 	case "play":
 		return cmdPlay(ctx, args[1:], stdin, stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "bench":
+		return cmdBench(ctx, args[1:], stdout, stderr)
+	case "doctor":
+		return cmdDoctor(ctx, args[1:], stdout, stderr)
+	case "models":
+		return cmdModels(ctx, args[1:], stdout, stderr)
+	case "memories":
+		return cmdMemories(args[1:], stdout, stderr)
+	case "config":
+		return cmdConfig(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "lantern", version)
 		return exitOK
@@ -66,12 +77,20 @@ func usage(w io.Writer) {
 Commands:
   play      play a story in line mode (no model): lantern play --plain --story zork1.z3
   run       let the agent play without the TUI: lantern run --headless --model qwen3:4b
+  bench     measure the agent over episodes: lantern bench --episodes 3 --max-turns 100
+  doctor    check Ollama, the models, the story, the work dir and the terminal
+  models    list the Ollama server's models and which roles use them
+  memories  check, format or show a Memories.md: lantern memories check
+  config    show the configuration in effect, check a file, print a sample
   version   print the version
 
 With no command, lantern plays the default story in line mode.
-Run 'lantern play --help' for the play flags.
+Run 'lantern COMMAND --help' for a command's flags and examples; every
+command that needs settings takes --config F (read in place of ./lantern.toml).
 
-Exit codes: 0 success, 1 failure (bad story, runtime fault, I/O), 2 usage error.
+Exit codes: 0 success; 1 failure (bad story, runtime fault, I/O, Ollama
+unreachable, doctor found a problem, memories check found a problem); 2 usage
+error (bad flags or arguments, invalid configuration).
 `)
 }
 
@@ -86,6 +105,7 @@ func cmdPlay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	saveDir := fs.String("savedir", ".", "directory for the story's SAVE files")
 	exits := fs.Bool("exits", false, "with --json: probe and include the valid exits of every turn")
 	raw := fs.Bool("raw", false, "print the story's text exactly as printed, unwrapped (default: as dfrotz shows it)")
+	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml (for its story)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: lantern play --plain [--story F] [--seed N] [--script F] [--json [--exits]] [--raw]
 
@@ -111,6 +131,13 @@ Flags:
 	if !*plain {
 		fmt.Fprintln(stderr, "lantern play: only --plain (line mode) exists so far")
 		return exitUsage
+	}
+	if *storyPath == "" {
+		cfg := loadConfig("play", fs, *configFile, stderr)
+		if cfg == nil {
+			return exitUsage
+		}
+		*storyPath = cfg.Story
 	}
 	story, path, err := openStory(*storyPath)
 	if err != nil {

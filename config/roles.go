@@ -1,6 +1,9 @@
 // Package config holds Lantern's settings: the LLM roles with their models
-// and sampling, and (in a later issue) lantern.toml loading with precedence
-// and validation. Defaults come from ZorkGPT's tuning (DESIGN.md §5).
+// and sampling, the loop's intervals and thresholds, prompt budgets, the
+// work dir, theme and keys; and lantern.toml loading with precedence
+// (defaults < user file < project file < environment < flags) and
+// validation that names the key, where its value came from and what is
+// allowed. Defaults come from ZorkGPT's tuning (DESIGN.md §5).
 package config
 
 import "time"

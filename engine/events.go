@@ -88,6 +88,22 @@ type MapChanged struct {
 // ObjectivesChanged: objectives were added, completed or dropped.
 type ObjectivesChanged struct{ Active, Completed int }
 
+// SupervisorChanged: the supervisor finished a round (or failed one: then
+// the gauges stay and Feedback is empty). The gauges are in [-1, 1]: trust
+// in the agent's claims, satisfaction with its progress, comfort with how
+// it treats the person; Mood is a word for them; Feedback is what the agent
+// reads in its next prompt; Contradicted lists the agent's claims the
+// ground truth contradicted this round.
+type SupervisorChanged struct {
+	Turn                             int
+	Round                            int
+	Trust, Work, Comfort             float64
+	PrevTrust, PrevWork, PrevComfort float64
+	Mood                             string
+	Feedback                         string
+	Contradicted                     []string
+}
+
 // MetricsUpdated: per-turn measurements for the status bar.
 type MetricsUpdated struct {
 	Turn     int
@@ -129,6 +145,7 @@ func (TurnResult) isEvent()        {}
 func (MemoryChanged) isEvent()     {}
 func (MapChanged) isEvent()        {}
 func (ObjectivesChanged) isEvent() {}
+func (SupervisorChanged) isEvent() {}
 func (MetricsUpdated) isEvent()    {}
 func (ErrorEvent) isEvent()        {}
 func (Idle) isEvent()              {}

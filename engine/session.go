@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,11 +10,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/knowledge"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/managers/memsynth"
+	"github.com/lantern-if/lantern/managers/objectives"
+	"github.com/lantern-if/lantern/managers/supervisor"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -38,6 +43,43 @@ type SessionOptions struct {
 	// Research lets an LLM agent call the research tools (seed 004) before
 	// deciding, for at most this many rounds; 0 turns the phase off.
 	Research int
+	// Planning turns on the objective and knowledge managers, the episode
+	// synthesis and the supervisor (all off by default; DefaultPlanning
+	// turns them all on).
+	Planning Planning
+}
+
+// Planning configures the managers that plan across turns and episodes.
+// Without a model client only their ground-truth parts run: completion of
+// objectives from the ground truth, the person's objective edits, death
+// lessons and episode notes in knowledgebase.md.
+type Planning struct {
+	// Objectives: discovery every ObjectiveInterval turns (15), refinement
+	// every RefineInterval turns (50) or past 15 objectives; PlainObjectives
+	// leaves the knowledge, memories and map out of the discovery prompt.
+	Objectives        bool
+	ObjectiveInterval int
+	RefineInterval    int
+	PlainObjectives   bool
+	// Knowledge: knowledgebase.md updated every KnowledgeInterval turns
+	// (100) and at each episode's end (the episode synthesis), kept within
+	// KnowledgeBudget tokens (2000).
+	Knowledge         bool
+	KnowledgeInterval int
+	KnowledgeBudget   int
+	// Supervisor: a round every SupervisorEvery turns (1) with a memory of
+	// SupervisorK rounds in full (3); its feedback reaches the agent's next
+	// prompt.
+	Supervisor      bool
+	SupervisorEvery int
+	SupervisorK     int
+}
+
+// DefaultPlanning turns every planning manager on with DESIGN.md §5's
+// intervals.
+func DefaultPlanning() Planning {
+	return Planning{Objectives: true, ObjectiveInterval: 15, RefineInterval: 50, Knowledge: true, KnowledgeInterval: 100,
+		KnowledgeBudget: 2000, Supervisor: true, SupervisorEvery: 1, SupervisorK: 3}
 }
 
 // Session is an open run.
@@ -48,10 +90,22 @@ type Session struct {
 	Memories *memory.Store
 	Map      *mapper.Map
 	Engine   *Engine
+	// Knowledge keeps knowledgebase.md (written only with
+	// Planning.Knowledge; always read for the agent's prompt).
+	Knowledge *knowledge.Manager
+	// Objectives are the agent's objectives; it is also the TUI's
+	// objectives source (Objectives() active, completed).
+	Objectives *objectives.Manager
+	// Supervisor watches the agent; nil unless Planning.Supervisor.
+	Supervisor *supervisor.Supervisor
 
-	synth   *memsynth.Synthesizer
-	episode int64
-	id      StoryIdentity
+	synth    *memsynth.Synthesizer
+	plan     Planning
+	maxScore int
+	rounds   *roundLog
+	objDirty bool // the objectives changed outside a turn (episode start)
+	episode  int64
+	id       StoryIdentity
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -95,7 +149,14 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 		window = 3
 	}
 	s := &Session{Dir: dir, Env: env, DB: db, Memories: store, Map: mapper.New(), id: env.Story(),
-		synth: memsynth.New(opts.Client, store, window)}
+		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning}
+	if opts.Binding != nil {
+		s.maxScore = opts.Binding.MaxScore
+	}
+	if err := s.openPlanning(opts.Client, filepath.Join(dir, "lantern.db"), StoryDir(opts.Name, info.Release), info.MD5); err != nil {
+		s.Close()
+		return nil, err
+	}
 	agent := opts.Agent
 	if agent == nil {
 		if opts.Client == nil {
@@ -112,19 +173,26 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 		agent = la
 	}
 	critic := NewCritic(opts.Client, opts.Engine.CriticThreshold)
-	s.Engine = New(opts.Engine, env, agent, critic, opts.Client, s.Map, Hooks{
+	hooks := Hooks{
 		LocationMemory: store.LocationMemory,
 		Notes:          s.notes,
+		Objectives:     s.Objectives.Prompt,
+		Knowledge:      s.Knowledge.ForAgent,
+		StartEpisode:   s.startEpisode,
 		AfterTurn:      s.afterTurn,
 		EpisodeEnded:   s.episodeEnded,
 		Edit:           s.edit,
-	})
+	}
+	if s.Supervisor != nil {
+		hooks.Feedback = s.Supervisor.Feedback
+	}
+	s.Engine = New(opts.Engine, env, agent, critic, opts.Client, s.Map, hooks)
 	return s, nil
 }
 
 // Close closes the memories and the run database.
 func (s *Session) Close() error {
-	return errors.Join(s.Memories.Close(), s.DB.Close())
+	return errors.Join(s.Memories.Close(), s.DB.Close(), s.rounds.Close())
 }
 
 func (s *Session) notes() []string {
@@ -139,8 +207,16 @@ func (s *Session) notes() []string {
 	return out
 }
 
-// afterTurn records the turn, keeps the agent's note, and exports the state.
+// afterTurn records the turn, keeps the agent's note, exports the state,
+// then runs the planning managers (objectives, knowledge, supervisor).
 func (s *Session) afterTurn(ctx context.Context, rec TurnRecord) ([]Event, error) {
+	events, err := s.recordTurn(ctx, rec)
+	return append(events, s.planTurn(ctx, rec)...), err
+}
+
+// recordTurn is the turn's bookkeeping: the run database, memory
+// synthesis, the agent's note and current_state.json.
+func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, error) {
 	if s.episode == 0 {
 		id, err := s.DB.StartEpisode(ctx, s.Engine.cfg.Seed+rec.Episode-1)
 		if err != nil {
@@ -194,11 +270,20 @@ func names(items []Item) []string {
 	return out
 }
 
-// edit applies a person's memory edit to Memories.md.
+// edit applies a person's memory edit to Memories.md, or an objective edit
+// to the objectives.
 func (s *Session) edit(_ context.Context, c Command) ([]Event, error) {
+	if oe, ok := c.(ObjectiveEdit); ok {
+		changed, err := s.Objectives.Edit(oe.Op, oe.Text)
+		if err != nil || !changed {
+			return nil, err
+		}
+		active, done := s.Objectives.Counts()
+		return []Event{ObjectivesChanged{Active: active, Completed: done}}, nil
+	}
 	me, ok := c.(MemoryEdit)
 	if !ok {
-		return nil, nil // objectives arrive with their manager
+		return nil, nil
 	}
 	ref := memory.Ref{Location: me.Location, Title: me.Title}
 	name := s.Map.Name(me.Location)
@@ -249,12 +334,13 @@ func (s *Session) edit(_ context.Context, c Command) ([]Event, error) {
 }
 
 func (s *Session) episodeEnded(ctx context.Context, ep EpisodeEnded) error {
+	synthErr := s.synthesize(ctx, ep)
 	if s.episode == 0 {
-		return nil
+		return synthErr
 	}
 	err := s.DB.EndEpisode(ctx, s.episode, string(ep.Reason), ep.Score, ep.Moves, ep.Turns)
 	s.episode = 0
-	return err
+	return errors.Join(synthErr, err)
 }
 
 // State is current_state.json: what an outside viewer needs each turn.
@@ -288,4 +374,208 @@ func (s *Session) exportState(rec TurnRecord) error {
 		return err
 	}
 	return atomicfile.Replace(filepath.Join(s.Dir, "current_state.json"), data, 0o644)
+}
+
+// openPlanning makes the planning managers in dependency order (seed 000):
+// knowledge, then objectives (knowledge, memories, map), then the
+// supervisor (map, objectives). Models are only given to the managers the
+// options turn on.
+func (s *Session) openPlanning(client *llm.Client, dbPath, story, md5 string) error {
+	p := s.plan
+	model := func(on bool) *llm.Client {
+		if on {
+			return client
+		}
+		return nil
+	}
+	s.Knowledge = knowledge.New(model(p.Knowledge), knowledge.Config{Path: filepath.Join(s.Dir, knowledge.FileName), Story: story,
+		UpdateInterval: p.KnowledgeInterval, BudgetTokens: p.KnowledgeBudget})
+	s.Objectives = objectives.New(objectives.Deps{Client: model(p.Objectives), Knowledge: s.Knowledge, Memories: s.Memories, Map: s.Map},
+		objectives.Config{UpdateInterval: p.ObjectiveInterval, RefineInterval: p.RefineInterval, Plain: p.PlainObjectives})
+	if !p.Supervisor {
+		return nil
+	}
+	rounds, err := openRoundLog(dbPath, md5)
+	if err != nil {
+		return err
+	}
+	rounds.episodeID = func() int64 { return s.episode }
+	s.rounds = rounds
+	s.Supervisor = supervisor.New(supervisor.Deps{Client: client, Map: s.Map, Recorder: rounds, Hints: s.Objectives.PersonObjectives,
+		Completed: func() int {
+			_, done := s.Objectives.Counts()
+			return done
+		}}, supervisor.Config{Every: p.SupervisorEvery, K: p.SupervisorK})
+	return nil
+}
+
+// startEpisode resets the managers in dependency order for a new episode;
+// what they learned across episodes (Memories.md, knowledgebase.md, the
+// map, the supervisor's gauges and memory, the person's objectives) stays.
+func (s *Session) startEpisode(_ context.Context, _ int) error {
+	s.synth.Reset()
+	s.Knowledge.Reset()
+	before, _ := s.Objectives.Counts()
+	s.Objectives.Reset()
+	loc := s.Engine.st.Obs.Location
+	s.Objectives.SetLocation(loc.ID, loc.Name)
+	if after, _ := s.Objectives.Counts(); after != before {
+		s.objDirty = true
+	}
+	if s.Supervisor != nil {
+		s.Supervisor.Reset()
+	}
+	return nil
+}
+
+// planTurn runs the planning managers after a turn. A manager that fails
+// is reported and the others go on; the turn is never lost.
+func (s *Session) planTurn(ctx context.Context, rec TurnRecord) []Event {
+	var events []Event
+	fail := func(err error) { events = append(events, ErrorEvent{Turn: rec.Turn, Err: err}) }
+	b, a := rec.Before, rec.After
+	invB, invA := names(b.Inventory), names(a.Inventory)
+	if s.plan.Knowledge {
+		if _, err := s.Knowledge.ProcessTurn(ctx, knowledge.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor),
+			Action: rec.Action, Response: a.Text, FromID: b.Location.ID, FromName: b.Location.Name, ToID: a.Location.ID,
+			ToName: a.Location.Name, ScoreBefore: b.Score, ScoreAfter: a.Score, Died: a.Died}); err != nil {
+			fail(err)
+		}
+	}
+	changed, err := s.Objectives.ProcessTurn(ctx, objectives.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor),
+		Action: rec.Action, Reasoning: rec.Reasoning, Response: a.Text, FromID: b.Location.ID, FromName: b.Location.Name,
+		ToID: a.Location.ID, ToName: a.Location.Name, ScoreBefore: b.Score, ScoreAfter: a.Score, InvBefore: invB, InvAfter: invA})
+	if err != nil {
+		fail(err)
+	}
+	if changed || s.objDirty {
+		active, done := s.Objectives.Counts()
+		events = append(events, ObjectivesChanged{Active: active, Completed: done})
+		s.objDirty = false
+	}
+	if s.Supervisor == nil {
+		return events
+	}
+	r, ran, err := s.Supervisor.ProcessTurn(ctx, supervisor.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor),
+		Action: rec.Action, Reasoning: rec.Reasoning, Response: a.Text, FromID: b.Location.ID, FromName: b.Location.Name,
+		ToID: a.Location.ID, ToName: a.Location.Name, ScoreBefore: b.Score, ScoreAfter: a.Score, InvBefore: invB, InvAfter: invA,
+		Died: a.Died, NewRoom: rec.NewRoom, Failed: rec.Failed})
+	if ran {
+		st := s.Supervisor.Status()
+		ev := SupervisorChanged{Turn: rec.Turn, Round: st.Rounds, Trust: st.State.Trust, Work: st.State.Work, Comfort: st.State.Comfort,
+			PrevTrust: st.Previous.Trust, PrevWork: st.Previous.Work, PrevComfort: st.Previous.Comfort, Mood: st.Mood, Feedback: st.Feedback}
+		for _, f := range r.Findings {
+			if f.Contradicted {
+				ev.Contradicted = append(ev.Contradicted, f.Claim)
+			}
+		}
+		events = append(events, ev)
+	}
+	if err != nil {
+		fail(err)
+	}
+	return events
+}
+
+// synthesize is the episode synthesis: the knowledge manager's last update
+// and the episode's note in knowledgebase.md, read by the agent from the
+// next episode's first prompt. The episode itself is recorded in lantern.db
+// by episodeEnded.
+func (s *Session) synthesize(ctx context.Context, ep EpisodeEnded) error {
+	if !s.plan.Knowledge {
+		return nil
+	}
+	_, err := s.Knowledge.SynthesizeEpisode(ctx, knowledge.Episode{Number: ep.Episode, Reason: string(ep.Reason), Score: ep.Score,
+		MaxScore: s.maxScore, Moves: ep.Moves, Turns: ep.Turns})
+	return err
+}
+
+// roundLog keeps the supervisor's rounds, complete, in lantern.db (seed
+// 002: no truncation). It has its own connection and table until the run
+// database (memory.RunDB) grows an API for them.
+type roundLog struct {
+	db        *sql.DB
+	story     string
+	episodeID func() int64 // the episodes table's row of the running episode
+}
+
+const roundSchema = `
+CREATE TABLE IF NOT EXISTS supervisor_rounds (
+	id INTEGER PRIMARY KEY,
+	story_md5 TEXT NOT NULL,
+	episode_id INTEGER NOT NULL,
+	episode INTEGER NOT NULL,
+	round INTEGER NOT NULL,
+	first_turn INTEGER NOT NULL,
+	last_turn INTEGER NOT NULL,
+	trust REAL NOT NULL,
+	work REAL NOT NULL,
+	comfort REAL NOT NULL,
+	feedback TEXT NOT NULL,
+	error TEXT NOT NULL,
+	data TEXT NOT NULL,
+	created_at TEXT NOT NULL
+);
+`
+
+func openRoundLog(path, md5 string) (*roundLog, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, fmt.Errorf("supervisor rounds: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(roundSchema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("supervisor rounds: %w", err)
+	}
+	return &roundLog{db: db, story: md5}, nil
+}
+
+// RecordRound implements supervisor.Recorder: the whole round as JSON.
+func (l *roundLog) RecordRound(ctx context.Context, r supervisor.Round) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	var id int64
+	if l.episodeID != nil {
+		id = l.episodeID()
+	}
+	_, err = l.db.ExecContext(ctx, `INSERT INTO supervisor_rounds (story_md5, episode_id, episode, round, first_turn, last_turn, trust, work, comfort,
+		feedback, error, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, l.story, id, r.Episode, r.Number, r.FirstTurn, r.LastTurn,
+		r.State.Trust, r.State.Work, r.State.Comfort, r.Feedback, r.Error, string(data), r.Time.UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		return fmt.Errorf("record round %d: %w", r.Number, err)
+	}
+	return nil
+}
+
+// Rounds returns the recorded rounds' data, oldest first.
+func (l *roundLog) Rounds(ctx context.Context) ([]supervisor.Round, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT data FROM supervisor_rounds WHERE story_md5 = ? ORDER BY id`, l.story)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []supervisor.Round
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return nil, err
+		}
+		var r supervisor.Round
+		if err := json.Unmarshal([]byte(data), &r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Close closes the connection (a nil log is fine).
+func (l *roundLog) Close() error {
+	if l == nil {
+		return nil
+	}
+	return l.db.Close()
 }

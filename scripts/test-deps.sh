@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # Installs what the tests need, idempotently: Debian's frotz (for /usr/games/dfrotz,
-# the reference interpreter of the differential tests). Does nothing when present.
+# the reference interpreter of the differential tests) and tmux (for
+# scripts/tui-tmux-test.sh, which drives the TUI in a real terminal). Does nothing
+# when both are present.
 set -euo pipefail
 
-if [[ -x /usr/games/dfrotz ]]; then
+missing=()
+[[ -x /usr/games/dfrotz ]] || missing+=(frotz)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "test-deps: /usr/games/dfrotz is missing and apt-get is not available; install frotz by hand" >&2
+  echo "test-deps: ${missing[*]} missing and apt-get is not available; install them by hand" >&2
   exit 1
 fi
 sudo=""
 if [[ $(id -u) -ne 0 ]]; then
   sudo="sudo"
 fi
-echo "test-deps: installing Debian package frotz (for dfrotz)" >&2
+echo "test-deps: installing Debian packages ${missing[*]}" >&2
 # apt keeps downloaded packages in /var/cache/apt/archives, so a second install is offline.
-if ! $sudo apt-get install -y --no-install-recommends frotz >/dev/null; then
+if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; then
   $sudo apt-get update >/dev/null
-  $sudo apt-get install -y --no-install-recommends frotz >/dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
 fi
 test -x /usr/games/dfrotz
+command -v tmux >/dev/null

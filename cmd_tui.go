@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/game_files/bindings"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/themes"
+	"github.com/lantern-if/lantern/tui"
+)
+
+// cmdTUI runs Lantern's terminal interface: the agent plays, the person
+// watches, steps, types commands and edits memories. The engine starts
+// paused, so nothing runs before the person has seen the screen.
+func cmdTUI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tui", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	storyPath := fs.String("story", "", "story file (default: the built-in demo)")
+	workDir := fs.String("workdir", defaultWorkDir(), "work dir (one folder per story inside; the log is lantern.log there)")
+	model := fs.String("model", "", "model for every role (default: the configured ones)")
+	configPath := fs.String("config", "", "lantern.toml to read (not read yet: configuration comes in a later issue)")
+	theme := fs.String("theme", "", "theme: "+fmt.Sprint(themes.Names())+" (default: from the terminal's background)")
+	seed := fs.Int("seed", 0, "random seed (frotz -s semantics)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: lantern [tui] [--story F] [--workdir D] [--model M] [--theme T] [--seed N]
+
+Opens the terminal interface: the agent plays the story through Ollama
+(OLLAMA_HOST, default 127.0.0.1:11434) while you watch, step it turn by turn,
+type your own commands and edit the memories it learns. It starts paused:
+space runs the agent, n plays one turn, i types a command, ? lists every key.
+When Ollama cannot be reached the screen says so and you can still play.
+
+Examples:
+  lantern
+  lantern --story zork1.z3 --model qwen3:4b
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if *theme != "" {
+		if _, err := themes.Load(*theme); err != nil {
+			fmt.Fprintln(stderr, "lantern:", err)
+			return exitUsage
+		}
+	}
+	if f, ok := stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+		fmt.Fprintln(stderr, "lantern: the TUI needs a terminal; use `lantern play --plain` or `lantern run --headless` without one")
+		return exitUsage
+	}
+	story, path, err := openStory(*storyPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern:", err)
+		return exitError
+	}
+	bs, err := engine.LoadBindings(bindings.FS())
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern:", err)
+		return exitError
+	}
+	if err := os.MkdirAll(*workDir, 0o755); err != nil {
+		fmt.Fprintln(stderr, "lantern: work dir:", err)
+		return exitError
+	}
+	logFile, err := os.OpenFile(filepath.Join(*workDir, "lantern.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern: log:", err)
+		return exitError
+	}
+	defer logFile.Close()
+	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log.Info("start", "version", version, "story", path, "workdir", *workDir)
+	if *configPath != "" {
+		log.Warn("--config is not read yet", "config", *configPath)
+	}
+
+	roles := config.DefaultRoles()
+	if *model != "" {
+		for k, r := range roles {
+			r.Model = *model
+			roles[k] = r
+		}
+	}
+	client, err := llm.New(llm.Options{Host: os.Getenv("OLLAMA_HOST"), Roles: roles, Logger: log})
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern:", err)
+		return exitUsage
+	}
+	binding := bs.For(story.Info().MD5)
+	sess, err := engine.OpenSession(engine.SessionOptions{
+		Story: story, Name: path, Binding: binding, WorkDir: *workDir, Client: client, Autosave: true,
+		Engine: engine.Config{StartPaused: true, MaxTurns: 500, Seed: *seed, CriticThreshold: -0.2},
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern:", err)
+		return exitError
+	}
+	defer sess.Close()
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- sess.Engine.Run(runCtx) }()
+
+	maxScore := 0
+	if binding != nil {
+		maxScore = binding.MaxScore
+	}
+	opts := tui.Options{
+		Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
+		Theme: *theme, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
+	}
+	if sess.Objectives != nil {
+		opts.Objectives = sess.Objectives
+	}
+	err = tui.Run(runCtx, opts, stdin, stdout)
+	// Nobody reads the events any more; the engine must still be able to
+	// send them while it stops.
+	go func() {
+		for range sess.Engine.Events() {
+		}
+	}()
+	code := exitOK
+	if err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("tui", "err", err)
+		fmt.Fprintln(stderr, "lantern:", err)
+		code = exitError
+	}
+	// The engine stops at a turn boundary after Quit (the TUI sent it when
+	// the person quit); give it a moment, then cancel.
+	qctx, qcancel := context.WithTimeout(ctx, time.Second)
+	_ = sess.Engine.Send(qctx, engine.Quit{})
+	qcancel()
+	select {
+	case err = <-stopped:
+	case <-time.After(10 * time.Second):
+		cancel()
+		err = <-stopped
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("engine", "err", err)
+		fmt.Fprintln(stderr, "lantern: engine:", err)
+		code = exitError
+	}
+	log.Info("stop", "code", code)
+	return code
+}
+
+// storyTitle is the story's name for the status bar.
+func storyTitle(path string) string {
+	base := filepath.Base(path)
+	return base[:len(base)-len(filepath.Ext(base))]
+}

@@ -1,0 +1,305 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of Lantern, as lantern.toml spells it. Load builds
+// one from the built-in defaults, the user's and the project's files, the
+// environment and the command line (DESIGN.md §5).
+type Config struct {
+	// WorkDir holds one folder per story (DESIGN.md §4). Load fills it in:
+	// empty in every source means $XDG_DATA_HOME/lantern.
+	WorkDir string `toml:"work_dir"`
+	// Story is the story opened when none is named; empty: the built-in
+	// demo.
+	Story string `toml:"story"`
+	// Theme is a theme name ("auto" follows the terminal's background) or
+	// the path of a theme file.
+	Theme string `toml:"theme"`
+
+	Ollama  Ollama            `toml:"ollama"`
+	Loop    Loop              `toml:"loop"`
+	Budgets Budgets           `toml:"budgets"`
+	Keys    map[string]string `toml:"keys"`  // action → key, only the remapped ones
+	Roles   map[string]Role   `toml:"roles"` // by role name (RoleNames)
+
+	// Sources says where each key's value came from (a key that is absent
+	// kept its built-in default).
+	Sources map[string]Source `toml:"-"`
+	// Files are the configuration files considered, in precedence order.
+	Files []File `toml:"-"`
+	// Warnings are problems that do not stop Lantern.
+	Warnings []Problem `toml:"-"`
+}
+
+// Ollama locates the model server.
+type Ollama struct {
+	// Host is host[:port] or a URL, as OLLAMA_HOST takes it.
+	Host string `toml:"host"`
+}
+
+// Loop tunes the turn loop and the managers' rhythm. Defaults follow
+// ZorkGPT's tuning.
+type Loop struct {
+	MaxTurnsPerEpisode          int     `toml:"max_turns_per_episode"`
+	Seed                        int     `toml:"seed"`
+	CriticRejectionThreshold    float64 `toml:"critic_rejection_threshold"`
+	CriticMaxAttempts           int     `toml:"critic_max_attempts"`
+	ObjectiveUpdateInterval     int     `toml:"objective_update_interval"`
+	ObjectiveRefinementInterval int     `toml:"objective_refinement_interval"`
+	KnowledgeUpdateInterval     int     `toml:"knowledge_update_interval"`
+	MemoryHistoryWindow         int     `toml:"memory_history_window"`
+	SupervisorKWindow           int     `toml:"supervisor_k_window"`
+	StuckTurns                  int     `toml:"stuck_turns"`
+	MaxModelFailures            int     `toml:"max_model_failures"`
+}
+
+// Budgets bound what goes into prompts.
+type Budgets struct {
+	// AgentPromptTokens caps the agent's prompt; 0: only the model's
+	// context length limits it.
+	AgentPromptTokens int `toml:"agent_prompt_tokens"`
+	// LocationMemoryTokens bounds the memories shown for one location.
+	LocationMemoryTokens int `toml:"location_memory_tokens"`
+	// MemoryTextChars cuts one memory's text.
+	MemoryTextChars int `toml:"memory_text_chars"`
+	// Memories shown per location, by category.
+	SuccessesShown int `toml:"successes_shown"`
+	FailuresShown  int `toml:"failures_shown"`
+	OthersShown    int `toml:"others_shown"`
+}
+
+// DefaultOllamaHost is where Ollama listens unless configured otherwise.
+const DefaultOllamaHost = "127.0.0.1:11434"
+
+// DefaultTheme follows the terminal's background.
+const DefaultTheme = "auto"
+
+// Defaults returns the built-in configuration (WorkDir empty: Load
+// resolves it).
+func Defaults() *Config {
+	return &Config{
+		Theme:  DefaultTheme,
+		Ollama: Ollama{Host: DefaultOllamaHost},
+		Loop: Loop{
+			MaxTurnsPerEpisode:          500,
+			Seed:                        0,
+			CriticRejectionThreshold:    -0.2,
+			CriticMaxAttempts:           3,
+			ObjectiveUpdateInterval:     15,
+			ObjectiveRefinementInterval: 50,
+			KnowledgeUpdateInterval:     100,
+			MemoryHistoryWindow:         3,
+			SupervisorKWindow:           3,
+			StuckTurns:                  20,
+			MaxModelFailures:            3,
+		},
+		Budgets: Budgets{
+			AgentPromptTokens:    0,
+			LocationMemoryTokens: 500,
+			MemoryTextChars:      400,
+			SuccessesShown:       5,
+			FailuresShown:        5,
+			OthersShown:          5,
+		},
+		Keys:    map[string]string{},
+		Roles:   DefaultRoles(),
+		Sources: map[string]Source{},
+	}
+}
+
+// DefaultKeys are the TUI's keys (issue 9); [keys] remaps them by action.
+func DefaultKeys() map[string]string {
+	return map[string]string{
+		"pause":      "space",
+		"step":       "n",
+		"input":      "i",
+		"next_pane":  "tab",
+		"memory":     "m",
+		"edit":       "e",
+		"supersede":  "s",
+		"add":        "a",
+		"delete":     "d",
+		"undo":       "u",
+		"objectives": "o",
+		"models":     "ctrl+l",
+		"theme":      "t",
+		"cancel":     "esc esc",
+		"help":       "?",
+		"quit":       "q",
+	}
+}
+
+// Key is the key bound to an action: the remapped one, else the default.
+func (c *Config) Key(action string) string {
+	if k, ok := c.Keys[action]; ok {
+		return k
+	}
+	return DefaultKeys()[action]
+}
+
+// Model returns a role's model.
+func (c *Config) Model(role string) string { return c.Roles[role].Model }
+
+// SourceKind says which level of the precedence a value came from.
+type SourceKind int
+
+const (
+	FromDefault SourceKind = iota // built in
+	FromFile                      // a lantern.toml
+	FromEnv                       // an environment variable
+	FromFlag                      // a command-line flag
+)
+
+// Source is where a value came from: a file and line, an environment
+// variable, or a flag.
+type Source struct {
+	Kind SourceKind
+	Name string // the file's path, the variable's or the flag's name
+	Line int    // in the file; 0 when unknown
+}
+
+func (s Source) String() string {
+	switch s.Kind {
+	case FromFile:
+		if s.Line > 0 {
+			return fmt.Sprintf("%s:%d", s.Name, s.Line)
+		}
+		return s.Name
+	case FromEnv:
+		return "environment " + s.Name
+	case FromFlag:
+		return "flag --" + strings.TrimLeft(s.Name, "-")
+	}
+	return "built-in default"
+}
+
+// File is a configuration file Load considered.
+type File struct {
+	Level string // "user" or "project"
+	Path  string
+	Found bool
+}
+
+// Problem is one thing wrong with the configuration: which key, where its
+// value came from, and what is allowed.
+type Problem struct {
+	Key     string // dotted ("loop.memory_history_window"); empty for a syntax error
+	Value   string // as TOML would write it; empty when not known
+	Source  Source
+	Msg     string
+	Warning bool
+}
+
+// String is "source: key = value: what is allowed".
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.Source.String())
+	b.WriteString(": ")
+	if p.Key != "" {
+		b.WriteString(p.Key)
+		if p.Value != "" {
+			b.WriteString(" = ")
+			b.WriteString(p.Value)
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Error is an invalid configuration: every problem that is not a warning.
+type Error struct{ Problems []Problem }
+
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	if len(lines) == 1 {
+		return "invalid configuration: " + lines[0]
+	}
+	return "invalid configuration:\n  " + strings.Join(lines, "\n  ")
+}
+
+// DefaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern.
+func DefaultWorkDir(getenv func(string) (string, bool)) string {
+	if d, ok := lookup(getenv, "XDG_DATA_HOME"); ok && filepath.IsAbs(d) {
+		return filepath.Join(d, "lantern")
+	}
+	if h := home(getenv); h != "" {
+		return filepath.Join(h, ".local", "share", "lantern")
+	}
+	return "lantern-data"
+}
+
+// UserFile is $XDG_CONFIG_HOME/lantern/lantern.toml, else
+// ~/.config/lantern/lantern.toml; empty when there is no home.
+func UserFile(getenv func(string) (string, bool)) string {
+	if d, ok := lookup(getenv, "XDG_CONFIG_HOME"); ok && filepath.IsAbs(d) {
+		return filepath.Join(d, "lantern", "lantern.toml")
+	}
+	if h := home(getenv); h != "" {
+		return filepath.Join(h, ".config", "lantern", "lantern.toml")
+	}
+	return ""
+}
+
+// ProjectFile is the project's configuration, in the current directory.
+const ProjectFile = "lantern.toml"
+
+func lookup(getenv func(string) (string, bool), name string) (string, bool) {
+	if getenv == nil {
+		return "", false
+	}
+	v, ok := getenv(name)
+	if !ok || v == "" {
+		return "", false
+	}
+	return v, true
+}
+
+func home(getenv func(string) (string, bool)) string {
+	h, _ := lookup(getenv, "HOME")
+	return h
+}
+
+// formatValue writes a value as TOML would.
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case Think:
+		return strconv.Quote(string(x))
+	case time.Duration:
+		return strconv.Quote(formatDuration(x))
+	case float64:
+		s := strconv.FormatFloat(x, 'f', -1, 64)
+		if !strings.ContainsAny(s, ".eEn") {
+			s += ".0"
+		}
+		return s
+	case int:
+		return strconv.Itoa(x)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// formatDuration drops time.Duration's zero units: "2m", "90s", "1h30m".
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

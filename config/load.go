@@ -1,0 +1,399 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// LoadOptions name the sources Load layers over the defaults, lowest
+// precedence first: the user's file, the project's file, the environment,
+// then the overrides (command-line flags).
+type LoadOptions struct {
+	UserFile    string // "" : none
+	ProjectFile string // "" : none
+	// ProjectRequired: the project file was named explicitly (--config), so
+	// its absence is an error.
+	ProjectRequired bool
+	// Getenv reads the environment (os.LookupEnv); nil: no environment.
+	Getenv    func(string) (string, bool)
+	Overrides []Override
+}
+
+// Override is a value given on the command line.
+type Override struct {
+	Key   string // a key, or "roles.*.model" for every role's model
+	Value string // as typed; parsed by the key's type
+	Flag  string // the flag's name, for messages
+}
+
+// AllModels is the Override key that sets every role's model.
+const AllModels = "roles.*.model"
+
+// Standard are the usual sources: $XDG_CONFIG_HOME/lantern/lantern.toml,
+// then ./lantern.toml (or the file named by --config in its place), the
+// process's environment, and the given flags.
+func Standard(configFile string, overrides ...Override) LoadOptions {
+	o := LoadOptions{UserFile: UserFile(os.LookupEnv), ProjectFile: ProjectFile, Getenv: os.LookupEnv, Overrides: overrides}
+	if configFile != "" {
+		o.ProjectFile, o.ProjectRequired = configFile, true
+	}
+	return o
+}
+
+// Load builds the configuration: built-in defaults < the user's file < the
+// project's file < LANTERN_* and OLLAMA_HOST < overrides; then validates
+// it. The configuration is returned even when invalid (a doctor can still
+// report on the rest); the error is then an *Error listing every problem
+// with its key, its file and line (or variable, or flag) and what is
+// allowed. Warnings are in Config.Warnings.
+func Load(o LoadOptions) (*Config, error) {
+	l := &loader{c: Defaults(), getenv: o.Getenv}
+	l.file("user", o.UserFile, false)
+	l.file("project", o.ProjectFile, o.ProjectRequired)
+	l.env()
+	for _, ov := range o.Overrides {
+		src := Source{Kind: FromFlag, Name: ov.Flag}
+		if ov.Key == AllModels {
+			for _, r := range RoleNames() {
+				l.set("roles."+r+".model", text(ov.Value), src, "")
+			}
+			continue
+		}
+		l.set(ov.Key, text(ov.Value), src, "")
+	}
+	if l.c.WorkDir == "" {
+		l.c.WorkDir = DefaultWorkDir(o.Getenv)
+	}
+	l.problems = append(l.problems, l.c.validate()...)
+	var errs []Problem
+	for _, p := range l.problems {
+		if p.Warning {
+			l.c.Warnings = append(l.c.Warnings, p)
+		} else {
+			errs = append(errs, p)
+		}
+	}
+	if len(errs) > 0 {
+		return l.c, &Error{Problems: errs}
+	}
+	return l.c, nil
+}
+
+// Parse reads one lantern.toml over the defaults, without the environment
+// (for checking a file, as `lantern config check` does).
+func Parse(name string, data []byte) (*Config, error) {
+	l := &loader{c: Defaults()}
+	l.c.Files = append(l.c.Files, File{Level: "project", Path: name, Found: true})
+	l.apply(name, data)
+	l.problems = append(l.problems, l.c.validate()...)
+	var errs []Problem
+	for _, p := range l.problems {
+		if p.Warning {
+			l.c.Warnings = append(l.c.Warnings, p)
+		} else {
+			errs = append(errs, p)
+		}
+	}
+	if len(errs) > 0 {
+		return l.c, &Error{Problems: errs}
+	}
+	return l.c, nil
+}
+
+type loader struct {
+	c        *Config
+	getenv   func(string) (string, bool)
+	problems []Problem
+}
+
+func (l *loader) problem(p Problem) { l.problems = append(l.problems, p) }
+
+func (l *loader) file(level, path string, required bool) {
+	if path == "" {
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !required {
+			l.c.Files = append(l.c.Files, File{Level: level, Path: path})
+			return
+		}
+		l.c.Files = append(l.c.Files, File{Level: level, Path: path})
+		msg := err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = "no such file"
+		}
+		l.problem(Problem{Source: Source{Kind: FromFile, Name: path}, Msg: "cannot read the configuration: " + msg})
+		return
+	}
+	l.c.Files = append(l.c.Files, File{Level: level, Path: path, Found: true})
+	l.apply(path, data)
+}
+
+// leaf is one value of a TOML document, at its dotted key.
+type leaf struct {
+	key   string
+	value any
+	line  int
+}
+
+// apply sets every key of one TOML document.
+func (l *loader) apply(name string, data []byte) {
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		src := Source{Kind: FromFile, Name: name}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			src.Line, _ = de.Position()
+		}
+		l.problem(Problem{Source: src, Msg: "not valid TOML: " + strings.TrimPrefix(err.Error(), "toml: ")})
+		return
+	}
+	lines := keyLines(data)
+	var leaves []leaf
+	l.flatten(name, "", doc, lines, &leaves)
+	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].line < leaves[j].line })
+	dir := filepath.Dir(name)
+	for _, lf := range leaves {
+		l.set(lf.key, lf.value, Source{Kind: FromFile, Name: name, Line: lf.line}, dir)
+	}
+}
+
+// tables are the tables lantern.toml may have.
+func knownTable(key string) bool {
+	switch key {
+	case "ollama", "loop", "budgets", "keys", "roles":
+		return true
+	}
+	if r, ok := strings.CutPrefix(key, "roles."); ok {
+		_, known := DefaultRoles()[r]
+		return known
+	}
+	return false
+}
+
+func (l *loader) flatten(name, prefix string, m map[string]any, lines map[string]int, out *[]leaf) {
+	for k, v := range m {
+		key := k
+		if prefix != "" {
+			key = prefix + "." + k
+		}
+		sub, isTable := v.(map[string]any)
+		if !isTable {
+			*out = append(*out, leaf{key, v, lineOf(lines, key)})
+			continue
+		}
+		if !knownTable(key) {
+			if byPath[key] != nil || strings.HasPrefix(key, "keys.") {
+				*out = append(*out, leaf{key, v, lineOf(lines, key)})
+				continue
+			}
+			l.problem(Problem{Key: key, Source: Source{Kind: FromFile, Name: name, Line: lineOf(lines, key)}, Msg: unknownMsg(key)})
+			continue
+		}
+		l.flatten(name, key, sub, lines, out)
+	}
+}
+
+// unknownMsg says what a key that does not exist could have been.
+func unknownMsg(key string) string {
+	if rest, ok := strings.CutPrefix(key, "roles."); ok {
+		role := strings.Split(rest, ".")[0]
+		if _, known := DefaultRoles()[role]; !known {
+			return fmt.Sprintf("unknown role %q; the roles are %s", role, sortedRoles())
+		}
+	}
+	if s := suggest(key); s != "" {
+		return fmt.Sprintf("unknown key; did you mean %s?", s)
+	}
+	return "unknown key; lantern.sample.toml lists every key"
+}
+
+// set assigns one value, recording where it came from; dir resolves
+// relative paths given in a file.
+func (l *loader) set(key string, v any, src Source, dir string) {
+	if action, ok := strings.CutPrefix(key, "keys."); ok && action != "" && !strings.Contains(action, ".") {
+		s, isString := v.(string)
+		if t, isText := v.(text); isText {
+			s, isString = string(t), true
+		}
+		if !isString {
+			l.problem(Problem{Key: key, Value: rawValue(v), Source: src, Msg: `want a key in quotes, such as "p" or "ctrl+p"`})
+			return
+		}
+		if l.c.Keys == nil {
+			l.c.Keys = map[string]string{}
+		}
+		l.c.Keys[action] = s
+		l.c.Sources[key] = src
+		return
+	}
+	k := byPath[key]
+	if k == nil {
+		l.problem(Problem{Key: key, Value: rawValue(v), Source: src, Msg: unknownMsg(key)})
+		return
+	}
+	ok := false
+	k.access(l.c, func(f reflect.Value) error {
+		old := reflect.New(f.Type()).Elem()
+		old.Set(f)
+		if ok = assign(f, k.kind, v); ok && k.isPath && f.Kind() == reflect.String {
+			f.SetString(l.resolvePath(key, f.String(), dir))
+		}
+		if !ok {
+			f.Set(old)
+		}
+		return nil
+	})
+	if !ok {
+		l.problem(Problem{Key: key, Value: rawValue(v), Source: src, Msg: k.kind.want()})
+		return
+	}
+	l.c.Sources[key] = src
+}
+
+// resolvePath expands a leading ~ and makes a path given in a file relative
+// to that file's directory. A theme that is a name, not a path, stays.
+func (l *loader) resolvePath(key, p, dir string) string {
+	if p == "" {
+		return p
+	}
+	if key == "theme" && !strings.ContainsRune(p, '/') && !strings.HasSuffix(p, ".toml") {
+		return p
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		h := home(l.getenv)
+		if h == "" {
+			h, _ = os.UserHomeDir()
+		}
+		if h != "" {
+			p = filepath.Join(h, strings.TrimPrefix(p, "~"))
+		}
+	}
+	if dir != "" && !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return p
+}
+
+// env applies OLLAMA_HOST, then LANTERN_MODEL (every role's model), then
+// each key's own LANTERN_* variable, so the more specific variable wins.
+// Empty variables count as unset; LANTERN_* variables that name no key
+// (the test suite's LANTERN_SHARED, for one) are not configuration.
+func (l *loader) env() {
+	if v, ok := lookup(l.getenv, "OLLAMA_HOST"); ok {
+		l.set("ollama.host", text(v), Source{Kind: FromEnv, Name: "OLLAMA_HOST"}, "")
+	}
+	if v, ok := lookup(l.getenv, "LANTERN_MODEL"); ok {
+		for _, r := range RoleNames() {
+			l.set("roles."+r+".model", text(v), Source{Kind: FromEnv, Name: "LANTERN_MODEL"}, "")
+		}
+	}
+	for _, k := range registry {
+		name := EnvName(k.path)
+		if v, ok := lookup(l.getenv, name); ok {
+			l.set(k.path, text(v), Source{Kind: FromEnv, Name: name}, "")
+		}
+	}
+}
+
+// rawValue writes a value as it was given.
+func rawValue(v any) string {
+	switch x := v.(type) {
+	case text:
+		return strconv.Quote(string(x))
+	case string:
+		return strconv.Quote(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return formatValue(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case []any:
+		return "[...]"
+	case map[string]any:
+		return "{...}"
+	}
+	return fmt.Sprint(v)
+}
+
+// keyLines maps every dotted key and table of a TOML document to the line
+// it is written on.
+func keyLines(data []byte) map[string]int {
+	lines := map[string]int{}
+	p := &unstable.Parser{}
+	p.Reset(data)
+	var table []string
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			parts, line := keyParts(p, e.Key())
+			table = parts
+			note(lines, parts, line)
+		case unstable.KeyValue:
+			walkKeyValue(p, table, e, lines)
+		}
+	}
+	return lines
+}
+
+func walkKeyValue(p *unstable.Parser, prefix []string, e *unstable.Node, lines map[string]int) {
+	parts, line := keyParts(p, e.Key())
+	full := append(append([]string(nil), prefix...), parts...)
+	note(lines, full, line)
+	if v := e.Value(); v != nil && v.Kind == unstable.InlineTable {
+		it := v.Children()
+		for it.Next() {
+			if c := it.Node(); c.Kind == unstable.KeyValue {
+				walkKeyValue(p, full, c, lines)
+			}
+		}
+	}
+}
+
+func keyParts(p *unstable.Parser, it unstable.Iterator) ([]string, int) {
+	var parts []string
+	line := 0
+	for it.Next() {
+		n := it.Node()
+		parts = append(parts, string(n.Data))
+		if line == 0 {
+			line = p.Shape(n.Raw).Start.Line
+		}
+	}
+	return parts, line
+}
+
+func note(lines map[string]int, parts []string, line int) {
+	k := strings.Join(parts, ".")
+	if _, ok := lines[k]; !ok {
+		lines[k] = line
+	}
+}
+
+// lineOf finds a key's line; a table never written as a header (made by
+// dotted keys) takes the line of its first key.
+func lineOf(lines map[string]int, key string) int {
+	if n, ok := lines[key]; ok {
+		return n
+	}
+	best := 0
+	for k, n := range lines {
+		if strings.HasPrefix(k, key+".") && (best == 0 || n < best) {
+			best = n
+		}
+	}
+	return best
+}

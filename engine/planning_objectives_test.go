@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/llm/llmtest"
+)
+
+const agentLook = `{"reasoning": "Look around first.", "action": "look", "remember": "", "remember_importance": 0}`
+
+// TestPlanningObjectivesReachTheAgentPrompt: the objectives role's scripted
+// reply at the discovery turn is in the agent's chat request on the next
+// turn (the LLM agent, through the whole session).
+func TestPlanningObjectivesReachTheAgentPrompt(t *testing.T) {
+	story, binding := demoStory(t)
+	client, fake := fakeClient(t)
+	fake.On("discovery", llmtest.PromptContains("discover objectives"), llmtest.Reply{Content: `{"objectives": [
+		"Reach Location 5 and read the OBJECTIVE-MARKER sign"], "reasoning": "scripted"}`})
+	fake.Always("later discoveries", llmtest.PromptContains("discover objectives"), llmtest.Reply{Content: `{"objectives": [], "reasoning": "enough"}`})
+	fake.Always("completion", llmtest.PromptContains("Which of the current objectives"), llmtest.Reply{Content: `{"completed": [], "reasoning": "none"}`})
+	fake.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: agentLook})
+	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`})
+	fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client,
+		Engine: Config{MaxTurns: 4, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Objectives: true, ObjectiveInterval: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	evs := runAll(t, sess)
+	if errs := errorsIn(evs); len(errs) > 0 {
+		t.Fatalf("errors: %q", errs)
+	}
+	var prompts []string
+	for _, r := range fake.ChatRequests() {
+		if r.Role == config.RoleAgent && len(r.Chat.Messages) == 2 { // a turn's first proposal
+			prompts = append(prompts, r.Chat.Messages[len(r.Chat.Messages)-1].Content)
+		}
+	}
+	if len(prompts) != 4 {
+		t.Fatalf("%d agent calls, want 4", len(prompts))
+	}
+	for i, p := range prompts {
+		has := strings.Contains(section(p, "Objectives"), "Reach Location 5 and read the OBJECTIVE-MARKER sign")
+		if want := i >= 2; has != want {
+			t.Errorf("turn %d: objective in the agent's prompt = %v, want %v (discovery at turn 2):\n%s", i+1, has, want, p)
+		}
+	}
+	changed := 0
+	for _, ev := range evs {
+		if oc, ok := ev.(ObjectivesChanged); ok {
+			changed++
+			if oc.Active != 1 {
+				t.Errorf("ObjectivesChanged %+v", oc)
+			}
+		}
+	}
+	if changed != 1 {
+		t.Errorf("%d ObjectivesChanged events, want 1", changed)
+	}
+	if active, _ := sess.Objectives.Objectives(); len(active) != 1 {
+		t.Errorf("the TUI's source lists %q", active)
+	}
+}
+
+// TestPlanningPersonObjectiveEdits: a person's objective (a TUI command) is
+// in the agent's next prompt; completing it takes it out.
+func TestPlanningPersonObjectiveEdits(t *testing.T) {
+	story, binding := demoStory(t)
+	agent := recording("look", "look")
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
+		Engine: Config{Seed: 1, StartPaused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ctx := context.Background()
+	go sess.Engine.Run(ctx)
+	var evs []Event
+	next := func(stop func(Event) bool) {
+		for ev := range sess.Engine.Events() {
+			evs = append(evs, ev)
+			if stop(ev) {
+				return
+			}
+		}
+	}
+	played := func(turn int) func(Event) bool {
+		return func(ev Event) bool { r, ok := ev.(TurnResult); return ok && r.Turn == turn }
+	}
+	next(func(ev Event) bool { _, ok := ev.(Idle); return ok })
+	sess.Engine.Send(ctx, ObjectiveEdit{Op: "add", Text: "Find the PERSON-MARKER key"})
+	sess.Engine.Send(ctx, Step{})
+	next(played(1))
+	sess.Engine.Send(ctx, ObjectiveEdit{Op: "complete", Text: "Find the PERSON-MARKER key"})
+	sess.Engine.Send(ctx, ObjectiveEdit{Op: "drop", Text: "no such objective"})
+	sess.Engine.Send(ctx, Step{})
+	next(played(2))
+	sess.Engine.Send(ctx, Quit{})
+	next(func(Event) bool { return false })
+	if len(agent.prompts) != 2 {
+		t.Fatalf("%d turns", len(agent.prompts))
+	}
+	if got := section(agent.prompts[0], "Objectives"); got != "- (from the person) Find the PERSON-MARKER key" {
+		t.Errorf("turn 1 objectives %q", got)
+	}
+	if got := section(agent.prompts[1], "Objectives"); got != "" {
+		t.Errorf("turn 2 objectives %q: the completed objective is gone", got)
+	}
+	var changes []ObjectivesChanged
+	var errs []string
+	for _, ev := range evs {
+		switch v := ev.(type) {
+		case ObjectivesChanged:
+			changes = append(changes, v)
+		case ErrorEvent:
+			errs = append(errs, v.Err.Error())
+		}
+	}
+	if len(changes) != 2 || changes[0] != (ObjectivesChanged{Active: 1}) || changes[1] != (ObjectivesChanged{Completed: 1}) {
+		t.Errorf("objective events %+v", changes)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], "no such active objective") {
+		t.Errorf("errors %q: dropping an unknown objective is reported", errs)
+	}
+}

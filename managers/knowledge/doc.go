@@ -1,0 +1,207 @@
+package knowledge
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The sections of knowledgebase.md, in file order: what killed the agent
+// comes first (the agent's prompt clips the knowledge at its end), then the
+// strategy, then one line per finished episode.
+const (
+	headLessons  = "Hard lessons from deaths"
+	headStrategy = "Strategy"
+	headNotes    = "Episode notes"
+)
+
+// Doc is knowledgebase.md parsed into its sections.
+type Doc struct {
+	Story    string
+	Lessons  []string // one line each, without the "- "
+	Strategy string   // markdown, as the model (or a person) wrote it
+	Notes    []string // one line per episode, oldest first
+}
+
+// Parse reads knowledgebase.md. It is tolerant: a file written by hand
+// without the three headings is all strategy; a section it does not know is
+// kept in the strategy under its heading; bullet continuation lines join
+// their bullet.
+func Parse(text string) Doc {
+	var d Doc
+	var strat []string
+	section := headStrategy
+	var list *[]string
+	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "# ") && d.Story == "" && len(strat) == 0 && len(d.Lessons) == 0:
+			d.Story = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(trimmed, "# "), "Knowledge base:"))
+			continue
+		case strings.HasPrefix(trimmed, "## "):
+			h := strings.TrimSpace(strings.TrimPrefix(trimmed, "## "))
+			switch {
+			case strings.EqualFold(h, headLessons):
+				section, list = headLessons, &d.Lessons
+				continue
+			case strings.EqualFold(h, headNotes):
+				section, list = headNotes, &d.Notes
+				continue
+			case strings.EqualFold(h, headStrategy):
+				section, list = headStrategy, nil
+				continue
+			}
+			// Unknown heading: its content belongs to the strategy.
+			section, list = headStrategy, nil
+			strat = append(strat, line)
+			continue
+		}
+		if section == headStrategy {
+			if trimmed != noneYet {
+				strat = append(strat, line)
+			}
+			continue
+		}
+		switch {
+		case trimmed == "" || trimmed == noneYet:
+		case strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* "):
+			*list = append(*list, strings.TrimSpace(trimmed[2:]))
+		case len(*list) > 0:
+			(*list)[len(*list)-1] += " " + trimmed
+		default:
+			*list = append(*list, trimmed)
+		}
+	}
+	d.Strategy = strings.TrimSpace(strings.Join(strat, "\n"))
+	return d
+}
+
+const noneYet = "(none yet)"
+
+// Render writes the document as knowledgebase.md.
+func (d Doc) Render() string {
+	var b strings.Builder
+	story := d.Story
+	if story == "" {
+		story = "this story"
+	}
+	fmt.Fprintf(&b, "# Knowledge base: %s\n\n", story)
+	fmt.Fprintf(&b, "## %s\n\n", headLessons)
+	writeList(&b, d.Lessons)
+	fmt.Fprintf(&b, "\n## %s\n\n", headStrategy)
+	if s := strings.TrimSpace(d.Strategy); s != "" {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	} else {
+		b.WriteString(noneYet + "\n")
+	}
+	fmt.Fprintf(&b, "\n## %s\n\n", headNotes)
+	writeList(&b, d.Notes)
+	return b.String()
+}
+
+func writeList(b *strings.Builder, items []string) {
+	if len(items) == 0 {
+		b.WriteString(noneYet + "\n")
+		return
+	}
+	for _, it := range items {
+		fmt.Fprintf(b, "- %s\n", oneLine(it))
+	}
+}
+
+// ForAgent is the knowledge as the agent's prompt shows it: the lessons,
+// the strategy, the most recent episode notes; empty when there is nothing.
+func (d Doc) ForAgent() string {
+	var b strings.Builder
+	if len(d.Lessons) > 0 {
+		b.WriteString("Hard lessons from deaths:\n")
+		for _, l := range d.Lessons {
+			fmt.Fprintf(&b, "- %s\n", oneLine(l))
+		}
+	}
+	if s := strings.TrimSpace(d.Strategy); s != "" {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("Strategy:\n")
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	if n := len(d.Notes); n > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("Past episodes:\n")
+		for _, note := range d.Notes[max(0, n-3):] {
+			fmt.Fprintf(&b, "- %s\n", oneLine(note))
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Empty reports whether the document holds no knowledge.
+func (d Doc) Empty() bool {
+	return len(d.Lessons) == 0 && len(d.Notes) == 0 && strings.TrimSpace(d.Strategy) == ""
+}
+
+// addLesson appends a lesson unless the same one (ignoring case, spacing
+// and punctuation) is already there.
+func (d *Doc) addLesson(l string) bool {
+	l = oneLine(l)
+	if l == "" {
+		return false
+	}
+	for _, have := range d.Lessons {
+		if norm(have) == norm(l) {
+			return false
+		}
+	}
+	d.Lessons = append(d.Lessons, l)
+	return true
+}
+
+// addDeath records a death seen in the ground truth. The same death (same
+// place, same action) is one lesson whose references grow: "[Ep1 T9, Ep2
+// T14]" (the last three kept).
+func (d *Doc) addDeath(key, what, ref string) {
+	prefix := key + ":"
+	for i, have := range d.Lessons {
+		if !strings.HasPrefix(have, prefix) {
+			continue
+		}
+		refs := []string{}
+		body := have
+		if at := strings.LastIndex(have, " ["); at >= 0 && strings.HasSuffix(have, "]") {
+			body = have[:at]
+			refs = strings.Split(have[at+2:len(have)-1], ", ")
+		}
+		refs = append(refs, ref)
+		if len(refs) > 3 {
+			refs = refs[len(refs)-3:]
+		}
+		d.Lessons[i] = body + " [" + strings.Join(refs, ", ") + "]"
+		return
+	}
+	d.Lessons = append(d.Lessons, fmt.Sprintf("%s %s [%s]", prefix, what, ref))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// norm folds case, spacing and punctuation for comparisons.
+func norm(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteRune(r)
+			space = false
+		default:
+			space = true
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,181 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+)
+
+// handleEvents applies a batch of engine events and re-arms the reader.
+func (m *Model) handleEvents(msg eventsMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, ev := range msg.evs {
+		if c := m.handleEvent(ev); c != nil {
+			cmds = append(cmds, c)
+		}
+	}
+	if msg.closed {
+		m.stopped = true
+		if m.quitting {
+			cmds = append(cmds, tea.Quit)
+		}
+	} else {
+		cmds = append(cmds, readEvents(m.opts.Engine.Events()))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
+	switch ev := ev.(type) {
+	case engine.TurnStarted:
+		m.thinking = ev.Actor == engine.ActorAgent
+		m.reasoning.started(ev)
+		if m.thinking {
+			m.thinkSecs = 0
+			m.thinkID++
+			return thinkTick(m.thinkID)
+		}
+	case engine.ReasoningDelta:
+		m.reasoning.delta(ev)
+	case engine.ProposalMade:
+		m.reasoning.proposal(ev)
+	case engine.CriticVerdict:
+		m.reasoning.verdict(ev)
+	case engine.TurnResult:
+		return m.turnResult(ev)
+	case engine.MemoryChanged:
+		return m.loadMemories(false)
+	case engine.MapChanged:
+		// The map pane keeps its own copy from the turns.
+	case engine.ObjectivesChanged:
+		m.objectives.counts(ev.Active, ev.Completed)
+		return m.loadObjectives()
+	case engine.MetricsUpdated:
+		m.metrics, m.haveMetrics = ev, true
+	case engine.SupervisorChanged:
+		m.supervisor, m.haveSupervisor = ev, true
+		m.reasoning.supervised(ev)
+	case engine.ErrorEvent:
+		return m.engineError(ev)
+	case engine.Idle:
+		m.mode, m.thinking = ev.Mode, false
+	case engine.EpisodeEnded:
+		m.transcript.addNote(fmt.Sprintf("Episode %d ended (%s): score %d in %d moves, %d turns.", ev.Episode, ev.Reason, ev.Score, ev.Moves, ev.Turns), stEpisode)
+	case engine.Stopped:
+		m.stopped, m.thinking = true, false
+		if ev.Err != nil {
+			m.log.Error("engine stopped", "err", ev.Err)
+			m.transcript.addNote("The engine stopped: "+ev.Err.Error()+" (q quits)", stError)
+		} else if !m.quitting {
+			m.transcript.addNote("The engine has stopped (q quits).", stSystem)
+		}
+	}
+	return nil
+}
+
+func (m *Model) turnResult(ev engine.TurnResult) tea.Cmd {
+	o := ev.Observation
+	if ev.Turn == 0 {
+		m.episode++
+	}
+	m.transcript.addTurn(ev, m.episode)
+	m.reasoning.played(ev)
+	m.mapp.turn(ev)
+	m.turn, m.score, m.moves, m.loc = ev.Turn, o.Score, o.Moves, o.Location
+	m.memory.moved(o.Location)
+	if ev.Turn > 0 {
+		m.lastActor = ev.Actor
+		m.thinking = false
+	}
+	if ev.Actor == engine.ActorAgent && m.notice.kind != noticeNone {
+		// The agent was answered: the server is back.
+		m.notice = notice{}
+	}
+	m.log.Debug("turn", "turn", ev.Turn, "actor", ev.Actor, "action", ev.Action, "score", o.Score, "loc", o.Location.ID)
+	return nil
+}
+
+func (m *Model) engineError(ev engine.ErrorEvent) tea.Cmd {
+	if ev.Err == nil {
+		return nil
+	}
+	m.log.Warn("engine error", "turn", ev.Turn, "fatal", ev.Fatal, "err", ev.Err)
+	m.reasoning.failed(ev.Turn, shortError(ev.Err))
+	if isModelServerError(ev.Err) && m.opts.Models != nil {
+		m.notice = modelNotice(m.opts.Models.Host(), m.roleModels[config.RoleAgent], ev.Err)
+		return nil
+	}
+	if ev.Fatal {
+		m.transcript.addNote("Error: "+ev.Err.Error(), stError)
+	}
+	return m.setFlash(ev.Err.Error(), true)
+}
+
+// thinkTickMsg counts the seconds the agent has been thinking.
+type thinkTickMsg struct{ id int }
+
+func thinkTick(id int) tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return thinkTickMsg{id: id} })
+}
+
+// handleOllama takes the result of a check of the model server.
+func (m *Model) handleOllama(msg ollamaMsg) tea.Cmd {
+	m.checking = false
+	if msg.err == nil {
+		m.log.Info("ollama", "host", m.opts.Models.Host(), "version", msg.version)
+		wasNotice := m.notice.kind != noticeNone
+		m.notice = notice{}
+		if wasNotice {
+			return m.setFlash(fmt.Sprintf("Ollama %s at %s is ready", msg.version, m.opts.Models.Host()), false)
+		}
+		return nil
+	}
+	m.log.Warn("ollama", "host", m.opts.Models.Host(), "err", msg.err)
+	m.notice = modelNotice(m.opts.Models.Host(), m.roleModels[config.RoleAgent], msg.err)
+	return nil
+}
+
+// retryOllama checks the server again.
+func (m *Model) retryOllama() tea.Cmd {
+	if m.opts.Models == nil || m.checking {
+		return nil
+	}
+	m.checking = true
+	return tea.Batch(checkOllama(m.ctx, m.opts.Models), m.setFlash("asking Ollama at "+m.opts.Models.Host()+"…", false))
+}
+
+// startPull downloads the missing model with a progress bar.
+func (m *Model) startPull() tea.Cmd {
+	if m.opts.Models == nil || m.pull != nil || m.notice.kind != noticeNoModel {
+		return nil
+	}
+	ps := &pullState{model: m.notice.model, status: "starting", ch: make(chan pullMsg, 16)}
+	ps.bar = newProgressBar(m.c)
+	m.pull = ps
+	return tea.Batch(runPull(m.ctx, m.opts.Models, ps.model, ps.ch), readPull(ps.ch))
+}
+
+func (m *Model) handlePull(msg pullMsg) tea.Cmd {
+	ps := m.pull
+	if ps == nil {
+		return nil
+	}
+	if msg.done {
+		m.pull = nil
+		if msg.err != nil {
+			m.log.Warn("pull", "model", ps.model, "err", msg.err)
+			return m.setFlash("pull failed: "+msg.err.Error(), true)
+		}
+		m.log.Info("pull", "model", ps.model, "done", true)
+		return tea.Batch(m.setFlash("pulled "+ps.model, false), m.retryOllama())
+	}
+	ps.status = msg.p.Status
+	if msg.p.Total > 0 {
+		ps.percent = float64(msg.p.Completed) / float64(msg.p.Total)
+	}
+	return readPull(ps.ch)
+}

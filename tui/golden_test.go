@@ -1,0 +1,107 @@
+package tui
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/llm"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden views in testdata/golden")
+
+// scene plays a short run into the model: an opening, agent and human turns,
+// a turn's reasoning with a rejected and an accepted proposal, memories,
+// objectives and metrics.
+func scene(h *harness) {
+	h.events(opening(), engine.Idle{Mode: engine.Paused})
+	h.m.Update(memoriesMsg{secs: sampleSections()})
+	h.m.Update(objectivesMsg{active: []string{"Find a way into the cottage", "Light the lighthouse lamp"}, completed: []string{"Explore the lane"}})
+	h.key("space")
+	h.events(
+		engine.TurnStarted{Turn: 1, Actor: engine.ActorAgent},
+		engine.ProposalMade{Turn: 1, Attempt: 1, Action: "north", Reasoning: "An orchard rustles to the north; exploring it first."},
+		engine.CriticVerdict{Turn: 1, Attempt: 1, Action: "north", Score: 0.5, Justification: "a new room", Accepted: true, Stage: "model"},
+		turn(1, engine.ActorAgent, "north", "Orchard\nGnarled apple trees lean together here, gossiping in the breeze. The biggest one looks easy to climb.", 4, "Orchard", 0),
+		turn(2, engine.ActorAgent, "take all", "packed lunch: Taken.", 4, "Orchard", 0),
+		engine.TurnStarted{Turn: 3, Actor: engine.ActorHuman},
+		turn(3, engine.ActorHuman, "inventory", "You are carrying:\n  a packed lunch", 4, "Orchard", 0),
+		turn(4, engine.ActorAgent, "south", "Muddy Lane\nA muddy lane ends here at a crooked little cottage to the east.", 3, "Muddy Lane", 0),
+		engine.MetricsUpdated{Turn: 4, LLM: llm.Summary{Calls: 2, PromptTokens: 1342, Latency: 2300 * time.Millisecond}},
+		engine.TurnStarted{Turn: 5, Actor: engine.ActorAgent},
+		engine.ReasoningDelta{Turn: 5, Text: "The door is boarded; the well to the south may hide a way in.", Thinking: true},
+		engine.ProposalMade{Turn: 5, Attempt: 1, Action: "open door", Reasoning: "Try the cottage door."},
+		engine.CriticVerdict{Turn: 5, Attempt: 1, Action: "open door", Score: -1, Justification: "failed here before", Stage: "ground-truth"},
+		engine.ProposalMade{Turn: 5, Attempt: 2, Action: "south", Reasoning: "Look at the well instead."},
+	)
+}
+
+func TestGoldenViews(t *testing.T) {
+	for _, theme := range []string{"dark", "light"} {
+		for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+			name := fmt.Sprintf("%s_%dx%d", theme, size[0], size[1])
+			t.Run(name, func(t *testing.T) {
+				h := newHarness(t, size[0], size[1], theme)
+				scene(h)
+				golden(t, name, h.m.Render())
+			})
+		}
+	}
+	t.Run("unreachable_80x24", func(t *testing.T) {
+		h := newHarness(t, 80, 24, "dark")
+		h.m.opts.Models = &fakeModels{host: "127.0.0.1:9"}
+		scene(h)
+		h.m.Update(ollamaMsg{err: unreachable("127.0.0.1:9")})
+		golden(t, "unreachable_80x24", h.m.Render())
+	})
+	t.Run("memory_form_120x40", func(t *testing.T) {
+		h := newHarness(t, 120, 40, "dark")
+		scene(h)
+		h.key("m", "down", "e")
+		golden(t, "memory_form_120x40", h.m.Render())
+	})
+}
+
+// golden compares a rendered screen with testdata/golden/NAME.golden (ANSI
+// colours included, so both themes are checked); -update rewrites it.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tui -run TestGoldenViews -update)", err)
+	}
+	if got == string(want) {
+		return
+	}
+	g, w := strings.Split(ansi.Strip(got), "\n"), strings.Split(ansi.Strip(string(want)), "\n")
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			t.Fatalf("%s differs from the golden view at row %d:\n got: %q\nwant: %q\n(run with -update if the change is meant)", name, i+1, gl, wl)
+		}
+	}
+	t.Fatalf("%s: the colours differ from the golden view (the text is the same); run with -update if the change is meant", name)
+}

@@ -1,0 +1,78 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// keyMap is every key of the TUI (issue 9's keys, plus scrolling, search and
+// the pane jumps). Keys that only mean something in one pane are listed
+// under that pane in the full help.
+type keyMap struct {
+	Pause, Step, Input, Cancel, Quit key.Binding
+	NextPane, PrevPane, Jump         key.Binding
+	Memory, Objectives, MapPane      key.Binding
+	Up, Down, PageUp, PageDown       key.Binding
+	Top, Bottom, Search              key.Binding
+	Edit, Supersede, Add, Delete     key.Binding
+	Undo, View, Browse, Back         key.Binding
+	Complete, Drop, Mermaid          key.Binding
+	Models, Theme, Help, Retry, Pull key.Binding
+	Knowledge, Episodes              key.Binding
+}
+
+func defaultKeys() keyMap {
+	b := func(keys []string, k, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
+	}
+	return keyMap{
+		Pause:      b([]string{"space"}, "space", "pause/resume"),
+		Step:       b([]string{"n"}, "n", "step one turn"),
+		Input:      b([]string{"i"}, "i", "type a command"),
+		Cancel:     b([]string{"esc"}, "esc esc", "cancel the model call"),
+		Quit:       b([]string{"q", "ctrl+c"}, "q", "quit"),
+		NextPane:   b([]string{"tab"}, "tab", "next pane"),
+		PrevPane:   b([]string{"shift+tab"}, "shift+tab", "previous pane"),
+		Jump:       b([]string{"1", "2", "3", "4", "5"}, "1-5", "go to pane"),
+		Memory:     b([]string{"m"}, "m", "memory pane"),
+		Objectives: b([]string{"o"}, "o", "objectives pane"),
+		MapPane:    b([]string{"M"}, "M", "map · Mermaid"),
+		Up:         b([]string{"up", "k"}, "↑/k", "up"),
+		Down:       b([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:     b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown:   b([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+		Top:        b([]string{"home", "g"}, "g/home", "oldest"),
+		Bottom:     b([]string{"end", "G"}, "G/end", "newest (follow)"),
+		Search:     b([]string{"/"}, "/", "search the transcript"),
+		Edit:       b([]string{"e"}, "e", "edit memory"),
+		Supersede:  b([]string{"s"}, "s", "supersede memory"),
+		Add:        b([]string{"a"}, "a", "add memory/objective"),
+		Delete:     b([]string{"d"}, "d", "delete memory/drop objective"),
+		Undo:       b([]string{"u"}, "u", "undo delete"),
+		View:       b([]string{"enter"}, "enter", "read memory"),
+		Browse:     b([]string{"b"}, "b", "browse all locations"),
+		Back:       b([]string{"esc"}, "esc", "back"),
+		Complete:   b([]string{"c"}, "c", "complete objective"),
+		Drop:       b([]string{"d"}, "d", "drop objective"),
+		Mermaid:    b([]string{"M"}, "M", "Mermaid map"),
+		Models:     b([]string{"ctrl+l"}, "ctrl+l", "model per role"),
+		Theme:      b([]string{"t"}, "t", "next theme"),
+		Help:       b([]string{"?"}, "?", "help"),
+		Retry:      b([]string{"r"}, "r", "retry Ollama"),
+		Pull:       b([]string{"P"}, "P", "pull the model"),
+		Knowledge:  b([]string{"K"}, "K", "knowledge base"),
+		Episodes:   b([]string{"E"}, "E", "replay an episode"),
+	}
+}
+
+// ShortHelp is the footer (help.KeyMap).
+func (k keyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Pause, k.Step, k.Input, k.NextPane, k.Memory, k.Search, k.Help, k.Quit}
+}
+
+// FullHelp is the help screen (help.KeyMap), by column.
+func (k keyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Pause, k.Step, k.Input, k.Cancel, k.Retry, k.Pull, k.Models, k.Quit},
+		{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Theme, k.Knowledge},
+		{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Complete},
+	}
+}

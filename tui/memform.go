@@ -1,0 +1,282 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// memForm is the memory form: title, text, category and status, for adding,
+// editing or superseding a memory. Saving gives the engine commands.
+type memForm struct {
+	c       *common
+	op      engine.MemoryOp
+	loc     int
+	locName string
+	orig    memory.Memory
+	title   textinput.Model
+	text    textarea.Model
+	cat     int // index into formCategories
+	status  int // index into formStatuses
+	focus   int // 0 title, 1 text, 2 category, 3 status
+	err     string
+	w       int
+}
+
+// formCategories and formStatuses are the form's choices, in order.
+func formCategories() []memory.Category {
+	return []memory.Category{memory.CategorySuccess, memory.CategoryFailure, memory.CategoryDiscovery, memory.CategoryDanger, memory.CategoryNote}
+}
+
+func formStatuses() []memory.Status {
+	return []memory.Status{memory.StatusActive, memory.StatusTentative, memory.StatusSuperseded}
+}
+
+const formFields = 4
+
+func newMemForm(c *common, op engine.MemoryOp, loc int, locName string, orig memory.Memory) *memForm {
+	f := &memForm{c: c, op: op, loc: loc, locName: locName, orig: orig}
+	f.title = textinput.New()
+	f.title.Prompt = ""
+	f.title.Placeholder = "a short title"
+	f.title.CharLimit = 120
+	f.text = textarea.New()
+	f.text.ShowLineNumbers = false
+	f.text.Prompt = ""
+	f.text.Placeholder = "what was learned here"
+	f.text.CharLimit = 2000
+	f.setStyles()
+	f.cat = 4 // NOTE
+	switch op {
+	case engine.MemoryEditText, engine.MemorySupersede:
+		f.title.SetValue(orig.Title)
+		f.text.SetValue(orig.Text)
+		for i, c := range formCategories() {
+			if c == orig.Category {
+				f.cat = i
+			}
+		}
+		if op == engine.MemoryEditText {
+			for i, s := range formStatuses() {
+				if s == orig.Status {
+					f.status = i
+				}
+			}
+		}
+	}
+	return f
+}
+
+func (f *memForm) setStyles() {
+	s := f.c.styles
+	ti := textinput.DefaultDarkStyles()
+	ti.Focused.Text, ti.Blurred.Text = s.InputText, s.Muted
+	ti.Focused.Placeholder, ti.Blurred.Placeholder = s.Placeholder, s.Placeholder
+	ti.Focused.Prompt, ti.Blurred.Prompt = s.Prompt, s.Muted
+	ti.Cursor.Color = s.ProgressFull
+	f.title.SetStyles(ti)
+	ta := textarea.DefaultDarkStyles()
+	for _, st := range []*textarea.StyleState{&ta.Focused, &ta.Blurred} {
+		st.Base = lipgloss.NewStyle()
+		st.Text = s.InputText
+		st.CursorLine = s.InputText
+		st.Placeholder = s.Placeholder
+		st.Prompt = s.Muted
+		st.EndOfBuffer = s.Subtle
+	}
+	ta.Blurred.Text, ta.Blurred.CursorLine = s.Muted, s.Muted
+	ta.Cursor.Color = s.ProgressFull
+	f.text.SetStyles(ta)
+}
+
+// focusField moves the keyboard to a field.
+func (f *memForm) focusField(i int) tea.Cmd {
+	f.focus = (i + formFields) % formFields
+	f.title.Blur()
+	f.text.Blur()
+	switch f.focus {
+	case 0:
+		return f.title.Focus()
+	case 1:
+		return f.text.Focus()
+	}
+	return nil
+}
+
+func (f *memForm) setWidth(w int) {
+	f.w = w
+	// The dialog's inner width is w-4; labels take 12 cells, the text's
+	// indent 4.
+	f.title.SetWidth(max(w-18, 10))
+	f.text.SetWidth(max(w-10, 10))
+	f.text.SetHeight(5)
+}
+
+// heading names what the form does.
+func (f *memForm) heading() string {
+	switch f.op {
+	case engine.MemoryEditText:
+		return fmt.Sprintf("Edit memory at L%d %s", f.loc, f.locName)
+	case engine.MemorySupersede:
+		return fmt.Sprintf("Supersede %q at L%d", f.orig.Title, f.loc)
+	}
+	return fmt.Sprintf("New memory at L%d %s", f.loc, f.locName)
+}
+
+// formResult is what a key did to the form.
+type formResult int
+
+const (
+	formOpen formResult = iota
+	formCancel
+	formSave
+)
+
+func (f *memForm) update(msg tea.Msg) (formResult, tea.Cmd) {
+	k, isKey := msg.(tea.KeyPressMsg)
+	if !isKey {
+		var cmd tea.Cmd
+		switch f.focus {
+		case 0:
+			f.title, cmd = f.title.Update(msg)
+		case 1:
+			f.text, cmd = f.text.Update(msg)
+		}
+		return formOpen, cmd
+	}
+	switch k.String() {
+	case "esc":
+		return formCancel, nil
+	case "ctrl+s":
+		return formSave, nil
+	case "tab":
+		return formOpen, f.focusField(f.focus + 1)
+	case "shift+tab":
+		return formOpen, f.focusField(f.focus - 1)
+	}
+	switch f.focus {
+	case 0:
+		if k.String() == "enter" {
+			return formOpen, f.focusField(1)
+		}
+		var cmd tea.Cmd
+		f.title, cmd = f.title.Update(msg)
+		return formOpen, cmd
+	case 1:
+		var cmd tea.Cmd
+		f.text, cmd = f.text.Update(msg)
+		return formOpen, cmd
+	}
+	// Category and status: left/right cycle, enter saves.
+	n := len(formCategories())
+	cur := &f.cat
+	if f.focus == 3 {
+		n, cur = len(formStatuses()), &f.status
+		if f.op == engine.MemorySupersede || f.op == engine.MemoryAdd {
+			n = 2 // a new memory is active or tentative
+		}
+	}
+	switch {
+	case key.Matches(k, key.NewBinding(key.WithKeys("left", "h", "up", "k"))):
+		*cur = (*cur - 1 + n) % n
+	case key.Matches(k, key.NewBinding(key.WithKeys("right", "l", "down", "j", "space"))):
+		*cur = (*cur + 1) % n
+	case k.String() == "enter":
+		return formSave, nil
+	}
+	return formOpen, nil
+}
+
+// commands turns the form into engine commands; an error names what is
+// missing.
+func (f *memForm) commands() ([]engine.Command, error) {
+	title := oneLine(f.title.Value())
+	text := strings.TrimSpace(f.text.Value())
+	if title == "" {
+		return nil, fmt.Errorf("a memory needs a title")
+	}
+	cat := string(formCategories()[f.cat])
+	st := string(formStatuses()[f.status])
+	switch f.op {
+	case engine.MemoryEditText:
+		cmds := []engine.Command{engine.MemoryEdit{Op: engine.MemoryEditText, Location: f.loc, Title: f.orig.Title, NewTitle: title, Text: text, Category: cat}}
+		if formStatuses()[f.status] != f.orig.Status {
+			cmds = append(cmds, engine.MemoryEdit{Op: engine.MemorySetStatus, Location: f.loc, Title: title, Status: st})
+		}
+		return cmds, nil
+	case engine.MemorySupersede:
+		return []engine.Command{engine.MemoryEdit{Op: engine.MemorySupersede, Location: f.loc, Title: f.orig.Title, NewTitle: title, Text: text, Category: cat, Status: st}}, nil
+	}
+	return []engine.Command{engine.MemoryEdit{Op: engine.MemoryAdd, Location: f.loc, Title: title, NewTitle: title, Text: text, Category: cat, Status: st}}, nil
+}
+
+// view draws the form's body (the dialog frame is drawn around it).
+func (f *memForm) view() []string {
+	s := f.c.styles
+	label := func(i int, name string) string {
+		if f.focus == i {
+			return s.FieldFocused.Render("› " + name)
+		}
+		return s.Field.Render("  " + name)
+	}
+	choice := func(i int, opts []string, cur int, st func(string) lipgloss.Style) string {
+		var b strings.Builder
+		for j, o := range opts {
+			if j > 0 {
+				b.WriteString(" ")
+			}
+			if j == cur {
+				b.WriteString(st(o).Reverse(f.focus == i).Render("[" + o + "]"))
+			} else {
+				b.WriteString(s.Subtle.Render(" " + o + " "))
+			}
+		}
+		return b.String()
+	}
+	var cats, stats []string
+	for _, c := range formCategories() {
+		cats = append(cats, string(c))
+	}
+	nst := len(formStatuses())
+	if f.op != engine.MemoryEditText {
+		nst = 2
+	}
+	for _, st := range formStatuses()[:nst] {
+		stats = append(stats, string(st))
+	}
+	catStyle := func(c string) lipgloss.Style { return f.c.byID[categoryStyle(memory.Category(c))] }
+	statStyle := func(string) lipgloss.Style { return s.Info }
+	out := []string{
+		s.DialogTitle.Render(f.heading()),
+		"",
+		label(0, "Title    ") + " " + f.title.View(),
+		label(1, "Text"),
+	}
+	for _, l := range strings.Split(f.text.View(), "\n") {
+		out = append(out, "    "+l)
+	}
+	out = append(out,
+		label(2, "Category ")+" "+choice(2, cats, f.cat, catStyle),
+		label(3, "Status   ")+" "+choice(3, stats, f.status, statStyle),
+		"",
+	)
+	if f.op == engine.MemorySupersede {
+		out = append(out, s.Muted.Render(fmt.Sprintf("The old memory is kept, marked SUPERSEDED by human: %q.", oneLine(f.title.Value()))))
+	}
+	if f.err != "" {
+		out = append(out, s.Error.Render(f.err))
+	}
+	out = append(out, s.HelpKey.Render("tab")+s.HelpDesc.Render(" next field · ")+
+		s.HelpKey.Render("←/→")+s.HelpDesc.Render(" choose · ")+
+		s.HelpKey.Render("ctrl+s")+s.HelpDesc.Render(" save · ")+
+		s.HelpKey.Render("esc")+s.HelpDesc.Render(" cancel"))
+	return out
+}

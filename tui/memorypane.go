@@ -1,0 +1,321 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// MemorySource is the read side of the memory store (*memory.Store). The
+// TUI reads it only from commands, never in Update; changes go to the engine
+// as engine.MemoryEdit commands.
+type MemorySource interface {
+	Sections() []memory.Section
+	// Refresh takes the file on disk when it changed (an edit made in an
+	// editor) and reports whether it did.
+	Refresh() (bool, error)
+}
+
+// memoryPane shows the memories at the current location, styled by
+// category and status, and a browser over every location.
+type memoryPane struct {
+	c        *common
+	has      bool // a store is attached
+	loaded   bool
+	secs     []memory.Section
+	here     engine.Location
+	loc      int // the location shown (here unless browsing another)
+	browsing bool
+	bsel     int
+	sel      int
+	offset   int
+	w, h     int
+	err      string
+}
+
+func newMemoryPane(c *common, has bool) *memoryPane { return &memoryPane{c: c, has: has} }
+
+func (p *memoryPane) setSize(w, h int) { p.w, p.h = w, h }
+
+// setSections takes a new snapshot of the store.
+func (p *memoryPane) setSections(secs []memory.Section) {
+	p.secs, p.loaded = secs, true
+	p.clamp()
+}
+
+// moved follows the player to a new location.
+func (p *memoryPane) moved(loc engine.Location) {
+	following := p.loc == p.here.ID
+	p.here = loc
+	if following || p.loc == 0 {
+		if p.loc != loc.ID {
+			p.sel, p.offset = 0, 0
+		}
+		p.loc = loc.ID
+	}
+}
+
+func (p *memoryPane) section(id int) (memory.Section, bool) {
+	for _, s := range p.secs {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return memory.Section{}, false
+}
+
+// memories lists the shown location's memories.
+func (p *memoryPane) memories() []memory.Memory {
+	s, _ := p.section(p.loc)
+	return s.Memories
+}
+
+// selected is the memory under the cursor.
+func (p *memoryPane) selected() (memory.Memory, bool) {
+	ms := p.memories()
+	if p.browsing || p.sel < 0 || p.sel >= len(ms) {
+		return memory.Memory{}, false
+	}
+	return ms[p.sel], true
+}
+
+// location is the shown location's ID and name.
+func (p *memoryPane) location() (int, string) {
+	if s, ok := p.section(p.loc); ok {
+		return s.ID, s.Name
+	}
+	if p.loc == p.here.ID {
+		return p.here.ID, p.here.Name
+	}
+	return p.loc, fmt.Sprintf("Location %d", p.loc)
+}
+
+func (p *memoryPane) clamp() {
+	n := len(p.memories())
+	if p.browsing {
+		n = len(p.secs)
+		p.bsel = min(max(p.bsel, 0), max(n-1, 0))
+		return
+	}
+	p.sel = min(max(p.sel, 0), max(n-1, 0))
+}
+
+func (p *memoryPane) move(n int) {
+	if p.browsing {
+		p.bsel += n
+	} else {
+		p.sel += n
+	}
+	p.clamp()
+}
+
+func (p *memoryPane) toggleBrowser() {
+	p.browsing = !p.browsing
+	if p.browsing {
+		for i, s := range p.secs {
+			if s.ID == p.loc {
+				p.bsel = i
+			}
+		}
+	}
+	p.offset = 0
+	p.clamp()
+}
+
+// open shows the location selected in the browser.
+func (p *memoryPane) open() {
+	if !p.browsing || p.bsel >= len(p.secs) {
+		return
+	}
+	p.loc = p.secs[p.bsel].ID
+	p.browsing, p.sel, p.offset = false, 0, 0
+}
+
+// back leaves the browser, or returns to the current location; it reports
+// whether there was anything to leave.
+func (p *memoryPane) back() bool {
+	switch {
+	case p.browsing:
+		p.browsing = false
+	case p.loc != p.here.ID:
+		p.loc, p.sel, p.offset = p.here.ID, 0, 0
+	default:
+		return false
+	}
+	p.clamp()
+	return true
+}
+
+func (p *memoryPane) info() string {
+	switch {
+	case p.browsing:
+		return fmt.Sprintf("%d locations", len(p.secs))
+	case p.loc != p.here.ID:
+		return "browsing · esc: back"
+	}
+	if n := len(p.memories()); n > 0 {
+		return fmt.Sprintf("%d/%d", p.sel+1, n)
+	}
+	return ""
+}
+
+func categoryStyle(c memory.Category) styleID {
+	switch c {
+	case memory.CategorySuccess:
+		return stSuccess
+	case memory.CategoryFailure:
+		return stFailure
+	case memory.CategoryDiscovery:
+		return stDiscovery
+	case memory.CategoryDanger:
+		return stDanger
+	}
+	return stNote
+}
+
+// meta is a memory's "(Ep1, T5-6, +5)".
+func meta(m memory.Memory) string {
+	var parts []string
+	if m.Episode > 0 {
+		parts = append(parts, fmt.Sprintf("Ep%d", m.Episode))
+	}
+	if m.Turn > 0 {
+		t := fmt.Sprintf("T%d", m.Turn)
+		if m.TurnEnd > m.Turn {
+			t += fmt.Sprintf("-%d", m.TurnEnd)
+		}
+		parts = append(parts, t)
+	}
+	if m.HasScore {
+		parts = append(parts, fmt.Sprintf("%+d", m.Score))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func supersededBy(m memory.Memory) string {
+	s := m.Superseded
+	var b strings.Builder
+	b.WriteString("superseded")
+	if s.Turn > 0 {
+		fmt.Fprintf(&b, " at T%d", s.Turn)
+	}
+	switch {
+	case s.Human && s.By != "":
+		fmt.Fprintf(&b, " by human: %q", s.By)
+	case s.Human:
+		b.WriteString(" by human")
+	case s.By != "":
+		fmt.Fprintf(&b, " by %q", s.By)
+	}
+	return b.String()
+}
+
+// lines lays the pane out; sel is the index of the selected row's first line
+// (-1 when none).
+func (p *memoryPane) lines() (out []line, selFrom, selTo int) {
+	selFrom, selTo = -1, -1
+	w := p.w
+	switch {
+	case !p.has:
+		return wrap("No memory store is attached.", w, stMuted, ""), -1, -1
+	case !p.loaded:
+		return wrap("Reading Memories.md…", w, stMuted, ""), -1, -1
+	case p.browsing:
+		out = append(out, mkLine(seg{fmt.Sprintf("All locations (%d)", len(p.secs)), stEpisode}, seg{" · enter opens", stMeta}))
+		for i, s := range p.secs {
+			vis := 0
+			for _, m := range s.Memories {
+				if m.Visible() {
+					vis++
+				}
+			}
+			right := fmt.Sprintf("%d memories", len(s.Memories))
+			if hidden := len(s.Memories) - vis; hidden > 0 {
+				right += fmt.Sprintf(" (%d superseded)", hidden)
+			}
+			l := mkLine(seg{fmt.Sprintf("L%-4d ", s.ID), stMeta}, seg{oneLine(s.Name), stText}, seg{"  " + right, stMuted})
+			if i == p.bsel {
+				selFrom, selTo = len(out), len(out)+1
+			}
+			out = append(out, l)
+		}
+		if len(p.secs) == 0 {
+			out = append(out, wrap("Memories.md holds no locations yet.", w, stMuted, "")...)
+		}
+		return out, selFrom, selTo
+	}
+	id, name := p.location()
+	head := []seg{{fmt.Sprintf("L%d %s", id, oneLine(name)), stEpisode}}
+	sec, ok := p.section(id)
+	if ok && sec.Visits > 0 {
+		head = append(head, seg{fmt.Sprintf(" · %d visits", sec.Visits), stMeta})
+	}
+	out = append(out, mkLine(head...))
+	ms := sec.Memories
+	if len(ms) == 0 {
+		out = append(out, wrap("No memories here yet. a adds one; b browses every location.", w, stMuted, "")...)
+		return out, -1, -1
+	}
+	for i, m := range ms {
+		start := len(out)
+		cat := "[" + string(m.Category) + "]"
+		title := stCommand
+		tag := ""
+		switch m.Status {
+		case memory.StatusTentative:
+			tag = " tentative"
+		case memory.StatusSuperseded:
+			title = stSuperseded
+		}
+		segs := []seg{{cat, categoryStyle(m.Category)}, {" ", stText}, {oneLine(m.Title), title}}
+		if tag != "" {
+			segs = append(segs, seg{tag, stTentative})
+		}
+		segs = append(segs, seg{meta(m), stMeta})
+		out = append(out, mkLine(segs...))
+		if m.Status == memory.StatusSuperseded {
+			out = append(out, wrap(supersededBy(m), w, stSuperseded, "  ")...)
+		}
+		if strings.TrimSpace(m.Text) != "" {
+			out = append(out, wrap(m.Text, w, stMemoryText, "  ")...)
+		}
+		if i == p.sel {
+			selFrom, selTo = start, len(out)
+		}
+	}
+	return out, selFrom, selTo
+}
+
+func (p *memoryPane) view() []string {
+	if p.w <= 0 || p.h <= 0 {
+		return nil
+	}
+	ls, from, to := p.lines()
+	// Keep the selection on screen.
+	if from >= 0 {
+		if from < p.offset {
+			p.offset = from
+		}
+		if to > p.offset+p.h {
+			p.offset = min(to-p.h, from)
+		}
+	}
+	p.offset = min(p.offset, max(len(ls)-p.h, 0))
+	out := make([]string, 0, p.h)
+	for i := p.offset; i < len(ls) && len(out) < p.h; i++ {
+		sel := from >= 0 && i >= from && i < to && i == from
+		out = append(out, p.c.render(ls[i], p.w, "", sel))
+	}
+	for len(out) < p.h {
+		out = append(out, strings.Repeat(" ", p.w))
+	}
+	return out
+}
+
+// scroll moves the selection (the list scrolls with it).
+func (p *memoryPane) scroll(n int) { p.move(-n) }

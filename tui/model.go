@@ -1,0 +1,534 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/themes"
+)
+
+// uiState is what the keyboard is doing.
+type uiState int
+
+const (
+	stNormal   uiState = iota
+	stInput            // typing a command for the game
+	stSearch           // typing a search of the transcript
+	stObjInput         // typing an objective
+	stForm             // the memory form
+	stHelp             // the full help
+	stModels           // the model picker
+	stViewer           // a Markdown viewer
+	stEpisodes         // the episode browser
+)
+
+// Model is the root model.
+type Model struct {
+	ctx  context.Context
+	opts Options
+	log  *slog.Logger
+	c    *common
+	out  *outbox
+
+	w, h  int
+	lay   layout
+	focus paneID
+
+	transcript *transcriptPane
+	reasoning  *reasoningPane
+	memory     *memoryPane
+	objectives *objectivesPane
+	mapp       *mapPane
+
+	// What the status bar shows, from the events.
+	episode, turn, score, moves int
+	loc                         engine.Location
+	mode                        engine.Mode
+	lastActor                   engine.Actor
+	thinking                    bool
+	thinkSecs, thinkID          int
+	metrics                     engine.MetricsUpdated
+	haveMetrics                 bool
+	supervisor                  engine.SupervisorChanged
+	haveSupervisor              bool
+	roleModels                  map[string]string
+	stopped, quitting           bool
+
+	state    uiState
+	input    textinput.Model
+	history  []string
+	histAt   int
+	search   textinput.Model
+	objInput textinput.Model
+	objOp    string
+	form     *memForm
+	picker   *modelPicker
+	viewer   *viewer
+	episodes *episodePicker
+	replay   *replay // a past episode shown instead of the live one
+
+	flash     string
+	flashErr  bool
+	flashID   int
+	escArmed  bool
+	escID     int
+	notice    notice
+	checking  bool
+	pull      *pullState
+	themeSet  bool // a theme was chosen (flag or t); the background no longer decides
+	memLoaded bool
+}
+
+// New makes the root model.
+func New(ctx context.Context, opts Options) *Model {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.RefreshEvery == 0 {
+		opts.RefreshEvery = 2 * time.Second
+	}
+	name := opts.Theme
+	themeSet := name != ""
+	if name == "" {
+		name = "dark"
+	}
+	th, err := themes.Load(name)
+	if err != nil {
+		log.Warn("theme", "err", err)
+		th, themeSet = themes.MustLoad("dark"), false
+	}
+	c := newCommon(th)
+	m := &Model{
+		ctx: ctx, opts: opts, log: log, c: c, out: &outbox{},
+		transcript: newTranscript(c), reasoning: newReasoning(c),
+		memory: newMemoryPane(c, opts.Memories != nil), objectives: newObjectivesPane(c, opts.Objectives != nil),
+		mapp: newMapPane(c), mode: engine.Paused, roleModels: map[string]string{}, themeSet: themeSet,
+	}
+	if opts.Models != nil {
+		if r, ok := opts.Models.Role(config.RoleAgent); ok {
+			m.roleModels[config.RoleAgent] = r.Model
+		}
+	}
+	m.input = m.newInput("› ", "a command for the story, e.g. inventory")
+	m.search = m.newInput("/ ", "search the transcript")
+	m.objInput = m.newInput("objective: ", "")
+	m.resize(80, 24)
+	return m
+}
+
+func (m *Model) newInput(prompt, placeholder string) textinput.Model {
+	ti := textinput.New()
+	ti.Prompt = prompt
+	ti.Placeholder = placeholder
+	ti.CharLimit = 200
+	m.styleInput(&ti)
+	return ti
+}
+
+func (m *Model) styleInput(ti *textinput.Model) {
+	s := m.c.styles
+	st := textinput.DefaultDarkStyles()
+	st.Focused.Prompt, st.Blurred.Prompt = s.Prompt, s.Muted
+	st.Focused.Text, st.Blurred.Text = s.InputText, s.Muted
+	st.Focused.Placeholder, st.Blurred.Placeholder = s.Placeholder, s.Placeholder
+	st.Cursor.Color = s.ProgressFull
+	ti.SetStyles(st)
+}
+
+// Init starts the event reader, the model-server check, the memory read and
+// asks the terminal for its background colour.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{readEvents(m.opts.Engine.Events()), tea.RequestBackgroundColor, m.loadMemories(false)}
+	if m.opts.Models != nil {
+		m.checking = true
+		cmds = append(cmds, checkOllama(m.ctx, m.opts.Models))
+	}
+	if m.opts.RefreshEvery > 0 && m.opts.Memories != nil {
+		cmds = append(cmds, memTick(m.opts.RefreshEvery))
+	}
+	if m.opts.Objectives != nil {
+		cmds = append(cmds, m.loadObjectives())
+	}
+	return tea.Batch(cmds...)
+}
+
+// Messages of the TUI's own commands.
+type (
+	memoriesMsg struct {
+		secs []memory.Section
+		err  error
+	}
+	memTickMsg    struct{}
+	objectivesMsg struct{ active, completed []string }
+	flashDoneMsg  struct{ id int }
+	escDoneMsg    struct{ id int }
+	forceQuitMsg  struct{}
+)
+
+// loadMemories reads the store's sections (after a refresh from disk when
+// refresh is set) off the Update goroutine.
+func (m *Model) loadMemories(refresh bool) tea.Cmd {
+	src := m.opts.Memories
+	if src == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if refresh {
+			changed, err := src.Refresh()
+			if err != nil {
+				return memoriesMsg{err: err}
+			}
+			if !changed {
+				return nil
+			}
+		}
+		return memoriesMsg{secs: src.Sections()}
+	}
+}
+
+func memTick(d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return memTickMsg{} })
+}
+
+func (m *Model) loadObjectives() tea.Cmd {
+	src := m.opts.Objectives
+	if src == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		a, c := src.Objectives()
+		return objectivesMsg{active: a, completed: c}
+	}
+}
+
+// send queues commands for the engine and returns the command that sends
+// them.
+func (m *Model) send(cmds ...engine.Command) tea.Cmd {
+	m.out.push(cmds...)
+	return m.out.flush(m.ctx, m.opts.Engine)
+}
+
+// setFlash shows a short message in the footer for a few seconds.
+func (m *Model) setFlash(s string, isErr bool) tea.Cmd {
+	m.flash, m.flashErr = s, isErr
+	m.flashID++
+	id := m.flashID
+	return tea.Tick(5*time.Second, func(time.Time) tea.Msg { return flashDoneMsg{id: id} })
+}
+
+// Update handles a message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.relayout()
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return nil
+	case tea.BackgroundColorMsg:
+		if !m.themeSet {
+			m.setTheme(themes.Default(msg.IsDark()))
+		}
+		return nil
+	case eventsMsg:
+		return m.handleEvents(msg)
+	case sendFailedMsg:
+		m.log.Warn("send", "cmd", fmt.Sprintf("%T", msg.cmd), "err", msg.err)
+		return m.setFlash(fmt.Sprintf("the engine did not take the command: %v", msg.err), true)
+	case memoriesMsg:
+		if msg.err != nil {
+			m.log.Warn("memories", "err", msg.err)
+			return m.setFlash("Memories.md: "+msg.err.Error(), true)
+		}
+		m.memory.setSections(msg.secs)
+		return nil
+	case memTickMsg:
+		return tea.Batch(m.loadMemories(true), memTick(m.opts.RefreshEvery))
+	case objectivesMsg:
+		m.objectives.set(msg.active, msg.completed)
+		return nil
+	case ollamaMsg:
+		return m.handleOllama(msg)
+	case pullMsg:
+		return m.handlePull(msg)
+	case modelsMsg:
+		if m.picker != nil {
+			m.picker.setModels(msg.models, msg.err)
+		}
+		return nil
+	case episodesMsg:
+		m.handleEpisodes(msg)
+		return nil
+	case replayMsg:
+		return m.handleReplay(msg)
+	case viewerMsg:
+		if m.state == stViewer && m.viewer != nil && m.viewer.id == msg.id {
+			m.viewer.set(msg)
+		}
+		return nil
+	case flashDoneMsg:
+		if msg.id == m.flashID {
+			m.flash = ""
+		}
+		return nil
+	case thinkTickMsg:
+		if msg.id == m.thinkID && m.thinking {
+			m.thinkSecs++
+			return thinkTick(msg.id)
+		}
+		return nil
+	case escDoneMsg:
+		if msg.id == m.escID {
+			m.escArmed = false
+		}
+		return nil
+	case forceQuitMsg:
+		m.log.Warn("quit: the engine did not stop in time")
+		return tea.Quit
+	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+	case tea.MouseClickMsg:
+		return m.handleClick(msg.Mouse())
+	case tea.MouseWheelMsg:
+		return m.handleWheel(msg.Mouse())
+	}
+	return m.updateFocusedInput(msg)
+}
+
+// updateFocusedInput passes other messages (cursor blinks) to the input in
+// use.
+func (m *Model) updateFocusedInput(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch m.state {
+	case stInput:
+		m.input, cmd = m.input.Update(msg)
+	case stSearch:
+		m.search, cmd = m.search.Update(msg)
+	case stObjInput:
+		m.objInput, cmd = m.objInput.Update(msg)
+	case stForm:
+		_, cmd = m.form.update(msg)
+	}
+	return cmd
+}
+
+func (m *Model) resize(w, h int) {
+	m.w, m.h = max(w, 20), max(h, 6)
+	m.relayout()
+}
+
+// setTheme switches the theme by name.
+func (m *Model) setTheme(name string) {
+	th, err := themes.Load(name)
+	if err != nil {
+		m.log.Warn("theme", "err", err)
+		return
+	}
+	m.c.setTheme(th)
+	for _, ti := range []*textinput.Model{&m.input, &m.search, &m.objInput} {
+		m.styleInput(ti)
+	}
+	if m.form != nil {
+		m.form.setStyles()
+	}
+}
+
+// nextTheme cycles through the built-in themes.
+func (m *Model) nextTheme() tea.Cmd {
+	names := themes.Names()
+	i := 0
+	for j, n := range names {
+		if n == m.c.theme.Name {
+			i = j
+		}
+	}
+	next := names[(i+1)%len(names)]
+	m.setTheme(next)
+	m.themeSet = true
+	return m.setFlash("theme: "+next, false)
+}
+
+// noticeLines is the notice (and a pull's progress) wrapped to the screen.
+func (m *Model) noticeLines() []string {
+	var out []string
+	w := m.w
+	if m.notice.kind != noticeNone {
+		for i, l := range wrap(m.notice.text, w-2, stWarning, "") {
+			prefix := "  "
+			if i == 0 {
+				prefix = "⚠ "
+			}
+			out = append(out, m.c.render(line{segs: append([]seg{{prefix, stWarning}}, l.segs...), width: l.width + 2}, w, "", false))
+		}
+	}
+	if p := m.pull; p != nil {
+		label := fmt.Sprintf("Pulling %s: %s ", p.model, orDash(p.status))
+		bw := max(w-len(label)-2, 10)
+		p.bar.SetWidth(bw)
+		out = append(out, fit(m.c.styles.Info.Render(label)+p.bar.ViewAs(p.percent), w))
+	}
+	return out
+}
+
+// relayout places the panes for the screen size and what else is on it.
+func (m *Model) relayout() {
+	top := len(m.noticeLines())
+	h := max(m.h-2-top, 3)
+	m.lay = computeLayout(m.w, h, top, m.focus)
+	m.transcript.setSize(m.inner(pTranscript))
+	m.reasoning.setSize(m.inner(pReasoning))
+	if r := m.replay; r != nil {
+		r.transcript.setSize(m.inner(pTranscript))
+		r.reasoning.setSize(m.inner(pReasoning))
+		r.mapp.setSize(m.inner(pMap))
+	}
+	m.memory.setSize(m.inner(pMemory))
+	m.objectives.setSize(m.inner(pObjectives))
+	m.mapp.setSize(m.inner(pMap))
+	if m.form != nil {
+		m.form.setWidth(m.dialogWidth())
+	}
+}
+
+// inner is a pane's content size (inside its border).
+func (m *Model) inner(p paneID) (int, int) {
+	r := m.lay.panes[p]
+	if r.empty() {
+		// A hidden tab keeps the size of the visible one, so its scroll
+		// position means the same when it is shown.
+		r = m.lay.panes[m.focus]
+	}
+	return max(r.w-4, 0), max(r.h-2, 0)
+}
+
+func (m *Model) dialogWidth() int { return min(max(m.w-6, 20), 84) }
+
+// View draws the screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.BackgroundColor = m.c.styles.Background
+	v.WindowTitle = "Lantern"
+	if m.opts.Story != "" {
+		v.WindowTitle = "Lantern · " + m.opts.Story
+	}
+	return v
+}
+
+// shown are the panes on screen: the live ones, or a replay's.
+func (m *Model) shown() (*transcriptPane, *reasoningPane, *mapPane) {
+	if r := m.replay; r != nil {
+		return r.transcript, r.reasoning, r.mapp
+	}
+	return m.transcript, m.reasoning, m.mapp
+}
+
+// Render is the whole screen as text (View's content; the golden tests and
+// the benchmark use it).
+func (m *Model) Render() string {
+	rows := make([]string, 0, m.h)
+	rows = append(rows, m.noticeLines()...)
+	area := m.lay.area
+	switch m.state {
+	case stHelp, stForm, stModels, stViewer, stEpisodes:
+		rows = append(rows, m.dialogView(area.w, area.h)...)
+	default:
+		rows = append(rows, m.panesView()...)
+	}
+	rows = append(rows, m.statusView(), m.footerView())
+	if len(rows) > m.h {
+		rows = rows[:m.h]
+	}
+	return strings.Join(rows, "\n")
+}
+
+// panesView draws the panes area.
+func (m *Model) panesView() []string {
+	l := m.lay
+	area := l.area
+	if l.tabs {
+		r := l.panes[m.focus]
+		return append([]string{m.c.tabBarView(l, m.focus)}, m.paneBox(m.focus, r)...)
+	}
+	grid := make([][]string, 0, 3)
+	// Columns: group panes by x, top to bottom.
+	xs := []int{}
+	for _, r := range l.panes {
+		if r.empty() {
+			continue
+		}
+		found := false
+		for _, x := range xs {
+			found = found || x == r.x
+		}
+		if !found {
+			xs = append(xs, r.x)
+		}
+	}
+	for _, x := range xs {
+		var col []string
+		for y := area.y; y < area.y+area.h; {
+			next := -1
+			for i, r := range l.panes {
+				if !r.empty() && r.x == x && r.y == y {
+					next = i
+				}
+			}
+			if next < 0 {
+				break
+			}
+			r := l.panes[next]
+			col = append(col, m.paneBox(paneID(next), r)...)
+			y += r.h
+		}
+		grid = append(grid, col)
+	}
+	return hjoin(grid...)
+}
+
+// paneBox draws one pane in its border.
+func (m *Model) paneBox(p paneID, r rect) []string {
+	var body []string
+	var info string
+	tp, rp, mp := m.shown()
+	switch p {
+	case pTranscript:
+		body, info = tp.view(), tp.info()
+	case pReasoning:
+		body, info = rp.view(), rp.info()
+	case pMemory:
+		body, info = m.memory.view(), m.memory.info()
+	case pObjectives:
+		body, info = m.objectives.view(), m.objectives.info()
+	case pMap:
+		body, info = mp.view(), mp.info()
+	}
+	title := paneNames()[p]
+	if r := m.replay; r != nil && (p == pTranscript || p == pReasoning || p == pMap) {
+		title += fmt.Sprintf(" · replay of episode %d", r.episode)
+	}
+	if p == pReasoning && m.thinking && m.replay == nil {
+		title += " · thinking…"
+		if m.thinkSecs > 0 {
+			title += fmt.Sprintf(" %ds", m.thinkSecs)
+		}
+	}
+	return m.c.box(title, info, p == m.focus, r.w, r.h, body)
+}

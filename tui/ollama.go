@@ -1,0 +1,280 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/progress"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/llm"
+)
+
+// Models is the model server as the TUI sees it (*llm.Client).
+type Models interface {
+	Host() string
+	Version(ctx context.Context) (string, error)
+	CheckRole(ctx context.Context, role string, needs ...string) error
+	Models(ctx context.Context) ([]llm.ModelSummary, error)
+	Pull(ctx context.Context, model string, progress func(llm.PullProgress)) error
+	Role(name string) (config.Role, bool)
+}
+
+const checkTimeout = 5 * time.Second
+
+// ollamaMsg is the result of a check of the server and the agent's model.
+type ollamaMsg struct {
+	version string
+	err     error
+}
+
+// checkOllama asks the server for its version, then whether it has the
+// agent's model.
+func checkOllama(ctx context.Context, m Models) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+		defer cancel()
+		v, err := m.Version(ctx)
+		if err != nil {
+			return ollamaMsg{err: err}
+		}
+		return ollamaMsg{version: v, err: m.CheckRole(ctx, config.RoleAgent)}
+	}
+}
+
+// notice is a problem the screen states plainly until it is solved.
+type notice struct {
+	kind  noticeKind
+	text  string
+	model string // the missing model
+}
+
+type noticeKind int
+
+const (
+	noticeNone noticeKind = iota
+	noticeUnreachable
+	noticeNoModel
+	noticeOther
+)
+
+// modelNotice says what a model-server error means for the person.
+func modelNotice(host, agentModel string, err error) notice {
+	var le *llm.Error
+	model := agentModel
+	if errors.As(err, &le) && le.Model != "" {
+		model = le.Model
+	}
+	if errors.As(err, &le) && le.Host != "" {
+		host = le.Host
+	}
+	switch {
+	case errors.Is(err, llm.ErrUnreachable):
+		return notice{kind: noticeUnreachable, text: fmt.Sprintf(
+			"Ollama is not reachable at %s. Start it with `ollama serve`, or set OLLAMA_HOST to where it runs. "+
+				"The agent waits; you can still play by hand: i types a command. r retries.", host)}
+	case errors.Is(err, llm.ErrModelNotFound):
+		return notice{kind: noticeNoModel, model: model, text: fmt.Sprintf(
+			"Ollama at %s does not have the model %s. P pulls it (or run `ollama pull %s`); ctrl+l picks another. "+
+				"You can still play by hand: i types a command.", host, model, model)}
+	}
+	return notice{kind: noticeOther, text: fmt.Sprintf("Ollama at %s: %v. r retries.", host, err)}
+}
+
+// isModelServerError tells the errors that deserve the notice.
+func isModelServerError(err error) bool {
+	return errors.Is(err, llm.ErrUnreachable) || errors.Is(err, llm.ErrModelNotFound)
+}
+
+// shortError is an error for the Reasoning pane: a model-server failure
+// (which the notice explains at length) in a few words.
+func shortError(err error) string {
+	msg := err.Error()
+	var what string
+	switch {
+	case errors.Is(err, llm.ErrUnreachable):
+		what = "Ollama unreachable"
+	case errors.Is(err, llm.ErrModelNotFound):
+		what = "model not found"
+	default:
+		return msg
+	}
+	var le *llm.Error
+	if errors.As(err, &le) {
+		if le.Role != "" {
+			what += fmt.Sprintf(" (role %s, model %s)", le.Role, le.Model)
+		}
+		// Keep what the caller put in front ("memory synthesis at turn 2: ").
+		if prefix, _, ok := strings.Cut(msg, le.Error()); ok {
+			return prefix + what
+		}
+	}
+	return what
+}
+
+// pullState is a model download in progress.
+type pullState struct {
+	model   string
+	status  string
+	percent float64
+	bar     progress.Model
+	ch      chan pullMsg
+}
+
+type pullMsg struct {
+	p    llm.PullProgress
+	done bool
+	err  error
+}
+
+// runPull downloads the model, reporting progress on ch (latest wins when
+// the screen is behind) and the end on ch too.
+func runPull(ctx context.Context, m Models, model string, ch chan pullMsg) tea.Cmd {
+	return func() tea.Msg {
+		err := m.Pull(ctx, model, func(p llm.PullProgress) {
+			select {
+			case ch <- pullMsg{p: p}:
+			default:
+			}
+		})
+		ch <- pullMsg{done: true, err: err}
+		return nil
+	}
+}
+
+func readPull(ch chan pullMsg) tea.Cmd {
+	return func() tea.Msg { return <-ch }
+}
+
+// modelsMsg is the server's model list for the picker.
+type modelsMsg struct {
+	models []llm.ModelSummary
+	err    error
+}
+
+func listModels(ctx context.Context, m Models) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+		defer cancel()
+		ms, err := m.Models(ctx)
+		return modelsMsg{models: ms, err: err}
+	}
+}
+
+// modelPicker chooses a model for a role from the server's list.
+type modelPicker struct {
+	roles  []string
+	role   int
+	models []llm.ModelSummary
+	sel    int
+	err    string
+	loaded bool
+	// current holds the model of each role as the TUI last set or read it.
+	current map[string]string
+}
+
+func newModelPicker(m Models, known map[string]string) *modelPicker {
+	p := &modelPicker{roles: config.RoleNames(), current: map[string]string{}}
+	for _, r := range p.roles {
+		if v, ok := known[r]; ok {
+			p.current[r] = v
+		} else if m != nil {
+			if rc, ok := m.Role(r); ok {
+				p.current[r] = rc.Model
+			}
+		}
+	}
+	return p
+}
+
+func (p *modelPicker) setModels(ms []llm.ModelSummary, err error) {
+	p.loaded = true
+	p.models = ms
+	if err != nil {
+		p.err = err.Error()
+	}
+	p.sel = 0
+	for i, m := range ms {
+		if m.Name == p.current[p.roles[p.role]] {
+			p.sel = i
+		}
+	}
+}
+
+// key handles a key; it returns a command for the engine when a model was
+// chosen, and whether the picker closes.
+func (p *modelPicker) key(k string) (engine.Command, bool) {
+	switch k {
+	case "esc", "q", "ctrl+l":
+		return nil, true
+	case "left", "h", "shift+tab":
+		p.role = (p.role - 1 + len(p.roles)) % len(p.roles)
+	case "right", "l", "tab":
+		p.role = (p.role + 1) % len(p.roles)
+	case "up", "k":
+		p.sel = max(p.sel-1, 0)
+	case "down", "j":
+		p.sel = min(p.sel+1, max(len(p.models)-1, 0))
+	case "enter":
+		if p.sel < len(p.models) {
+			role, model := p.roles[p.role], p.models[p.sel].Name
+			p.current[role] = model
+			return engine.SetModel{Role: role, Model: model}, false
+		}
+	}
+	return nil, false
+}
+
+func (p *modelPicker) view(c *common, w int) []string {
+	s := c.styles
+	var roles strings.Builder
+	for i, r := range p.roles {
+		if i > 0 {
+			roles.WriteString(" ")
+		}
+		if i == p.role {
+			roles.WriteString(s.TabActive.Render(r))
+		} else {
+			roles.WriteString(s.Muted.Render(r))
+		}
+	}
+	out := []string{roles.String(), ""}
+	role := p.roles[p.role]
+	out = append(out, s.Muted.Render(fmt.Sprintf("The %s role uses ", role))+s.Text.Bold(true).Render(orDash(p.current[role])))
+	out = append(out, "")
+	switch {
+	case !p.loaded:
+		out = append(out, s.Muted.Render("Asking the server for its models…"))
+	case p.err != "":
+		out = append(out, s.Error.Render(p.err))
+	case len(p.models) == 0:
+		out = append(out, s.Muted.Render("The server has no models. `ollama pull qwen3:4b` gets one."))
+	}
+	for i, m := range p.models {
+		detail := strings.TrimSpace(strings.Join([]string{m.Parameters, m.Quantization}, " "))
+		row := fit(fmt.Sprintf(" %-28s %s", m.Name, detail), max(w, 10))
+		if i == p.sel {
+			row = s.Selected.Render(row)
+		} else if m.Name == p.current[role] {
+			row = s.Info.Render(row)
+		} else {
+			row = s.Text.Render(row)
+		}
+		out = append(out, row)
+	}
+	out = append(out, "", s.HelpKey.Render("←/→")+s.HelpDesc.Render(" role · ")+s.HelpKey.Render("↑/↓")+
+		s.HelpDesc.Render(" model · ")+s.HelpKey.Render("enter")+s.HelpDesc.Render(" use it · ")+s.HelpKey.Render("esc")+s.HelpDesc.Render(" close"))
+	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}

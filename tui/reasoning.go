@@ -1,0 +1,220 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lantern-if/lantern/engine"
+)
+
+const (
+	maxReasoningTurns = 200  // turns of reasoning kept
+	maxStreamText     = 8000 // bytes of one streamed part kept (the tail)
+)
+
+type rkind uint8
+
+const (
+	rkThinking rkind = iota // streamed thinking
+	rkStream                // streamed reply (raw, until the proposal is parsed)
+	rkReasoning
+	rkProposal
+	rkVerdict
+	rkPlayed
+	rkError
+	rkSupervisor
+)
+
+type rpart struct {
+	kind    rkind
+	attempt int
+	text    string
+	ok      bool
+}
+
+// reasonItem is one turn's reasoning: what streamed, the proposals, the
+// critic's verdicts, what was played.
+type reasonItem struct {
+	turn  int
+	actor engine.Actor
+	parts []rpart
+}
+
+func (r *reasonItem) plain() string {
+	var b strings.Builder
+	for _, p := range r.parts {
+		b.WriteString(p.text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (r *reasonItem) layout(w int) []line {
+	label, st := "agent", stAgent
+	if r.actor == engine.ActorHuman {
+		label, st = "human", stHuman
+	}
+	out := []line{mkLine(seg{fmt.Sprintf("Turn %d", r.turn), stEpisode}, seg{" · ", stMeta}, seg{label, st})}
+	for _, p := range r.parts {
+		switch p.kind {
+		case rkThinking:
+			out = append(out, wrap(p.text, w, stThinking, "  ┊ ")...)
+		case rkStream:
+			out = append(out, wrap(p.text, w, stThinking, "  ")...)
+		case rkReasoning:
+			out = append(out, wrap(p.text, w, stReasoning, "  ")...)
+		case rkProposal:
+			out = append(out, mkLine(seg{fmt.Sprintf("  → proposal %d: ", p.attempt), stMeta}, seg{p.text, stProposal}))
+		case rkVerdict:
+			s := stRejected
+			if p.ok {
+				s = stAccepted
+			}
+			out = append(out, wrap(p.text, w, s, "  ")...)
+		case rkPlayed:
+			out = append(out, mkLine(seg{"  ⇒ played: ", stMeta}, seg{p.text, stCommand}))
+		case rkError:
+			out = append(out, wrap(p.text, w, stError, "  ")...)
+		case rkSupervisor:
+			out = append(out, wrap(p.text, w, stInfo, "  ")...)
+		}
+	}
+	return append(out, line{})
+}
+
+// reasoningPane streams the agent's reasoning and thinking as they arrive,
+// and shows the critic's verdicts.
+type reasoningPane struct {
+	c    *common
+	feed *feed
+	cur  *reasonItem
+}
+
+func newReasoning(c *common) *reasoningPane {
+	return &reasoningPane{c: c, feed: newFeed(maxReasoningTurns)}
+}
+
+func (p *reasoningPane) setSize(w, h int) { p.feed.setSize(w, h) }
+
+func (p *reasoningPane) view() []string { return p.feed.render(p.c, "") }
+
+func (p *reasoningPane) info() string {
+	if !p.feed.atBottom() {
+		return fmt.Sprintf("↑ %d lines", p.feed.offset)
+	}
+	return ""
+}
+
+func (p *reasoningPane) scroll(n int) { p.feed.scroll(n) }
+
+// block returns the turn's block, starting one when needed.
+func (p *reasoningPane) block(turn int, actor engine.Actor) *reasonItem {
+	if p.cur == nil || p.cur.turn != turn {
+		p.cur = &reasonItem{turn: turn, actor: actor}
+		p.feed.add(p.cur)
+	}
+	return p.cur
+}
+
+func (p *reasoningPane) add(turn int, part rpart) {
+	b := p.block(turn, engine.ActorAgent)
+	b.parts = append(b.parts, part)
+	p.touch(b)
+}
+
+// touch re-lays the block out when it is the newest one.
+func (p *reasoningPane) touch(b *reasonItem) {
+	if p.feed.last() == item(b) {
+		p.feed.touchLast()
+	}
+}
+
+func (p *reasoningPane) started(ev engine.TurnStarted) {
+	p.block(ev.Turn, ev.Actor)
+}
+
+func (p *reasoningPane) delta(ev engine.ReasoningDelta) {
+	b := p.block(ev.Turn, engine.ActorAgent)
+	kind := rkStream
+	if ev.Thinking {
+		kind = rkThinking
+	}
+	if n := len(b.parts); n > 0 && b.parts[n-1].kind == kind {
+		t := b.parts[n-1].text + ev.Text
+		if len(t) > maxStreamText {
+			t = "…" + t[len(t)-maxStreamText:]
+		}
+		b.parts[n-1].text = t
+	} else {
+		b.parts = append(b.parts, rpart{kind: kind, text: ev.Text})
+	}
+	p.touch(b)
+}
+
+// proposal replaces the raw streamed reply with the parsed reasoning.
+func (p *reasoningPane) proposal(ev engine.ProposalMade) {
+	b := p.block(ev.Turn, engine.ActorAgent)
+	kept := b.parts[:0]
+	hadThinking := false
+	for _, pt := range b.parts {
+		if pt.kind == rkStream {
+			continue
+		}
+		hadThinking = hadThinking || pt.kind == rkThinking
+		kept = append(kept, pt)
+	}
+	b.parts = kept
+	if !hadThinking && strings.TrimSpace(ev.Thinking) != "" {
+		b.parts = append(b.parts, rpart{kind: rkThinking, text: strings.TrimSpace(ev.Thinking)})
+	}
+	if r := strings.TrimSpace(ev.Reasoning); r != "" {
+		b.parts = append(b.parts, rpart{kind: rkReasoning, text: r})
+	}
+	b.parts = append(b.parts, rpart{kind: rkProposal, attempt: ev.Attempt, text: oneLine(ev.Action)})
+	p.touch(b)
+}
+
+func (p *reasoningPane) verdict(ev engine.CriticVerdict) {
+	mark := "✗ rejected"
+	if ev.Accepted {
+		mark = "✓ accepted"
+	}
+	text := fmt.Sprintf("%s by the critic (%s, %+.1f)", mark, ev.Stage, ev.Score)
+	if j := oneLine(ev.Justification); j != "" {
+		text += ": " + j
+	}
+	p.add(ev.Turn, rpart{kind: rkVerdict, text: text, ok: ev.Accepted})
+}
+
+func (p *reasoningPane) played(ev engine.TurnResult) {
+	if ev.Turn == 0 {
+		return
+	}
+	b := p.block(ev.Turn, ev.Actor)
+	b.actor = ev.Actor
+	b.parts = append(b.parts, rpart{kind: rkPlayed, text: oneLine(ev.Action)})
+	p.touch(b)
+}
+
+// supervised shows the supervisor's feedback (what the agent reads next).
+func (p *reasoningPane) supervised(ev engine.SupervisorChanged) {
+	if strings.TrimSpace(ev.Feedback) == "" && len(ev.Contradicted) == 0 {
+		return
+	}
+	text := fmt.Sprintf("supervisor (round %d", ev.Round)
+	if ev.Mood != "" {
+		text += ", " + oneLine(ev.Mood)
+	}
+	text += "): " + oneLine(ev.Feedback)
+	if len(ev.Contradicted) > 0 {
+		text += " Contradicted: " + oneLine(strings.Join(ev.Contradicted, "; "))
+	}
+	p.add(ev.Turn, rpart{kind: rkSupervisor, text: text})
+}
+
+func (p *reasoningPane) failed(turn int, msg string) {
+	if turn <= 0 && p.cur != nil {
+		turn = p.cur.turn
+	}
+	p.add(turn, rpart{kind: rkError, text: oneLine(msg)})
+}

@@ -1,0 +1,233 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// EpisodeSource is the run database's read side (*memory.RunDB): past
+// episodes for the episode browser. It is read only from commands.
+type EpisodeSource interface {
+	LastEpisodeID(ctx context.Context) (int64, error)
+	Turns(ctx context.Context, episode int64) ([]memory.Turn, error)
+}
+
+// episodesMsg is the list of stored episodes; replayMsg one episode's turns.
+type (
+	episodesMsg struct {
+		last int64
+		err  error
+	}
+	replayMsg struct {
+		episode int64
+		turns   []memory.Turn
+		err     error
+	}
+)
+
+func listEpisodes(ctx context.Context, src EpisodeSource) tea.Cmd {
+	return func() tea.Msg {
+		last, err := src.LastEpisodeID(ctx)
+		return episodesMsg{last: last, err: err}
+	}
+}
+
+func loadEpisode(ctx context.Context, src EpisodeSource, ep int64) tea.Cmd {
+	return func() tea.Msg {
+		turns, err := src.Turns(ctx, ep)
+		return replayMsg{episode: ep, turns: turns, err: err}
+	}
+}
+
+// episodePicker lists the stored episodes, newest first.
+type episodePicker struct {
+	ids    []int64
+	sel    int
+	loaded bool
+	err    string
+}
+
+func (p *episodePicker) view(c *common, w int) []string {
+	s := c.styles
+	switch {
+	case !p.loaded:
+		return []string{s.Muted.Render("Reading lantern.db…")}
+	case p.err != "":
+		return []string{s.Error.Render(p.err)}
+	case len(p.ids) == 0:
+		return []string{s.Muted.Render("No episodes are stored yet: they are recorded as they are played.")}
+	}
+	out := []string{s.Muted.Render("Replay a stored episode turn by turn, read-only:"), ""}
+	for i, id := range p.ids {
+		row := fit(fmt.Sprintf(" Episode %d", id), max(w, 10))
+		if i == p.sel {
+			row = s.Selected.Render(row)
+		} else {
+			row = s.Text.Render(row)
+		}
+		out = append(out, row)
+	}
+	return append(out, "", s.HelpKey.Render("↑/↓")+s.HelpDesc.Render(" choose · ")+s.HelpKey.Render("enter")+
+		s.HelpDesc.Render(" replay · ")+s.HelpKey.Render("esc")+s.HelpDesc.Render(" close"))
+}
+
+// replay shows a past episode in panes of its own; the live panes keep
+// following the engine meanwhile.
+type replay struct {
+	episode    int64
+	turns      []memory.Turn
+	pos        int // turns shown
+	transcript *transcriptPane
+	reasoning  *reasoningPane
+	mapp       *mapPane
+}
+
+func newReplay(c *common, ep int64, turns []memory.Turn) *replay {
+	r := &replay{episode: ep, turns: turns}
+	r.rebuild(c, min(1, len(turns)))
+	return r
+}
+
+// rebuild lays out the first n turns afresh (stepping back replays from the
+// start: a few hundred turns cost nothing).
+func (r *replay) rebuild(c *common, n int) {
+	r.transcript, r.reasoning, r.mapp = newTranscript(c), newReasoning(c), newMapPane(c)
+	r.transcript.addNote(fmt.Sprintf("Replay of episode %d (%d turns): ←/→ step, home/end, esc returns to the live game.", r.episode, len(r.turns)), stSystem)
+	r.pos = 0
+	for r.pos < n {
+		r.step()
+	}
+}
+
+// step shows the next turn.
+func (r *replay) step() {
+	if r.pos >= len(r.turns) {
+		return
+	}
+	t := r.turns[r.pos]
+	r.pos++
+	if r.pos == 1 {
+		// The map starts where the first turn started; lantern.db keeps where
+		// each turn ended, so the first room is where turn 1 ended.
+		r.mapp.turn(engine.TurnResult{Observation: engine.Observation{Location: engine.Location{ID: t.LocationID, Name: t.Location}}})
+	}
+	ev := replayTurn(t)
+	r.transcript.addTurn(ev, int(r.episode))
+	r.reasoning.started(engine.TurnStarted{Turn: t.Turn, Actor: ev.Actor})
+	if strings.TrimSpace(t.Reasoning) != "" {
+		r.reasoning.add(t.Turn, rpart{kind: rkReasoning, text: strings.TrimSpace(t.Reasoning)})
+	}
+	var vs []engine.Verdict
+	if json.Unmarshal([]byte(t.Verdicts), &vs) == nil {
+		for i, v := range vs {
+			r.reasoning.proposal(engine.ProposalMade{Turn: t.Turn, Attempt: i + 1, Action: v.Action})
+			r.reasoning.verdict(engine.CriticVerdict{Turn: t.Turn, Attempt: i + 1, Action: v.Action, Score: v.Score, Justification: v.Justification, Accepted: v.Accepted, Stage: v.Stage})
+		}
+	}
+	r.reasoning.played(ev)
+	if r.pos > 1 {
+		r.mapp.turn(ev)
+	}
+}
+
+func replayTurn(t memory.Turn) engine.TurnResult {
+	return engine.TurnResult{Turn: t.Turn, Actor: engine.Actor(t.Actor), Action: t.Action, Reasoning: t.Reasoning,
+		Observation: engine.Observation{Text: t.Response, Location: engine.Location{ID: t.LocationID, Name: t.Location}, Score: t.Score, Moves: t.Moves}}
+}
+
+// current is the turn shown last.
+func (r *replay) current() (memory.Turn, bool) {
+	if r.pos == 0 {
+		return memory.Turn{}, false
+	}
+	return r.turns[r.pos-1], true
+}
+
+// openEpisodes shows the episode browser.
+func (m *Model) openEpisodes() tea.Cmd {
+	if m.opts.Episodes == nil {
+		return m.setFlash("no run database attached", true)
+	}
+	m.episodes = &episodePicker{}
+	m.state = stEpisodes
+	return listEpisodes(m.ctx, m.opts.Episodes)
+}
+
+func (m *Model) handleEpisodes(msg episodesMsg) {
+	p := m.episodes
+	if p == nil {
+		return
+	}
+	p.loaded = true
+	if msg.err != nil {
+		p.err = msg.err.Error()
+		return
+	}
+	for id := msg.last; id > 0; id-- {
+		p.ids = append(p.ids, id)
+	}
+}
+
+func (m *Model) episodesKey(k tea.KeyPressMsg) tea.Cmd {
+	p := m.episodes
+	switch k.String() {
+	case "esc", "q", "E":
+		m.state, m.episodes = stNormal, nil
+	case "up", "k":
+		p.sel = max(p.sel-1, 0)
+	case "down", "j":
+		p.sel = min(p.sel+1, max(len(p.ids)-1, 0))
+	case "enter":
+		if p.sel < len(p.ids) {
+			m.state, m.episodes = stNormal, nil
+			return loadEpisode(m.ctx, m.opts.Episodes, p.ids[p.sel])
+		}
+	}
+	return nil
+}
+
+func (m *Model) handleReplay(msg replayMsg) tea.Cmd {
+	if msg.err != nil {
+		return m.setFlash("replay: "+msg.err.Error(), true)
+	}
+	if len(msg.turns) == 0 {
+		return m.setFlash(fmt.Sprintf("episode %d has no stored turns", msg.episode), true)
+	}
+	m.replay = newReplay(m.c, msg.episode, msg.turns)
+	m.relayout()
+	return nil
+}
+
+// replayKey handles the keys of a replay; it reports whether it took the
+// key. The replay is read-only: keys that would steer the engine say so.
+func (m *Model) replayKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	r := m.replay
+	switch k.String() {
+	case "esc", "E":
+		m.replay = nil
+		return m.setFlash("back to the live game", false), true
+	case "right", "l", "n", ".":
+		r.step()
+	case "left", "h", "p", ",":
+		r.rebuild(m.c, max(r.pos-1, 1))
+	case "home":
+		r.rebuild(m.c, 1)
+	case "end":
+		for r.pos < len(r.turns) {
+			r.step()
+		}
+	case "space", "i", "e", "s", "a", "d", "u", "c":
+		return m.setFlash("a replay is read-only: esc returns to the live game", true), true
+	default:
+		return nil, false
+	}
+	m.relayout()
+	return nil, true
+}

@@ -1,0 +1,231 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/progress"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+)
+
+// modeLabel is the mode the status bar shows: running, stepping, paused, or
+// manual (the person is typing, or played last while the agent waits).
+func (m *Model) modeLabel() (string, lipgloss.Style) {
+	s := m.c.styles
+	switch {
+	case m.quitting:
+		return "quitting", s.ModeStopped
+	case m.stopped:
+		return "stopped", s.ModeStopped
+	case m.mode == engine.Running:
+		if m.thinking {
+			return "running · thinking", s.ModeRunning
+		}
+		return "running", s.ModeRunning
+	case m.mode == engine.Stepping:
+		return "stepping", s.ModeStepping
+	case m.state == stInput || m.lastActor == engine.ActorHuman:
+		return "manual", s.ModeManual
+	}
+	return "paused", s.ModePaused
+}
+
+type statusPart struct {
+	label, value string
+	drop         int // the order in which parts go when space is short (0: never)
+}
+
+// statusView is the status bar: story, episode, Turn: N, score, moves,
+// location, mode, model, and the last turn's prompt tokens and latency.
+func (m *Model) statusView() string {
+	s := m.c.styles
+	score := fmt.Sprint(m.score)
+	if m.opts.MaxScore > 0 {
+		score = fmt.Sprintf("%d/%d", m.score, m.opts.MaxScore)
+	}
+	loc := "—"
+	if m.loc.ID != 0 {
+		loc = fmt.Sprintf("L%d %s", m.loc.ID, oneLine(m.loc.Name))
+	}
+	parts := []statusPart{
+		{"", m.opts.Story, 1},
+		{"Ep ", fmt.Sprint(max(m.episode, 1)), 2},
+		{"Turn: ", fmt.Sprint(m.turn), 0},
+		{"Score ", score, 0},
+		{"Moves ", fmt.Sprint(m.moves), 4},
+		{"", loc, 0},
+	}
+	tail := []statusPart{
+		{"", m.roleModels[config.RoleAgent], 5},
+	}
+	if sv := m.supervisor; m.haveSupervisor {
+		tail = append(tail, statusPart{"", fmt.Sprintf("trust %+.1f work %+.1f comfort %+.1f", sv.Trust, sv.Work, sv.Comfort), 3})
+	}
+	if m.haveMetrics && m.metrics.LLM.Calls > 0 {
+		tail = append(tail, statusPart{"", fmt.Sprintf("%d tok · %s", m.metrics.LLM.PromptTokens, seconds(m.metrics.LLM.Latency)), 3})
+	}
+	mode, modeStyle := m.modeLabel()
+	if r := m.replay; r != nil {
+		mode, modeStyle = fmt.Sprintf("replay %d/%d", r.pos, len(r.turns)), s.ModeStepping
+		parts[1].value = fmt.Sprint(r.episode)
+		if t, ok := r.current(); ok {
+			parts[2].value, parts[4].value = fmt.Sprint(t.Turn), fmt.Sprint(t.Moves)
+			parts[3].value = fmt.Sprint(t.Score)
+			if m.opts.MaxScore > 0 {
+				parts[3].value = fmt.Sprintf("%d/%d", t.Score, m.opts.MaxScore)
+			}
+			parts[5].value = fmt.Sprintf("L%d %s", t.LocationID, oneLine(t.Location))
+		}
+	}
+	badge := modeStyle.Render(mode)
+	bw := ansi.StringWidth(badge)
+	render := func(ps []statusPart) string {
+		var b strings.Builder
+		for _, p := range ps {
+			if p.value == "" {
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteString(s.StatusSep.Render(" │ "))
+			} else {
+				b.WriteString(s.StatusBar.Render(" "))
+			}
+			if p.label != "" {
+				b.WriteString(s.StatusLabel.Render(p.label))
+			}
+			b.WriteString(s.StatusValue.Render(p.value))
+		}
+		return b.String()
+	}
+	width := func(a, b []statusPart) int {
+		return ansi.StringWidth(render(a)) + bw + 2 + ansi.StringWidth(render(b))
+	}
+	// Drop parts, least important first, until the bar fits.
+	for level := 1; level <= 5 && width(parts, tail) > m.w; level++ {
+		parts = dropLevel(parts, level)
+		tail = dropLevel(tail, level)
+	}
+	left := render(parts) + s.StatusBar.Render(" ") + badge
+	right := render(tail)
+	gap := m.w - ansi.StringWidth(left) - ansi.StringWidth(right) - 1
+	if gap < 1 {
+		return fit(left, m.w)
+	}
+	return left + s.StatusBar.Render(strings.Repeat(" ", gap)) + right + s.StatusBar.Render(" ")
+}
+
+func dropLevel(ps []statusPart, level int) []statusPart {
+	out := ps[:0:0]
+	for _, p := range ps {
+		if p.drop != level {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func seconds(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// footerView is the bottom line: the command input, the search, a message,
+// or the short help.
+func (m *Model) footerView() string {
+	s := m.c.styles
+	w := m.w
+	switch m.state {
+	case stInput:
+		m.input.SetWidth(max(w-ansi.StringWidth(m.input.Prompt)-28, 10))
+		return fit(m.input.View()+s.HelpDesc.Render("  enter sends · esc leaves"), w)
+	case stSearch:
+		m.search.SetWidth(max(w-40, 10))
+		return fit(m.search.View()+s.HelpDesc.Render("  enter older · ↓ newer · esc closes"), w)
+	case stObjInput:
+		m.objInput.SetWidth(max(w-ansi.StringWidth(m.objInput.Prompt)-4, 10))
+		return fit(m.objInput.View(), w)
+	}
+	if m.flash != "" {
+		st := s.Flash
+		if m.flashErr {
+			st = s.Error
+		}
+		return fit(st.Render(" "+oneLine(m.flash)), w)
+	}
+	if m.escArmed {
+		return fit(s.Notice.Render(" esc again cancels the model call in flight"), w)
+	}
+	hl := &m.c.helpLine
+	if hl.w != w || hl.gen != m.c.gen {
+		m.c.help.SetWidth(w - 1)
+		hl.w, hl.gen, hl.s = w, m.c.gen, fit(" "+m.c.help.ShortHelpView(m.c.keys.ShortHelp()), w)
+	}
+	return hl.s
+}
+
+func newProgressBar(c *common) progress.Model {
+	return progress.New(progress.WithColors(c.styles.ProgressFull), progress.WithFillCharacters('█', '░'))
+}
+
+// dialogView draws an overlay (help, form, model picker, viewer) centred in
+// the panes area.
+func (m *Model) dialogView(w, h int) []string {
+	dw := m.dialogWidth()
+	var title string
+	var body []string
+	switch m.state {
+	case stHelp:
+		title = "Keys"
+		m.c.help.SetWidth(dw - 4)
+		groups := m.c.keys.FullHelp()
+		for i := 0; i < len(groups); i += 2 {
+			if i > 0 {
+				body = append(body, "")
+			}
+			body = append(body, strings.Split(m.c.help.FullHelpView(groups[i:min(i+2, len(groups))]), "\n")...)
+		}
+		if len(body)+5 <= h {
+			body = append(body, "", m.c.styles.Muted.Render("Memory keys work in the Memory pane (m), objective keys in Objectives (o)."),
+				m.c.styles.Muted.Render("Theme: "+m.c.theme.Name+" · ? or esc closes"))
+		}
+	case stForm:
+		title = "Memory"
+		body = m.form.view()
+	case stModels:
+		title = "Model per role"
+		body = m.picker.view(m.c, dw-4)
+	case stEpisodes:
+		title = "Episodes"
+		body = m.episodes.view(m.c, dw-4)
+	case stViewer:
+		title = m.viewer.title
+		dw = min(max(w-4, 20), 100)
+		body = m.viewer.view(m.c, h-2)
+	}
+	bh := min(len(body)+2, h)
+	inner := make([]string, 0, bh-2)
+	for _, l := range body {
+		if len(inner) == bh-2 {
+			break
+		}
+		inner = append(inner, fit(l, dw-4))
+	}
+	box := m.c.box(title, "", true, dw, bh, inner)
+	out := blank(w, h)
+	top := max((h-bh)/2, 0)
+	left := max((w-dw)/2, 0)
+	pad := strings.Repeat(" ", left)
+	for i, l := range box {
+		if top+i < h {
+			out[top+i] = fit(pad+l, w)
+		}
+	}
+	return out
+}

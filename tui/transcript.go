@@ -1,0 +1,132 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/lantern-if/lantern/engine"
+)
+
+// maxTranscript bounds the turns the transcript keeps in memory; older ones
+// are in lantern.db.
+const maxTranscript = 5000
+
+// turnItem is one played turn (or an episode's opening text).
+type turnItem struct {
+	episode int
+	turn    int
+	actor   engine.Actor
+	action  string
+	text    string
+	meta    string
+}
+
+func (t *turnItem) plain() string { return t.action + "\n" + t.text }
+
+func (t *turnItem) layout(w int) []line {
+	var head line
+	if t.turn == 0 {
+		head = mkLine(seg{fmt.Sprintf("Episode %d", t.episode), stEpisode}, seg{" · the story begins", stMeta})
+	} else {
+		label, st := "agent", stAgent
+		if t.actor == engine.ActorHuman {
+			label, st = "human", stHuman
+		}
+		head = mkLine(seg{fmt.Sprintf("T%d ", t.turn), stMeta}, seg{label, st}, seg{" › ", stMeta}, seg{t.action, stCommand})
+	}
+	// The turn's result on the right when it fits.
+	if t.meta != "" {
+		mw := ansi.StringWidth(t.meta)
+		if head.width+2+mw <= w {
+			head.segs = append(head.segs, seg{strings.Repeat(" ", w-head.width-mw), stMeta}, seg{t.meta, stMeta})
+			head.width = w
+		}
+	}
+	out := []line{head}
+	out = append(out, wrap(strings.Trim(t.text, "\n"), w, stResponse, "  ")...)
+	return append(out, line{})
+}
+
+// noteItem is a line from Lantern in the transcript: an episode's end, a
+// rejected command.
+type noteItem struct {
+	text string
+	st   styleID
+}
+
+func (n *noteItem) plain() string { return n.text }
+
+func (n *noteItem) layout(w int) []line {
+	return append(wrap(n.text, w, n.st, ""), line{})
+}
+
+// transcriptPane is the game text with every command, marked agent or human;
+// it scrolls back and searches.
+type transcriptPane struct {
+	c     *common
+	feed  *feed
+	query string // the search, highlighted while set
+	match int    // seq of the current match, -1 for none
+}
+
+func newTranscript(c *common) *transcriptPane {
+	return &transcriptPane{c: c, feed: newFeed(maxTranscript), match: -1}
+}
+
+func (p *transcriptPane) setSize(w, h int) { p.feed.setSize(w, h) }
+
+func (p *transcriptPane) addTurn(ev engine.TurnResult, episode int) {
+	o := ev.Observation
+	it := &turnItem{episode: episode, turn: ev.Turn, actor: ev.Actor, action: oneLine(ev.Action), text: o.Text}
+	if ev.Turn > 0 {
+		it.meta = fmt.Sprintf("score %d · moves %d · L%d %s", o.Score, o.Moves, o.Location.ID, oneLine(o.Location.Name))
+	}
+	p.feed.add(it)
+}
+
+func (p *transcriptPane) addNote(text string, st styleID) {
+	p.feed.add(&noteItem{text: text, st: st})
+}
+
+func (p *transcriptPane) view() []string {
+	return p.feed.render(p.c, p.query)
+}
+
+func (p *transcriptPane) info() string {
+	switch {
+	case p.query != "" && p.match < 0:
+		return fmt.Sprintf("no match for %q", p.query)
+	case p.query != "":
+		return fmt.Sprintf("match %q", p.query)
+	case !p.feed.atBottom():
+		return fmt.Sprintf("↑ %d lines · End to follow", p.feed.offset)
+	}
+	return ""
+}
+
+func (p *transcriptPane) scroll(n int) { p.feed.scroll(n) }
+
+// search finds the next match of q, going back in time (older) or forward.
+func (p *transcriptPane) search(q string, older bool) bool {
+	if q != p.query {
+		p.query, p.match = q, -1
+	}
+	if q == "" {
+		return false
+	}
+	seq := p.feed.find(q, p.match, older)
+	if seq < 0 && p.match >= 0 {
+		// Wrap around.
+		seq = p.feed.find(q, -1, older)
+	}
+	p.match = seq
+	if seq < 0 {
+		return false
+	}
+	p.feed.show(seq)
+	return true
+}
+
+func (p *transcriptPane) clearSearch() { p.query, p.match = "", -1 }

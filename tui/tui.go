@@ -1,0 +1,63 @@
+// Package tui is Lantern's terminal interface, a Bubble Tea v2 program and
+// one client of the engine among others: it reads the engine's events and
+// sends it commands, nothing more.
+//
+// One small root model (Model) owns the layout, the keyboard and the
+// engine's event stream; the panes (transcript, reasoning, memory,
+// objectives, map) are plain structs driven imperatively (setSize, view)
+// that share one common set of styles and keys. Update never does I/O:
+// reading events, sending commands, checking the model server, reading the
+// memory store and rendering Markdown all happen in tea.Cmds.
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Options configure the TUI.
+type Options struct {
+	// Engine is required; the TUI reads its events and sends it commands.
+	Engine Engine
+	// Models is the model server (the Ollama notice, the model picker,
+	// pulls); nil leaves those out.
+	Models Models
+	// Memories is the memory store's read side; nil: no Memory pane data.
+	Memories MemorySource
+	// Objectives is the objectives manager's read side; may be nil.
+	Objectives ObjectiveSource
+	// Episodes is the run database (past episodes, replayed read-only);
+	// may be nil.
+	Episodes EpisodeSource
+	// Story is the story's name for the status bar; MaxScore its maximum
+	// score (0: unknown).
+	Story    string
+	MaxScore int
+	// Theme names a built-in theme; "" follows the terminal's background.
+	Theme string
+	// KnowledgePath is knowledgebase.md, for the K viewer ("" hides it).
+	KnowledgePath string
+	// Logger receives the TUI's log; nil discards it. It must not write to
+	// the terminal.
+	Logger *slog.Logger
+	// RefreshEvery is how often Memories.md is checked for edits made by
+	// hand (default 2 s; negative: never).
+	RefreshEvery time.Duration
+}
+
+// Run shows the TUI on the terminal until the person quits (the engine is
+// sent Quit and the TUI waits for it to stop) or ctx ends.
+func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
+	m := New(ctx, opts)
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out))
+	_, err := p.Run()
+	if err != nil && ctx.Err() != nil && errors.Is(err, tea.ErrProgramKilled) {
+		return nil // ended from outside (a signal): a normal exit
+	}
+	return err
+}
