@@ -14,6 +14,7 @@ build:
 test:
 	./scripts/test-deps.sh
 	./scripts/with-ollama.sh $(GO) test -race -timeout 60m ./...
+	./scripts/tui-tmux-test.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

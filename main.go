@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/bindings"
@@ -39,8 +40,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		return cmdTUI(ctx, nil, stdin, stdout, stderr)
+	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isTopFlag(args[0])) {
+		// `lantern` and `lantern --story F ...` open the TUI.
+		return cmdTUI(ctx, args, stdin, stdout, stderr)
 	}
 	switch args[0] {
 	case "tui":
@@ -84,7 +86,8 @@ Commands:
   config    show the configuration in effect, check a file, print a sample
   version   print the version
 
-With no command, lantern plays the default story in line mode.
+With no command, lantern opens the TUI (flags such as --story, --workdir,
+--model and --config go to it).
 Run 'lantern COMMAND --help' for a command's flags and examples; every
 command that needs settings takes --config F (read in place of ./lantern.toml).
 
@@ -242,4 +245,13 @@ func loadStory(path string) (*zmachine.Story, error) {
 func saveName(story string) string {
 	base := filepath.Base(story)
 	return base[:len(base)-len(filepath.Ext(base))] + ".qzl"
+}
+
+// isTopFlag reports flags that lantern itself answers (help, version).
+func isTopFlag(a string) bool {
+	switch a {
+	case "-h", "-help", "--help", "-version", "--version":
+		return true
+	}
+	return false
 }
