@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/llm"
@@ -17,18 +16,7 @@ import (
 
 func fakeClient(t *testing.T) (*llm.Client, *llmtest.Server) {
 	t.Helper()
-	s := llmtest.New(t)
-	s.AddModel("fake", 8192)
-	roles := config.DefaultRoles()
-	for k, r := range roles {
-		r.Model, r.Timeout = "fake", 10*time.Second
-		roles[k] = r
-	}
-	c, err := llm.New(llm.Options{Host: s.Host(), Roles: roles})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, s
+	return llmtest.NewClient(t, "fake")
 }
 
 func newManager(t *testing.T, client *llm.Client, cfg Config) *Manager {
