@@ -19,6 +19,7 @@ import (
 	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/managers/objectives"
 	"github.com/lantern-if/lantern/managers/supervisor"
+	"github.com/lantern-if/lantern/managers/turn"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -239,12 +240,7 @@ func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, erro
 			return nil, err
 		}
 	}
-	res, err := s.synth.ProcessTurn(ctx, memsynth.Turn{
-		Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor), Action: rec.Action, Reasoning: rec.Reasoning,
-		Response: rec.After.Text, FromID: rec.Before.Location.ID, FromName: rec.Before.Location.Name,
-		ToID: rec.After.Location.ID, ToName: rec.After.Location.Name, ScoreBefore: rec.Before.Score, ScoreAfter: rec.After.Score,
-		InvBefore: names(rec.Before.Inventory), InvAfter: names(rec.After.Inventory), Died: rec.After.Died, FirstVisit: rec.NewRoom,
-	})
+	res, err := s.synth.ProcessTurn(ctx, rec.managed())
 	if err != nil {
 		// A failed synthesis loses one memory, not the turn.
 		events = append(events, ErrorEvent{Turn: rec.Turn, Err: err})
@@ -260,6 +256,15 @@ func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, erro
 		}
 	}
 	return events, s.exportState(rec)
+}
+
+// managed is the turn as every manager reads it, built once.
+func (rec TurnRecord) managed() turn.Turn {
+	b, a := rec.Before, rec.After
+	return turn.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor), Action: rec.Action, Reasoning: rec.Reasoning,
+		Response: a.Text, FromID: b.Location.ID, FromName: b.Location.Name, ToID: a.Location.ID, ToName: a.Location.Name,
+		ScoreBefore: b.Score, ScoreAfter: a.Score, InvBefore: names(b.Inventory), InvAfter: names(a.Inventory),
+		Died: a.Died, NewRoom: rec.NewRoom, Failed: rec.Failed}
 }
 
 func names(items []Item) []string {
@@ -434,7 +439,7 @@ func (s *Session) planTurn(ctx context.Context, rec TurnRecord) []Event {
 	var events []Event
 	fail := func(err error) { events = append(events, ErrorEvent{Turn: rec.Turn, Err: err}) }
 	b, a := rec.Before, rec.After
-	invB, invA := names(b.Inventory), names(a.Inventory)
+	mt := rec.managed()
 	if s.plan.Knowledge {
 		if _, err := s.Knowledge.ProcessTurn(ctx, knowledge.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor),
 			Action: rec.Action, Response: a.Text, FromID: b.Location.ID, FromName: b.Location.Name, ToID: a.Location.ID,
@@ -442,9 +447,7 @@ func (s *Session) planTurn(ctx context.Context, rec TurnRecord) []Event {
 			fail(err)
 		}
 	}
-	changed, err := s.Objectives.ProcessTurn(ctx, objectives.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor),
-		Action: rec.Action, Reasoning: rec.Reasoning, Response: a.Text, FromID: b.Location.ID, FromName: b.Location.Name,
-		ToID: a.Location.ID, ToName: a.Location.Name, ScoreBefore: b.Score, ScoreAfter: a.Score, InvBefore: invB, InvAfter: invA})
+	changed, err := s.Objectives.ProcessTurn(ctx, mt)
 	if err != nil {
 		fail(err)
 	}
@@ -456,10 +459,7 @@ func (s *Session) planTurn(ctx context.Context, rec TurnRecord) []Event {
 	if s.Supervisor == nil {
 		return events
 	}
-	r, ran, err := s.Supervisor.ProcessTurn(ctx, supervisor.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor),
-		Action: rec.Action, Reasoning: rec.Reasoning, Response: a.Text, FromID: b.Location.ID, FromName: b.Location.Name,
-		ToID: a.Location.ID, ToName: a.Location.Name, ScoreBefore: b.Score, ScoreAfter: a.Score, InvBefore: invB, InvAfter: invA,
-		Died: a.Died, NewRoom: rec.NewRoom, Failed: rec.Failed})
+	r, ran, err := s.Supervisor.ProcessTurn(ctx, mt)
 	if ran {
 		st := s.Supervisor.Status()
 		ev := SupervisorChanged{Turn: rec.Turn, Round: st.Rounds, Trust: st.State.Trust, Work: st.State.Work, Comfort: st.State.Comfort,

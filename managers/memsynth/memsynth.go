@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	turnrec "github.com/lantern-if/lantern/managers/turn"
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
@@ -22,24 +23,7 @@ import (
 
 // Turn is a played turn as the synthesizer sees it (ground truth before and
 // after).
-type Turn struct {
-	Episode     int
-	Turn        int
-	Actor       string
-	Action      string
-	Reasoning   string
-	Response    string
-	FromID      int
-	FromName    string
-	ToID        int
-	ToName      string
-	ScoreBefore int
-	ScoreAfter  int
-	InvBefore   []string
-	InvAfter    []string
-	Died        bool
-	FirstVisit  bool // the destination was never visited before
-}
+type Turn = turnrec.Turn
 
 // Reply is the memory role's answer (seed 003's schema).
 type Reply struct {
@@ -86,7 +70,7 @@ func Triggers(t Turn) []string {
 	if t.Died {
 		why = append(why, "death")
 	}
-	if t.FirstVisit {
+	if t.NewRoom {
 		why = append(why, "first visit")
 	}
 	if len(t.Response) > 100 {

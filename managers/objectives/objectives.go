@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	turnrec "github.com/lantern-if/lantern/managers/turn"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,22 +76,7 @@ type Deps struct {
 
 // Turn is a played turn as the objective manager sees it (ground truth
 // before and after).
-type Turn struct {
-	Episode     int
-	Turn        int
-	Actor       string
-	Action      string
-	Reasoning   string
-	Response    string
-	FromID      int
-	FromName    string
-	ToID        int
-	ToName      string
-	ScoreBefore int
-	ScoreAfter  int
-	InvBefore   []string
-	InvAfter    []string
-}
+type Turn = turnrec.Turn
 
 // State is where an objective stands.
 type State string

@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	turnrec "github.com/lantern-if/lantern/managers/turn"
 	"math"
 	"strings"
 	"sync"
@@ -86,25 +87,7 @@ func (g Gauges) Mood() string {
 }
 
 // Turn is a played turn as the supervisor sees it.
-type Turn struct {
-	Episode     int
-	Turn        int
-	Actor       string // "agent" or "human"
-	Action      string
-	Reasoning   string
-	Response    string
-	FromID      int
-	FromName    string
-	ToID        int
-	ToName      string
-	ScoreBefore int
-	ScoreAfter  int
-	InvBefore   []string
-	InvAfter    []string
-	Died        bool
-	NewRoom     bool
-	Failed      bool
-}
+type Turn = turnrec.Turn
 
 // Evaluation is the supervisor role's stage-1 reply: the new gauges, as
 // integers from -10 to 10 (grammar-constrained decoding keeps small models
