@@ -115,7 +115,7 @@ func TestEndToEndWithTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake := llmtest.New(t)
-	scriptDemo(fake, 1)
+	scriptDemo(fake, 1, 0)
 	roles := config.DefaultRoles()
 	for k, r := range roles {
 		r.Model, r.Timeout = fakeModel, 10*time.Second

@@ -20,15 +20,17 @@ var demoActions = []string{"north", "take all", "up", "take apple", "down", "eas
 // scriptDemo scripts a fake Ollama for a run on the demo: the agent walks
 // the first walk moves of the demo's opening (thinking as it goes), then
 // looks; the critic accepts; the memory role remembers the first move (a
-// SUCCESS at the lane) and nothing after.
-func scriptDemo(s *llmtest.Server, walk int) {
+// SUCCESS at the lane) and nothing after. A pace above zero makes every agent
+// reply wait that long, so that a person (or the tmux script) can watch a
+// running agent instead of a run that reaches the turn cap at once.
+func scriptDemo(s *llmtest.Server, walk int, pace time.Duration) {
 	s.AddModel(fakeModel, 8192, "tools", "thinking")
 	var replies []llmtest.Reply
 	for _, a := range demoActions[:walk] {
-		replies = append(replies, proposal("Trying "+a+" to see what it opens up.", a))
+		replies = append(replies, paced(proposal("Trying "+a+" to see what it opens up.", a), pace))
 	}
 	s.On("agent walks the demo", llmtest.Role(config.RoleAgent), replies...)
-	s.Always("agent looks", llmtest.Role(config.RoleAgent), proposal("Nothing obvious; looking again.", "look"))
+	s.Always("agent looks", llmtest.Role(config.RoleAgent), paced(proposal("Nothing obvious; looking again.", "look"), pace))
 	s.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "a sensible next step"}`})
 	first, _ := json.Marshal(map[string]any{
 		"should_remember": true, "category": "SUCCESS", "memory_title": "Orchard lies north",
@@ -39,6 +41,14 @@ func scriptDemo(s *llmtest.Server, walk int) {
 	s.Always("memory: nothing new", llmtest.Role(config.RoleMemory), llmtest.Reply{Content: `{"should_remember": false, "category": "NOTE", "memory_title": "", "memory_text": "", "status": "ACTIVE", "supersedes_memory_titles": [], "reasoning": "nothing new"}`})
 	// Roles the engine may add later answer with an empty object.
 	s.Always("other roles", llmtest.AnyCall(), llmtest.Reply{Content: `{}`})
+}
+
+// paced delays a reply's first byte by pace (none when pace is zero).
+func paced(r llmtest.Reply, pace time.Duration) llmtest.Reply {
+	if pace > 0 {
+		r.Fault, r.Delay = llmtest.SlowFirstByte, pace
+	}
+	return r
 }
 
 func proposal(reasoning, action string) llmtest.Reply {
@@ -55,7 +65,7 @@ func TestServeFakeOllama(t *testing.T) {
 		t.Skip("serves the fake Ollama for scripts/tui-tmux-test.sh; set LANTERN_TUI_FAKE_OLLAMA=FILE")
 	}
 	s := llmtest.New(t)
-	scriptDemo(s, len(demoActions))
+	scriptDemo(s, len(demoActions), 500*time.Millisecond)
 	if err := os.WriteFile(path+".tmp", []byte(s.Host()+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
