@@ -235,6 +235,7 @@ type benchEpisode struct {
 	Calls     []int       `json:"llm_calls_by_turn"`
 	HarnessUS []int64     `json:"harness_us_by_turn"`
 	LatencyUS []int64     `json:"latency_us_by_call"`
+	EndCalls  int         `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
 	Errors    int         `json:"llm_errors"`
 	Milestone []milestone `json:"milestones"`
 }
@@ -349,6 +350,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	sess, err := engine.OpenSession(engine.SessionOptions{
 		Story: story, Name: name, Binding: binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
 		Engine: engineConfig(cfg, o.episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
+		Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern bench:", err)
@@ -522,6 +524,17 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 			ep.Actions++
 			repeatsRun = int(math.Round(v.Repeated * float64(actions)))
 		case engine.EpisodeEnded:
+			if ep != nil {
+				// The episode synthesis runs after the last turn, before
+				// this event: its calls belong to the episode, no turn.
+				for _, c := range queue.rest() {
+					ep.EndCalls++
+					ep.LatencyUS = append(ep.LatencyUS, c.Latency.Microseconds())
+					if c.Err != "" {
+						ep.Errors++
+					}
+				}
+			}
 			finish(string(v.Reason), v.Score, v.Moves, v.Turns)
 		case engine.ErrorEvent:
 			fmt.Fprintf(stderr, "lantern bench: turn %d: %v\n", v.Turn, v.Err)

@@ -90,7 +90,9 @@ func TestBenchLLMAgentFakeServer(t *testing.T) {
 	s.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`, PromptTokens: 50})
 	s.Always("memory", llmtest.Role(config.RoleMemory), llmtest.Reply{Content: `{"should_remember": true, "category": "NOTE", "memory_title": "Been here",
 		"memory_text": "A place worth knowing.", "status": "ACTIVE", "supersedes_memory_titles": [], "reasoning": "new"}`, PromptTokens: 70})
+	s.ScriptPlanning()
 	t.Setenv("OLLAMA_HOST", s.Host())
+	t.Setenv("LANTERN_LOOP_OBJECTIVE_UPDATE_INTERVAL", "2") // from the configuration into the session
 	code, out, stderr := runCLI(t, "", "bench", "--model", "fake", "--episodes", "2", "--max-turns", "4", "--json")
 	if code != exitOK {
 		t.Fatalf("bench: exit %d\n%s", code, stderr)
@@ -112,6 +114,20 @@ func TestBenchLLMAgentFakeServer(t *testing.T) {
 	}
 	if rep.Dropped != 0 {
 		t.Errorf("%d calls unattributed", rep.Dropped)
+	}
+	// The planning managers run in a bench as in any run: the supervisor
+	// each turn, objectives, and the episode synthesis at each end.
+	roles := map[string]int{}
+	for _, r := range s.ChatRequests() {
+		roles[r.Role]++
+	}
+	if roles[config.RoleSupervisor] < 16 || roles[config.RoleObjectives] == 0 || roles[config.RoleKnowledge] < 2 {
+		t.Errorf("planning calls by role: %v", roles)
+	}
+	for _, e := range rep.Episodes {
+		if e.EndCalls == 0 {
+			t.Errorf("episode %d: no synthesis call counted at its end", e.Episode)
+		}
 	}
 	t.Logf("whole run: %+v", rep.Summary[len(rep.Summary)-1])
 	// A model the server lacks stops the run before it starts, naming it.

@@ -92,6 +92,17 @@ func engineConfig(cfg *config.Config, episodes int) engine.Config {
 	}
 }
 
+// planning is the planning managers' part of the configuration.
+func planning(cfg *config.Config) engine.Planning {
+	m, lp := cfg.Managers, cfg.Loop
+	p := engine.DefaultPlanning()
+	p.Objectives, p.PlainObjectives = m.Objectives, !m.EnhancedObjectiveContext
+	p.ObjectiveInterval, p.RefineInterval = lp.ObjectiveUpdateInterval, lp.ObjectiveRefinementInterval
+	p.Knowledge, p.KnowledgeInterval = m.Knowledge, lp.KnowledgeUpdateInterval
+	p.Supervisor, p.SupervisorEvery, p.SupervisorK = m.Supervisor, m.SupervisorInterval, lp.SupervisorKWindow
+	return p
+}
+
 // newClient makes the model client the configuration describes.
 func newClient(cfg *config.Config, onCall func(llm.CallMetrics)) (*llm.Client, error) {
 	return llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, OnCall: onCall})

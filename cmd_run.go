@@ -104,6 +104,7 @@ Flags:
 	sess, err := engine.OpenSession(engine.SessionOptions{
 		Story: story, Name: path, Binding: bs.For(story.Info().MD5), WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
 		Engine: engineConfig(cfg, *episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
+		Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern run:", err)

@@ -27,14 +27,14 @@ import (
 func cmdTUI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tui", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	storyPath := fs.String("story", "", "story file (default: the built-in demo)")
-	workDir := fs.String("workdir", defaultWorkDir(), "work dir (one folder per story inside; the log is lantern.log there)")
-	model := fs.String("model", "", "model for every role (default: the configured ones)")
-	configPath := fs.String("config", "", "lantern.toml to read (not read yet: configuration comes in a later issue)")
-	theme := fs.String("theme", "", "theme: "+fmt.Sprint(themes.Names())+" (default: from the terminal's background)")
-	seed := fs.Int("seed", 0, "random seed (frotz -s semantics)")
+	fs.String("story", "", "story file (default: story in the configuration, else the built-in demo)")
+	fs.String("workdir", "", "work dir, one folder per story inside; the log is lantern.log there (default: work_dir, else $XDG_DATA_HOME/lantern)")
+	fs.String("model", "", "model for every role (default: the configured ones)")
+	configPath := fs.String("config", "", "configuration file read in place of ./lantern.toml")
+	fs.String("theme", "", "theme: "+fmt.Sprint(themes.Names())+" or auto (default: theme in the configuration)")
+	fs.Int("seed", 0, "random seed (frotz -s semantics; default: loop.seed)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: lantern [tui] [--story F] [--workdir D] [--model M] [--theme T] [--seed N]
+		fmt.Fprint(stderr, `Usage: lantern [tui] [--story F] [--workdir D] [--model M] [--theme T] [--seed N] [--config F]
 
 Opens the terminal interface: the agent plays the story through Ollama
 (OLLAMA_HOST, default 127.0.0.1:11434) while you watch, step it turn by turn,
@@ -56,17 +56,26 @@ Flags:
 		}
 		return exitUsage
 	}
-	if *theme != "" {
-		if _, err := themes.Load(*theme); err != nil {
+	cfg := loadConfig("tui", fs, *configPath, stderr, "workdir", "story", "model", "seed", "theme")
+	if cfg == nil {
+		return exitUsage
+	}
+	theme := cfg.Theme
+	if theme == config.DefaultTheme {
+		theme = "" // the TUI follows the terminal's background
+	}
+	if theme != "" {
+		if _, err := themes.Load(theme); err != nil {
 			fmt.Fprintln(stderr, "lantern:", err)
 			return exitUsage
 		}
 	}
+	workDir := cfg.WorkDir
 	if f, ok := stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
 		fmt.Fprintln(stderr, "lantern: the TUI needs a terminal; use `lantern play --plain` or `lantern run --headless` without one")
 		return exitUsage
 	}
-	story, path, err := openStory(*storyPath)
+	story, path, err := openStory(cfg.Story)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern:", err)
 		return exitError
@@ -76,38 +85,32 @@ Flags:
 		fmt.Fprintln(stderr, "lantern:", err)
 		return exitError
 	}
-	if err := os.MkdirAll(*workDir, 0o755); err != nil {
+	if err := os.MkdirAll(workDir, 0o755); err != nil {
 		fmt.Fprintln(stderr, "lantern: work dir:", err)
 		return exitError
 	}
-	logFile, err := os.OpenFile(filepath.Join(*workDir, "lantern.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, err := os.OpenFile(filepath.Join(workDir, "lantern.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern: log:", err)
 		return exitError
 	}
 	defer logFile.Close()
 	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	log.Info("start", "version", version, "story", path, "workdir", *workDir)
-	if *configPath != "" {
-		log.Warn("--config is not read yet", "config", *configPath)
+	log.Info("start", "version", version, "story", path, "workdir", workDir)
+	for _, f := range cfg.Files {
+		log.Info("config", "level", f.Level, "file", f.Path, "found", f.Found)
 	}
-
-	roles := config.DefaultRoles()
-	if *model != "" {
-		for k, r := range roles {
-			r.Model = *model
-			roles[k] = r
-		}
-	}
-	client, err := llm.New(llm.Options{Host: os.Getenv("OLLAMA_HOST"), Roles: roles, Logger: log})
+	client, err := llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, Logger: log})
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern:", err)
 		return exitUsage
 	}
 	binding := bs.For(story.Info().MD5)
+	ecfg := engineConfig(cfg, 0)
+	ecfg.StartPaused = true
 	sess, err := engine.OpenSession(engine.SessionOptions{
-		Story: story, Name: path, Binding: binding, WorkDir: *workDir, Client: client, Autosave: true,
-		Engine: engine.Config{StartPaused: true, MaxTurns: 500, Seed: *seed, CriticThreshold: -0.2},
+		Story: story, Name: path, Binding: binding, WorkDir: workDir, Client: client, Autosave: true,
+		Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow, Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern:", err)
@@ -125,7 +128,7 @@ Flags:
 	}
 	opts := tui.Options{
 		Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
-		Theme: *theme, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
+		Theme: theme, Keys: cfg.Keys, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
 	}
 	if sess.Objectives != nil {
 		opts.Objectives = sess.Objectives

@@ -22,11 +22,12 @@ type Config struct {
 	// the path of a theme file.
 	Theme string `toml:"theme"`
 
-	Ollama  Ollama            `toml:"ollama"`
-	Loop    Loop              `toml:"loop"`
-	Budgets Budgets           `toml:"budgets"`
-	Keys    map[string]string `toml:"keys"`  // action → key, only the remapped ones
-	Roles   map[string]Role   `toml:"roles"` // by role name (RoleNames)
+	Ollama   Ollama            `toml:"ollama"`
+	Loop     Loop              `toml:"loop"`
+	Budgets  Budgets           `toml:"budgets"`
+	Managers Managers          `toml:"managers"`
+	Keys     map[string]string `toml:"keys"`  // action → key, only the remapped ones
+	Roles    map[string]Role   `toml:"roles"` // by role name (RoleNames)
 
 	// Sources says where each key's value came from (a key that is absent
 	// kept its built-in default).
@@ -57,6 +58,26 @@ type Loop struct {
 	SupervisorKWindow           int     `toml:"supervisor_k_window"`
 	StuckTurns                  int     `toml:"stuck_turns"`
 	MaxModelFailures            int     `toml:"max_model_failures"`
+}
+
+// Managers turns the planning managers on or off (issue 8; their intervals
+// are in Loop) and sets the agent's optional research phase.
+type Managers struct {
+	// Objectives: discovery every loop.objective_update_interval turns.
+	Objectives bool `toml:"objectives"`
+	// EnhancedObjectiveContext gives objective discovery the knowledge
+	// base, nearby memories and the map (seed 001); false sends only the
+	// recent turns and the ground truth.
+	EnhancedObjectiveContext bool `toml:"enhanced_objective_context"`
+	// Knowledge: knowledgebase.md updated every
+	// loop.knowledge_update_interval turns and at each episode's end.
+	Knowledge bool `toml:"knowledge"`
+	// Supervisor: a round every SupervisorInterval turns.
+	Supervisor         bool `toml:"supervisor"`
+	SupervisorInterval int  `toml:"supervisor_interval"`
+	// ResearchRounds lets the agent call the memory tools this many rounds
+	// before it decides (seed 004); 0: no research phase.
+	ResearchRounds int `toml:"research_rounds"`
 }
 
 // Budgets bound what goes into prompts.
@@ -106,6 +127,13 @@ func Defaults() *Config {
 			SuccessesShown:       5,
 			FailuresShown:        5,
 			OthersShown:          5,
+		},
+		Managers: Managers{
+			Objectives:               true,
+			EnhancedObjectiveContext: true,
+			Knowledge:                true,
+			Supervisor:               true,
+			SupervisorInterval:       1,
 		},
 		Keys:    map[string]string{},
 		Roles:   DefaultRoles(),

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -45,14 +46,20 @@ type keySpec struct {
 	access func(c *Config, fn func(reflect.Value) error) error
 }
 
-var (
-	registry []keySpec
-	byPath   = map[string]*keySpec{}
-)
+// keyRegistry is every key, built once from Config's fields on first use and
+// never changed after.
+type keyRegistry struct {
+	list   []keySpec
+	byPath map[string]*keySpec
+}
 
 var durationType = reflect.TypeOf(time.Duration(0))
 
-func init() {
+// registry returns the key registry.
+var registry = sync.OnceValue(buildRegistry)
+
+func buildRegistry() *keyRegistry {
+	reg := &keyRegistry{byPath: map[string]*keySpec{}}
 	t := reflect.TypeOf(Config{})
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -62,24 +69,28 @@ func init() {
 		}
 		switch {
 		case name == "roles":
-			addRoles()
+			reg.addRoles()
 		case name == "keys":
 			// Dynamic: keys.<action>, handled by setKey.
 		case f.Type.Kind() == reflect.Struct:
 			for j := 0; j < f.Type.NumField(); j++ {
 				g := f.Type.Field(j)
 				if n := tomlName(g); n != "" {
-					addField(name+"."+n, g.Type, []int{i, j})
+					reg.addField(name+"."+n, g.Type, []int{i, j})
 				}
 			}
 		default:
-			addField(name, f.Type, []int{i})
+			reg.addField(name, f.Type, []int{i})
 		}
 	}
-	for i := range registry {
-		byPath[registry[i].path] = &registry[i]
+	for i := range reg.list {
+		reg.byPath[reg.list[i].path] = &reg.list[i]
 	}
+	return reg
 }
+
+// keyAt is the key at a dotted path (nil when there is none).
+func keyAt(path string) *keySpec { return registry().byPath[path] }
 
 func tomlName(f reflect.StructField) string {
 	tag := f.Tag.Get("toml")
@@ -103,8 +114,8 @@ func kindOf(t reflect.Type) valueKind {
 	return kindString
 }
 
-func addField(path string, t reflect.Type, index []int) {
-	registry = append(registry, keySpec{
+func (reg *keyRegistry) addField(path string, t reflect.Type, index []int) {
+	reg.list = append(reg.list, keySpec{
 		path:   path,
 		kind:   kindOf(t),
 		isPath: path == "work_dir" || path == "story" || path == "theme",
@@ -114,7 +125,7 @@ func addField(path string, t reflect.Type, index []int) {
 	})
 }
 
-func addRoles() {
+func (reg *keyRegistry) addRoles() {
 	rt := reflect.TypeOf(Role{})
 	for _, role := range RoleNames() {
 		for j := 0; j < rt.NumField(); j++ {
@@ -124,7 +135,7 @@ func addRoles() {
 				continue
 			}
 			role, j := role, j
-			registry = append(registry, keySpec{
+			reg.list = append(reg.list, keySpec{
 				path: "roles." + role + "." + n,
 				kind: kindOf(g.Type),
 				access: func(c *Config, fn func(reflect.Value) error) error {
@@ -146,8 +157,8 @@ func addRoles() {
 // KeyNames lists every key in the order of the sample file (the [keys]
 // table's entries, one per action, are not listed).
 func KeyNames() []string {
-	out := make([]string, len(registry))
-	for i, k := range registry {
+	out := make([]string, len(registry().list))
+	for i, k := range registry().list {
 		out[i] = k.path
 	}
 	return out
@@ -168,7 +179,7 @@ func (c *Config) Get(key string) string {
 		}
 		return ""
 	}
-	k := byPath[key]
+	k := keyAt(key)
 	if k == nil {
 		return ""
 	}
@@ -291,7 +302,7 @@ func assign(f reflect.Value, kind valueKind, v any) (ok bool) {
 // suggest names the known key closest to an unknown one, if any is close.
 func suggest(key string) string {
 	best, bestD := "", 1<<30
-	for _, k := range registry {
+	for _, k := range registry().list {
 		if d := distance(key, k.path); d < bestD {
 			best, bestD = k.path, d
 		}
@@ -299,7 +310,7 @@ func suggest(key string) string {
 	// Also compare the last part alone: "loop.memory_window" vs
 	// "memory_history_window" in another table.
 	last := key[strings.LastIndex(key, ".")+1:]
-	for _, k := range registry {
+	for _, k := range registry().list {
 		kl := k.path[strings.LastIndex(k.path, ".")+1:]
 		if d := distance(last, kl); d < bestD {
 			best, bestD = k.path, d
@@ -312,7 +323,7 @@ func suggest(key string) string {
 	// "memory_history_window".
 	words := strings.Split(last, "_")
 	best, bestD = "", 1<<30
-	for _, k := range registry {
+	for _, k := range registry().list {
 		kl := k.path[strings.LastIndex(k.path, ".")+1:]
 		have := "_" + kl + "_"
 		all := true

@@ -172,7 +172,7 @@ func (l *loader) apply(name string, data []byte) {
 // tables are the tables lantern.toml may have.
 func knownTable(key string) bool {
 	switch key {
-	case "ollama", "loop", "budgets", "keys", "roles":
+	case "ollama", "loop", "budgets", "managers", "keys", "roles":
 		return true
 	}
 	if r, ok := strings.CutPrefix(key, "roles."); ok {
@@ -194,7 +194,7 @@ func (l *loader) flatten(name, prefix string, m map[string]any, lines map[string
 			continue
 		}
 		if !knownTable(key) {
-			if byPath[key] != nil || strings.HasPrefix(key, "keys.") {
+			if keyAt(key) != nil || strings.HasPrefix(key, "keys.") {
 				*out = append(*out, leaf{key, v, lineOf(lines, key)})
 				continue
 			}
@@ -238,7 +238,7 @@ func (l *loader) set(key string, v any, src Source, dir string) {
 		l.c.Sources[key] = src
 		return
 	}
-	k := byPath[key]
+	k := keyAt(key)
 	if k == nil {
 		l.problem(Problem{Key: key, Value: rawValue(v), Source: src, Msg: unknownMsg(key)})
 		return
@@ -299,7 +299,7 @@ func (l *loader) env() {
 			l.set("roles."+r+".model", text(v), Source{Kind: FromEnv, Name: "LANTERN_MODEL"}, "")
 		}
 	}
-	for _, k := range registry {
+	for _, k := range registry().list {
 		name := EnvName(k.path)
 		if v, ok := lookup(l.getenv, name); ok {
 			l.set(k.path, text(v), Source{Kind: FromEnv, Name: name}, "")

@@ -86,6 +86,11 @@ func (c *Config) validate() []Problem {
 	k.atLeast("loop.stuck_turns", lp.StuckTurns, 1, " turn")
 	k.atLeast("loop.max_model_failures", lp.MaxModelFailures, 1, "")
 
+	m := c.Managers
+	k.atLeast("managers.supervisor_interval", m.SupervisorInterval, 1, " turn")
+	if m.ResearchRounds < 0 || m.ResearchRounds > 10 {
+		k.err("managers.research_rounds", "must be from 0 (no research) to 10 rounds")
+	}
 	b := c.Budgets
 	if n := b.AgentPromptTokens; n != 0 && n < 512 {
 		k.err("budgets.agent_prompt_tokens", "must be 0 (no limit) or at least 512 tokens")

@@ -39,6 +39,7 @@ func scriptDemo(s *llmtest.Server, walk int, pace time.Duration) {
 	})
 	s.On("memory: the first move", llmtest.Role(config.RoleMemory), llmtest.Reply{Content: string(first)})
 	s.Always("memory: nothing new", llmtest.Role(config.RoleMemory), llmtest.Reply{Content: `{"should_remember": false, "category": "NOTE", "memory_title": "", "memory_text": "", "status": "ACTIVE", "supersedes_memory_titles": [], "reasoning": "nothing new"}`})
+	s.ScriptPlanning()
 	// Roles the engine may add later answer with an empty object.
 	s.Always("other roles", llmtest.AnyCall(), llmtest.Reply{Content: `{}`})
 }

@@ -1,6 +1,10 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // keyMap is every key of the TUI (issue 9's keys, plus scrolling, search and
 // the pane jumps). Keys that only mean something in one pane are listed
@@ -74,5 +78,40 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Theme, k.Knowledge},
 		{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Complete},
+	}
+}
+
+// remap applies [keys] from lantern.toml: action → key, as the
+// configuration validated them. The cancel key is pressed twice whatever it
+// is ("esc esc" names esc); ctrl+c always quits as well.
+func (km *keyMap) remap(keys map[string]string) {
+	byAction := map[string]*key.Binding{
+		"pause": &km.Pause, "step": &km.Step, "input": &km.Input, "next_pane": &km.NextPane,
+		"memory": &km.Memory, "edit": &km.Edit, "supersede": &km.Supersede, "add": &km.Add,
+		"delete": &km.Delete, "undo": &km.Undo, "objectives": &km.Objectives, "models": &km.Models,
+		"theme": &km.Theme, "cancel": &km.Cancel, "help": &km.Help, "quit": &km.Quit,
+	}
+	for action, k := range keys {
+		b, ok := byAction[action]
+		if !ok || strings.TrimSpace(k) == "" {
+			continue
+		}
+		desc := b.Help().Desc
+		switch action {
+		case "cancel":
+			first := strings.Fields(k)[0]
+			b.SetKeys(first)
+			b.SetHelp(first+" "+first, desc)
+		case "quit":
+			b.SetKeys(k, "ctrl+c")
+			b.SetHelp(k, desc)
+		default:
+			b.SetKeys(k)
+			b.SetHelp(k, desc)
+		}
+		if action == "delete" { // d also drops an objective in that pane
+			km.Drop.SetKeys(k)
+			km.Drop.SetHelp(k, km.Drop.Help().Desc)
+		}
 	}
 }

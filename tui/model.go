@@ -111,6 +111,7 @@ func New(ctx context.Context, opts Options) *Model {
 		th, themeSet = themes.MustLoad("dark"), false
 	}
 	c := newCommon(th)
+	c.keys.remap(opts.Keys)
 	m := &Model{
 		ctx: ctx, opts: opts, log: log, c: c, out: &outbox{},
 		transcript: newTranscript(c), reasoning: newReasoning(c),

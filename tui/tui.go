@@ -40,6 +40,8 @@ type Options struct {
 	MaxScore int
 	// Theme names a built-in theme; "" follows the terminal's background.
 	Theme string
+	// Keys remaps keys by action (lantern.toml's [keys], validated there).
+	Keys map[string]string
 	// KnowledgePath is knowledgebase.md, for the K viewer ("" hides it).
 	KnowledgePath string
 	// Logger receives the TUI's log; nil discards it. It must not write to
