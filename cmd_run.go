@@ -32,13 +32,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay actions through the full loop")
 	fs.String("workdir", "", "work dir, one folder per story inside (default: work_dir, else $XDG_DATA_HOME/lantern)")
 	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
+	resume := fs.Bool("resume", false, "continue the story's unfinished episode (a killed session) from its last recorded turn")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: lantern run --headless [--json] [--story F] [--seed N] [--max-turns N]
                    [--episodes N] [--model M] [--agent llm|script:FILE] [--workdir D] [--config F]
+                   [--resume]
 
 Plays episodes with the agent, without the TUI, printing a line per turn (or
 a JSON object per turn with --json). --agent script:FILE takes the actions
-from FILE while every manager runs (the critic is advisory).
+from FILE while every manager runs (the critic is advisory). Every turn is
+checkpointed in lantern.db: after a crash, --resume continues the episode
+from its last recorded turn with the identical game state (a script resumes
+after the actions already played).
 
 Examples:
   lantern run --headless --story zork1.z3 --max-turns 50 --model qwen3:4b
@@ -111,8 +116,33 @@ Flags:
 		return exitError
 	}
 	defer sess.Close()
+	if code := resumeOrNot(ctx, sess, *resume, "lantern run", stderr); code != exitOK {
+		return code
+	}
 	go sess.Engine.Run(ctx)
 	return report(sess.Engine.Events(), *asJSON, stdout, stderr)
+}
+
+// resumeOrNot resumes the session's unfinished episode when asked (saying
+// so on stderr), or says that a new episode leaves it interrupted.
+func resumeOrNot(ctx context.Context, sess *engine.Session, resume bool, who string, stderr io.Writer) int {
+	if !resume {
+		if cp, ok, err := sess.Unfinished(ctx); err == nil && ok {
+			fmt.Fprintf(stderr, "%s: note: an unfinished episode (stopped after turn %d) will be recorded as interrupted; --resume continues it\n", who, cp.Turn)
+		}
+		return exitOK
+	}
+	cp, err := sess.Resume(ctx)
+	switch {
+	case errors.Is(err, engine.ErrNothingToResume):
+		fmt.Fprintf(stderr, "%s: nothing to resume; a new episode starts\n", who)
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: resume: %v\n", who, err)
+		return exitError
+	default:
+		fmt.Fprintf(stderr, "%s: resuming after turn %d (checkpoint of %s)\n", who, cp.Turn, cp.Saved.Local().Format("2006-01-02 15:04:05"))
+	}
+	return exitOK
 }
 
 // runLine is one turn of `run --json`.
@@ -152,7 +182,7 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer) i
 		switch v := ev.(type) {
 		case engine.TurnResult:
 			flush()
-			if v.Turn == 0 {
+			if v.Turn == 0 || v.Resumed {
 				continue
 			}
 			o := v.Observation

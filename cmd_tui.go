@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -33,14 +35,19 @@ func cmdTUI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	configPath := fs.String("config", "", "configuration file read in place of ./lantern.toml")
 	fs.String("theme", "", "theme: "+fmt.Sprint(themes.Names())+" or auto (default: theme in the configuration)")
 	fs.Int("seed", 0, "random seed (frotz -s semantics; default: loop.seed)")
+	resume := fs.Bool("resume", false, "continue the unfinished episode without asking")
+	fresh := fs.Bool("new", false, "start a new episode without asking, even when one was left unfinished")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: lantern [tui] [--story F] [--workdir D] [--model M] [--theme T] [--seed N] [--config F]
+                    [--resume | --new]
 
 Opens the terminal interface: the agent plays the story through Ollama
 (OLLAMA_HOST, default 127.0.0.1:11434) while you watch, step it turn by turn,
 type your own commands and edit the memories it learns. It starts paused:
 space runs the agent, n plays one turn, i types a command, ? lists every key.
 When Ollama cannot be reached the screen says so and you can still play.
+When the last session stopped in the middle of an episode (it was killed or
+crashed), Lantern asks whether to continue it from its last turn.
 
 Examples:
   lantern
@@ -117,6 +124,14 @@ Flags:
 		return exitError
 	}
 	defer sess.Close()
+	if !*fresh {
+		if !*resume {
+			*resume = askResume(ctx, sess, stdin, stderr)
+		}
+		if code := resumeOrNot(ctx, sess, *resume, "lantern", stderr); code != exitOK {
+			return code
+		}
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopped := make(chan error, 1)
@@ -164,6 +179,23 @@ Flags:
 	}
 	log.Info("stop", "code", code)
 	return code
+}
+
+// askResume offers to continue an unfinished episode, on the terminal
+// before the TUI starts (enter or y: yes).
+func askResume(ctx context.Context, sess *engine.Session, stdin io.Reader, stderr io.Writer) bool {
+	cp, ok, err := sess.Unfinished(ctx)
+	if err != nil || !ok {
+		return false
+	}
+	fmt.Fprintf(stderr, "The last session stopped after turn %d of an episode (%s).\nContinue that episode? [Y/n] ",
+		cp.Turn, cp.Saved.Local().Format("2006-01-02 15:04"))
+	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "", "y", "yes":
+		return true
+	}
+	return false
 }
 
 // storyTitle is the story's name for the status bar.

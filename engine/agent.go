@@ -114,5 +114,8 @@ func (s *ScriptAgent) Propose(ctx context.Context, _ []llm.Message, _ []string, 
 // Scripted implements Agent.
 func (*ScriptAgent) Scripted() bool { return true }
 
+// Skip passes over the first n actions (a resumed episode played them).
+func (s *ScriptAgent) Skip(n int) { s.next = min(max(n, 0), len(s.actions)) }
+
 // Remaining is the number of actions left.
 func (s *ScriptAgent) Remaining() int { return len(s.actions) - s.next }

@@ -196,10 +196,20 @@ func (e *Env) Resume() (Observation, error) {
 	if err != nil {
 		return Observation{}, fmt.Errorf("resume: %w", err)
 	}
+	return e.RestoreState(data, e.turn)
+}
+
+// State is the machine's whole state as a save file (Lantern's Quetzal
+// variant, with the random generator), for checkpoints.
+func (e *Env) State() []byte { return e.m.SaveQuetzal() }
+
+// RestoreState continues from a State saved after turn; the machine waits
+// at the prompt where it was saved, and the world hash starts from there.
+func (e *Env) RestoreState(data []byte, turn int) (Observation, error) {
 	if err := e.m.RestoreQuetzal(data); err != nil {
 		return Observation{}, fmt.Errorf("resume: %w", err)
 	}
-	e.started = true
+	e.started, e.turn = true, turn
 	e.hash = e.worldHash()
 	return e.observe("", "", e.m.Restarts()), nil
 }

@@ -72,6 +72,10 @@ type TurnResult struct {
 	Observation Observation
 	Duration    time.Duration // whole turn
 	LLMTime     time.Duration // spent waiting for models
+	// Resumed: the last turn of a checkpoint, reported again when a session
+	// resumes (nothing was played now; Action is empty), in Episode.
+	Resumed bool
+	Episode int
 }
 
 // MemoryChanged: memories at a location changed.

@@ -91,6 +91,7 @@ type GameState struct {
 	lastProgress int
 	bestScore    int
 	failedRow    int
+	agentTurns   int // agent turns played this episode
 }
 
 // Engine is the orchestrator: one goroutine (Run) plays turns, reports
@@ -112,6 +113,7 @@ type Engine struct {
 	abandon  bool
 
 	st       GameState
+	resume   *resumeState // a checkpoint Run continues (ResumeFrom)
 	failed   map[string]bool
 	actions  int
 	repeats  int
@@ -235,7 +237,11 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		}
 		close(e.events)
 	}()
-	if err := e.startEpisode(ctx, false); err != nil {
+	if e.resume != nil {
+		if err := e.resumeEpisode(ctx); err != nil {
+			return err
+		}
+	} else if err := e.startEpisode(ctx, false); err != nil {
 		return err
 	}
 	for {
@@ -557,6 +563,9 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	e.st.History = append(e.st.History, contextmgr.Turn{Turn: turn, Actor: string(actor), Action: action, Reasoning: p.Reasoning, Response: obs.Text})
 	if len(e.st.History) > 10 {
 		e.st.History = e.st.History[len(e.st.History)-10:]
+	}
+	if actor == ActorAgent {
+		e.st.agentTurns++
 	}
 	if actor == ActorAgent && p.Reasoning != "" {
 		e.st.Reasoning = append(e.st.Reasoning, ReasoningEntry{Turn: turn, Reasoning: p.Reasoning, Action: action, Timestamp: time.Now()})

@@ -105,8 +105,10 @@ type Session struct {
 	maxScore int
 	rounds   *roundLog
 	objDirty bool // the objectives changed outside a turn (episode start)
-	episode  int64
-	id       StoryIdentity
+	// checkpoints: every recorded turn carries a checkpoint (Autosave).
+	checkpoints bool
+	episode     int64
+	id          StoryIdentity
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -150,7 +152,7 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 		window = 3
 	}
 	s := &Session{Dir: dir, Env: env, DB: db, Memories: store, Map: mapper.New(), id: env.Story(),
-		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning}
+		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning, checkpoints: opts.Autosave}
 	if opts.Binding != nil {
 		s.maxScore = opts.Binding.MaxScore
 	}
@@ -191,6 +193,35 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 	return s, nil
 }
 
+// ErrNothingToResume: no episode of the story was left unfinished.
+var ErrNothingToResume = errors.New("no unfinished episode to resume")
+
+// Unfinished is the checkpoint of the story's episode that stopped without
+// ending (its session was killed or crashed); ok is false when there is
+// none.
+func (s *Session) Unfinished(ctx context.Context) (memory.Checkpoint, bool, error) {
+	return s.DB.LastCheckpoint(ctx)
+}
+
+// Resume makes the engine continue the unfinished episode from its last
+// recorded turn, with the identical machine state; call it before
+// Engine.Run. Without it a new episode starts and the unfinished one is
+// recorded as interrupted.
+func (s *Session) Resume(ctx context.Context) (memory.Checkpoint, error) {
+	cp, ok, err := s.DB.LastCheckpoint(ctx)
+	if err != nil {
+		return cp, err
+	}
+	if !ok {
+		return cp, ErrNothingToResume
+	}
+	if err := s.Engine.ResumeFrom(cp.Machine, cp.Engine); err != nil {
+		return cp, err
+	}
+	s.episode = cp.Episode
+	return cp, nil
+}
+
 // Close closes the memories and the run database.
 func (s *Session) Close() error {
 	return errors.Join(s.Memories.Close(), s.DB.Close(), s.rounds.Close())
@@ -226,12 +257,20 @@ func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, erro
 		s.episode = id
 	}
 	verdicts, _ := json.Marshal(rec.Verdicts)
-	if err := s.DB.RecordTurn(ctx, memory.Turn{
+	row := memory.Turn{
 		Episode: s.episode, Turn: rec.Turn, Actor: string(rec.Actor), Action: rec.Action, Response: rec.After.Text,
 		Reasoning: rec.Reasoning, Verdicts: string(verdicts), LocationID: rec.After.Location.ID, Location: rec.After.Location.Name,
 		Score: rec.After.Score, Moves: rec.After.Moves, PromptTokens: rec.LLMMetrics.PromptTokens, EvalTokens: rec.LLMMetrics.EvalTokens,
 		LLM: rec.LLMTime, Duration: rec.Duration, Failed: rec.Failed,
-	}); err != nil {
+	}
+	if s.checkpoints {
+		state, err := s.Engine.Checkpoint()
+		if err != nil {
+			return nil, err
+		}
+		row.Checkpoint = &memory.Checkpoint{Machine: s.Env.State(), Engine: state}
+	}
+	if err := s.DB.RecordTurn(ctx, row); err != nil {
 		return nil, err
 	}
 	var events []Event

@@ -65,6 +65,14 @@ CREATE TABLE IF NOT EXISTS notes (
 	moves INTEGER,
 	timestamp TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS checkpoint (
+	story_md5 TEXT PRIMARY KEY,
+	episode INTEGER NOT NULL,
+	turn INTEGER NOT NULL,
+	machine BLOB NOT NULL,
+	engine BLOB NOT NULL,
+	saved_at TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS idx_notes_importance ON notes(story_md5, importance DESC);
 CREATE INDEX IF NOT EXISTS idx_notes_location ON notes(story_md5, location_id);
 `
@@ -86,22 +94,90 @@ func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
 // Close closes the database.
 func (r *RunDB) Close() error { return r.db.Close() }
 
-// StartEpisode records a new episode and returns its ID.
+// EndInterrupted is the ending recorded for an episode that stopped without
+// ending (its session was killed) and was not resumed.
+const EndInterrupted = "interrupted"
+
+// StartEpisode records a new episode and returns its ID. An earlier episode
+// of the story that never ended (a killed session, not resumed) is marked
+// interrupted, and its checkpoint dropped.
 func (r *RunDB) StartEpisode(ctx context.Context, seed int) (int64, error) {
-	res, err := r.db.ExecContext(ctx, `INSERT INTO episodes (story_md5, seed, started_at) VALUES (?, ?, ?)`, r.story, seed, now())
+	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("start episode: %w", err)
 	}
-	return res.LastInsertId()
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE episodes SET ended_at = ?, reason = ?,
+		turns = (SELECT COUNT(*) FROM turns WHERE turns.episode = episodes.id),
+		score = (SELECT score FROM turns WHERE turns.episode = episodes.id ORDER BY turn DESC LIMIT 1),
+		moves = (SELECT moves FROM turns WHERE turns.episode = episodes.id ORDER BY turn DESC LIMIT 1)
+		WHERE story_md5 = ? AND ended_at IS NULL`, now(), EndInterrupted, r.story); err != nil {
+		return 0, fmt.Errorf("start episode: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoint WHERE story_md5 = ?`, r.story); err != nil {
+		return 0, fmt.Errorf("start episode: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO episodes (story_md5, seed, started_at) VALUES (?, ?, ?)`, r.story, seed, now())
+	if err != nil {
+		return 0, fmt.Errorf("start episode: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("start episode: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("start episode: %w", err)
+	}
+	return id, nil
 }
 
 // EndEpisode records how an episode ended.
 func (r *RunDB) EndEpisode(ctx context.Context, id int64, reason string, score, moves, turns int) error {
-	_, err := r.db.ExecContext(ctx, `UPDATE episodes SET ended_at = ?, reason = ?, score = ?, moves = ?, turns = ? WHERE id = ?`, now(), reason, score, moves, turns, id)
+	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("end episode %d: %w", id, err)
 	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE episodes SET ended_at = ?, reason = ?, score = ?, moves = ?, turns = ? WHERE id = ?`, now(), reason, score, moves, turns, id); err != nil {
+		return fmt.Errorf("end episode %d: %w", id, err)
+	}
+	// An ended episode cannot be resumed.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoint WHERE episode = ?`, id); err != nil {
+		return fmt.Errorf("end episode %d: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("end episode %d: %w", id, err)
+	}
 	return nil
+}
+
+// Episode is one row of the episodes table; Reason is empty while it has
+// not ended.
+type Episode struct {
+	ID           int64
+	Seed         int
+	Reason       string
+	Score, Moves int
+	Turns        int
+}
+
+// Episodes lists the story's episodes, oldest first.
+func (r *RunDB) Episodes(ctx context.Context) ([]Episode, error) {
+	rows, err := r.db.QueryContext(ctx, `SELECT id, seed, COALESCE(reason, ''), COALESCE(score, 0), COALESCE(moves, 0), COALESCE(turns, 0)
+		FROM episodes WHERE story_md5 = ? ORDER BY id`, r.story)
+	if err != nil {
+		return nil, fmt.Errorf("list episodes: %w", err)
+	}
+	defer rows.Close()
+	var out []Episode
+	for rows.Next() {
+		var e Episode
+		if err := rows.Scan(&e.ID, &e.Seed, &e.Reason, &e.Score, &e.Moves, &e.Turns); err != nil {
+			return nil, fmt.Errorf("list episodes: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 // Turn is one row of the turns table.
@@ -122,12 +198,31 @@ type Turn struct {
 	LLM          time.Duration
 	Duration     time.Duration
 	Failed       bool
+	// Checkpoint, when set, is stored with the turn in one transaction: a
+	// resumed session starts from exactly the last recorded turn.
+	Checkpoint *Checkpoint
+}
+
+// Checkpoint is what resuming an episode needs: the machine's state (a
+// save file) and the engine's (opaque here), after a recorded turn.
+type Checkpoint struct {
+	Episode int64 // the episodes table's ID
+	Turn    int
+	Machine []byte
+	Engine  []byte
+	Saved   time.Time
 }
 
 // RecordTurn stores a turn; recording the same turn again replaces it (a
-// resumed session never duplicates a turn).
+// resumed session never duplicates a turn). With t.Checkpoint the
+// checkpoint is replaced in the same transaction.
 func (r *RunDB) RecordTurn(ctx context.Context, t Turn) error {
-	_, err := r.db.ExecContext(ctx, `INSERT OR REPLACE INTO turns
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("record turn %d: %w", t.Turn, err)
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO turns
 		(episode, turn, actor, action, response, reasoning, verdicts, location_id, location, score, moves, prompt_tokens, eval_tokens, llm_ms, turn_ms, failed, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.Episode, t.Turn, t.Actor, t.Action, t.Response, t.Reasoning, t.Verdicts, t.LocationID, t.Location, t.Score, t.Moves,
@@ -135,7 +230,33 @@ func (r *RunDB) RecordTurn(ctx context.Context, t Turn) error {
 	if err != nil {
 		return fmt.Errorf("record turn %d: %w", t.Turn, err)
 	}
+	if cp := t.Checkpoint; cp != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO checkpoint (story_md5, episode, turn, machine, engine, saved_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			r.story, t.Episode, t.Turn, cp.Machine, cp.Engine, now()); err != nil {
+			return fmt.Errorf("record turn %d: checkpoint: %w", t.Turn, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("record turn %d: %w", t.Turn, err)
+	}
 	return nil
+}
+
+// LastCheckpoint returns the story's checkpoint: the last recorded turn of
+// an episode that has not ended. ok is false when there is none.
+func (r *RunDB) LastCheckpoint(ctx context.Context) (cp Checkpoint, ok bool, err error) {
+	var saved string
+	err = r.db.QueryRowContext(ctx, `SELECT c.episode, c.turn, c.machine, c.engine, c.saved_at FROM checkpoint c
+		JOIN episodes e ON e.id = c.episode WHERE c.story_md5 = ? AND e.ended_at IS NULL`, r.story).
+		Scan(&cp.Episode, &cp.Turn, &cp.Machine, &cp.Engine, &saved)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Checkpoint{}, false, nil
+	}
+	if err != nil {
+		return Checkpoint{}, false, fmt.Errorf("read checkpoint: %w", err)
+	}
+	cp.Saved, _ = time.Parse(time.RFC3339Nano, saved)
+	return cp, true, nil
 }
 
 // Turns lists an episode's turns in order.

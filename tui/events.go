@@ -79,10 +79,17 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 
 func (m *Model) turnResult(ev engine.TurnResult) tea.Cmd {
 	o := ev.Observation
-	if ev.Turn == 0 {
+	switch {
+	case ev.Resumed:
+		m.episode = max(ev.Episode, m.episode+1)
+		m.transcript.addNote(fmt.Sprintf("Resumed episode %d after turn %d (the session before stopped there).", m.episode, ev.Turn), stEpisode)
+		m.transcript.addNote(o.Text, stResponse)
+	case ev.Turn == 0:
 		m.episode++
+		m.transcript.addTurn(ev, m.episode)
+	default:
+		m.transcript.addTurn(ev, m.episode)
 	}
-	m.transcript.addTurn(ev, m.episode)
 	m.reasoning.played(ev)
 	m.mapp.turn(ev)
 	m.turn, m.score, m.moves, m.loc = ev.Turn, o.Score, o.Moves, o.Location

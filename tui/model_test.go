@@ -727,3 +727,13 @@ func TestRemappedKeys(t *testing.T) {
 		t.Fatalf("queued %#v, want %#v", got, want)
 	}
 }
+
+// A resumed session says so, in the right episode, and shows where the
+// story stands.
+func TestResumedTurnIsAnnounced(t *testing.T) {
+	h := newHarness(t, 120, 40, "dark")
+	res := turn(67, engine.ActorAgent, "", "Dome Room\nYou are at the periphery of a large dome.", 11, "Dome Room", 63)
+	res.Resumed, res.Episode, res.Action, res.Actor = true, 3, "", ""
+	h.events(res, engine.Idle{Turn: 67, Mode: engine.Paused})
+	h.mustSee("Resumed episode 3 after turn 67", "periphery of a large dome", "Turn: 67", "Ep 3", "L11 Dome Room")
+}

@@ -1,6 +1,8 @@
 package mapper
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -69,5 +71,31 @@ func TestNormalizeAction(t *testing.T) {
 		if got := NormalizeAction(in); got != want {
 			t.Errorf("NormalizeAction(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A snapshot restores the same map (through JSON, as a checkpoint stores
+// it), and the copy is independent of the original.
+func TestSnapshotRoundTrip(t *testing.T) {
+	m := New()
+	m.Visit(3, "Lane")
+	m.ProcessTurn(3, "north", 4, "Orchard")
+	m.ProcessTurn(4, "west", 4, "Orchard")
+	data, err := json.Marshal(m.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	r := New()
+	r.Restore(s)
+	if r.Mermaid() != m.Mermaid() || r.RoutingSummary(4) != m.RoutingSummary(4) || !reflect.DeepEqual(r.FailedExits(4), m.FailedExits(4)) {
+		t.Fatalf("restored map differs:\n%s\nwant\n%s", r.Mermaid(), m.Mermaid())
+	}
+	r.ProcessTurn(4, "east", 5, "Shed")
+	if m.Known(5) {
+		t.Fatal("the restored map shares state with the original")
 	}
 }

@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/lantern-if/lantern/managers/contextmgr"
+	"github.com/lantern-if/lantern/managers/mapper"
+)
+
+// A checkpoint is taken after every recorded turn (the session stores it
+// with the turn, in one transaction of lantern.db): the machine's state and
+// the engine's. A session killed at any moment resumes from its last
+// recorded turn with the identical machine, its map, its recent history and
+// its loop counters. The planning managers start afresh, as at an episode's
+// start; the knowledge base and the memories are files of their own.
+
+// checkpointVersion changes when engineState does incompatibly.
+const checkpointVersion = 1
+
+// ErrCheckpoint: a checkpoint could not be used.
+var ErrCheckpoint = errors.New("unusable checkpoint")
+
+// engineState is the engine's part of a checkpoint.
+type engineState struct {
+	Version      int               `json:"version"`
+	Episode      int               `json:"episode"`
+	Turn         int               `json:"turn"`
+	Text         string            `json:"text"` // the last turn's response, shown again
+	History      []contextmgr.Turn `json:"history"`
+	Reasoning    []ReasoningEntry  `json:"reasoning"`
+	Feedback     string            `json:"feedback,omitempty"`
+	LastProgress int               `json:"last_progress"`
+	BestScore    int               `json:"best_score"`
+	FailedRow    int               `json:"failed_row"`
+	AgentTurns   int               `json:"agent_turns"`
+	Failed       []string          `json:"failed_actions"`
+	Actions      int               `json:"actions"`
+	Repeats      int               `json:"repeats"`
+	Map          mapper.Snapshot   `json:"map"`
+}
+
+// Checkpoint is the engine's state after the turn just played. Only the
+// engine goroutine may call it (the session does, from the AfterTurn hook).
+func (e *Engine) Checkpoint() ([]byte, error) {
+	failed := make([]string, 0, len(e.failed))
+	for k := range e.failed {
+		failed = append(failed, k)
+	}
+	sort.Strings(failed)
+	st := engineState{Version: checkpointVersion, Episode: e.st.Episode, Turn: e.st.Turn, Text: e.st.Obs.Text,
+		History: e.st.History, Reasoning: e.st.Reasoning, Feedback: e.st.Feedback, LastProgress: e.st.lastProgress,
+		BestScore: e.st.bestScore, FailedRow: e.st.failedRow, AgentTurns: e.st.agentTurns, Failed: failed,
+		Actions: e.actions, Repeats: e.repeats, Map: e.gmap.Snapshot()}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return data, nil
+}
+
+// resumeState is a checkpoint waiting for Run.
+type resumeState struct {
+	machine []byte
+	engine  engineState
+}
+
+// ResumeFrom makes Run continue a checkpoint's episode instead of starting
+// a new one. Call it before Run.
+func (e *Engine) ResumeFrom(machine, state []byte) error {
+	var st engineState
+	if err := json.Unmarshal(state, &st); err != nil {
+		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	}
+	if st.Version != checkpointVersion || st.Episode < 1 || st.Turn < 1 || len(machine) == 0 {
+		return fmt.Errorf("%w: version %d, episode %d, turn %d", ErrCheckpoint, st.Version, st.Episode, st.Turn)
+	}
+	e.resume = &resumeState{machine: machine, engine: st}
+	return nil
+}
+
+// skipper is an agent that can skip the actions already played (a
+// script resumed mid-way).
+type skipper interface{ Skip(n int) }
+
+// resumeEpisode restores a checkpoint: the machine, then the engine.
+func (e *Engine) resumeEpisode(ctx context.Context) error {
+	r := e.resume
+	e.resume = nil
+	st := r.engine
+	obs, err := e.env.RestoreState(r.machine, st.Turn)
+	if err != nil {
+		err = fmt.Errorf("%w: %w", ErrCheckpoint, err)
+		e.emit(ctx, ErrorEvent{Err: err, Fatal: true})
+		return err
+	}
+	obs.Text = st.Text
+	e.st = GameState{Episode: st.Episode, Turn: st.Turn, Obs: obs, History: st.History, Reasoning: st.Reasoning,
+		Feedback: st.Feedback, lastProgress: st.LastProgress, bestScore: st.BestScore, failedRow: st.FailedRow, agentTurns: st.AgentTurns}
+	e.gmap.Restore(st.Map)
+	e.failed = map[string]bool{}
+	for _, k := range st.Failed {
+		e.failed[k] = true
+	}
+	e.actions, e.repeats = st.Actions, st.Repeats
+	if s, ok := e.agent.(skipper); ok {
+		s.Skip(st.AgentTurns)
+	}
+	if e.hooks.StartEpisode != nil {
+		if err := e.hooks.StartEpisode(ctx, e.st.Episode); err != nil {
+			e.emit(ctx, ErrorEvent{Err: err})
+		}
+	}
+	e.emit(ctx, TurnResult{Turn: st.Turn, Observation: obs, Resumed: true, Episode: st.Episode})
+	return nil
+}
