@@ -54,18 +54,22 @@ type Hooks struct {
 
 // TurnRecord is a played turn, for the managers and the run database.
 type TurnRecord struct {
-	Episode    int
-	Turn       int
-	Actor      Actor
-	Action     string
-	Reasoning  string
-	Proposal   Proposal
-	Verdicts   []Verdict
-	Before     Observation
-	After      Observation
-	Failed     bool // no world change, no score change, no move
-	Repeated   bool // the same action had already failed here
-	NewRoom    bool // the destination was not on the map before
+	Episode   int
+	Turn      int
+	Actor     Actor
+	Action    string
+	Reasoning string
+	Proposal  Proposal
+	Verdicts  []Verdict
+	Before    Observation
+	After     Observation
+	Failed    bool // no world change, no score change, no move
+	Repeated  bool // the same action had already failed here
+	NewRoom   bool // the destination was not on the map before
+	// Stuck: this turn the agent became stuck (StuckRepeats failed
+	// actions in a row, or StuckTurns turns without a new room or points);
+	// the session refreshes the objectives at once.
+	Stuck      bool
 	Duration   time.Duration
 	LLMTime    time.Duration
 	LLMMetrics llm.Summary
@@ -508,6 +512,17 @@ func (e *Engine) prompt(turn int) []llm.Message {
 	return contextmgr.Build(in)
 }
 
+// StuckRepeats is the run of actions that changed nothing after which the
+// agent counts as stuck.
+const StuckRepeats = 5
+
+// becameStuck reports whether the agent became stuck with this turn: the
+// run of failed actions or of turns without progress just crossed its
+// limit (once per run, not every turn after).
+func (e *Engine) becameStuck(turn int) bool {
+	return e.st.failedRow == StuckRepeats || turn-e.st.lastProgress == e.cfg.StuckTurns+1
+}
+
 // warning is the loop and stuck detection's word to the agent.
 func (e *Engine) warning(turn int) string {
 	var w []string
@@ -572,7 +587,8 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	}
 	llmTime := e.llmTime() - llmBefore
 	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts,
-		Before: before, After: obs, Failed: failed, Repeated: repeated, NewRoom: newRoom, Duration: time.Since(start), LLMTime: llmTime}
+		Before: before, After: obs, Failed: failed, Repeated: repeated, NewRoom: newRoom, Stuck: e.becameStuck(turn),
+		Duration: time.Since(start), LLMTime: llmTime}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}

@@ -127,3 +127,49 @@ func TestPlanningPersonObjectiveEdits(t *testing.T) {
 		t.Errorf("errors %q: dropping an unknown objective is reported", errs)
 	}
 }
+
+// TestStuckForcesObjectiveRefresh: five actions in a row that change
+// nothing make the agent stuck; the objectives are rediscovered on that
+// turn (long before the interval), once, and the agent's next prompt says
+// it is stuck and carries the new objective.
+func TestStuckForcesObjectiveRefresh(t *testing.T) {
+	story, binding := demoStory(t)
+	client, fake := fakeClient(t)
+	fake.On("discovery when stuck", llmtest.PromptContains("discover objectives"), llmtest.Reply{Content: `{"objectives": [
+		"Leave Location 3 by a new exit"], "reasoning": "stuck looking"}`})
+	fake.Always("completion", llmtest.PromptContains("Which of the current objectives"), llmtest.Reply{Content: `{"completed": [], "reasoning": "none"}`})
+	fake.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: agentLook})
+	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`})
+	fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client,
+		Engine: Config{MaxTurns: 8, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Objectives: true, ObjectiveInterval: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if errs := errorsIn(runAll(t, sess)); len(errs) > 0 {
+		t.Fatalf("errors: %q", errs)
+	}
+	discoveries, turn := 0, 0
+	var sixth string
+	for _, r := range fake.ChatRequests() {
+		switch {
+		case strings.Contains(r.Prompt(), "discover objectives"):
+			discoveries++
+			if turn != 5 {
+				t.Errorf("discovery during turn %d's processing, want 5", turn)
+			}
+		case r.Role == config.RoleAgent && len(r.Chat.Messages) == 2:
+			turn++
+			if turn == 6 {
+				sixth = r.Chat.Messages[1].Content
+			}
+		}
+	}
+	if discoveries != 1 {
+		t.Fatalf("%d discoveries, want 1 (at the stuck turn)", discoveries)
+	}
+	if !strings.Contains(sixth, "Leave Location 3 by a new exit") || !strings.Contains(sixth, "changed nothing") {
+		t.Errorf("turn 6's prompt lacks the new objective or the warning:\n%s", sixth)
+	}
+}

@@ -490,6 +490,15 @@ func (s *Session) planTurn(ctx context.Context, rec TurnRecord) []Event {
 	if err != nil {
 		fail(err)
 	}
+	if rec.Stuck && s.plan.Objectives && s.Objectives.Status().LastUpdate != rec.Turn {
+		// Stuck: the plan is not working; rethink it now rather than at
+		// the next interval.
+		ch, err := s.Objectives.ProcessPeriodic(ctx)
+		if err != nil {
+			fail(err)
+		}
+		changed = changed || ch
+	}
 	if changed || s.objDirty {
 		active, done := s.Objectives.Counts()
 		events = append(events, ObjectivesChanged{Active: active, Completed: done})

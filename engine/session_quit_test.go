@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lantern-if/lantern/memory"
+)
+
+// TestQuitMidTurnFlushesFiles: a person quits while the agent is thinking
+// about turn 3. The engine stops without playing it, and every file holds
+// exactly turns 1 and 2: lantern.db (with its checkpoint), current_state.json,
+// the autosave, and a Memories.md that checks.
+func TestQuitMidTurnFlushesFiles(t *testing.T) {
+	story, binding := demoStory(t)
+	g := newGateAgent()
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: g, Autosave: true,
+		Engine: Config{Seed: 1, StartPaused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() { done <- sess.Engine.Run(ctx) }()
+	h := &harness{t: t, e: sess.Engine, ctx: ctx}
+	h.until(Idle{})
+	for _, a := range []string{"north", "take all"} {
+		g.proposals <- Proposal{Action: a, Reasoning: "go"}
+		h.send(Step{})
+		h.until(Idle{})
+	}
+	h.send(Step{})
+	<-g.started // turn 3 is being thought about
+	h.send(Quit{})
+	got := h.until(Stopped{})
+	for _, ev := range got {
+		if strings.HasPrefix(ev, "TurnResult") {
+			t.Fatalf("a turn was played after the quit: %v", got)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err := memory.OpenRunDB(filepath.Join(sess.Dir, "lantern.db"), story.Info().MD5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	eps, err := db.Episodes(ctx)
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes %+v (%v)", eps, err)
+	}
+	turns, err := db.Turns(ctx, eps[0].ID)
+	if err != nil || len(turns) != 2 || turns[1].Action != "take all" {
+		t.Fatalf("turns %+v (%v)", turns, err)
+	}
+	cp, ok, err := db.LastCheckpoint(ctx)
+	if err != nil || !ok || cp.Turn != 2 {
+		t.Fatalf("checkpoint at turn %d (ok %v, %v), want 2", cp.Turn, ok, err)
+	}
+	var state State
+	data, err := os.ReadFile(filepath.Join(sess.Dir, "current_state.json"))
+	if err != nil || json.Unmarshal(data, &state) != nil || state.Turn != 2 || state.Location.ID != turns[1].LocationID {
+		t.Fatalf("current_state.json: %s (%v)", data, err)
+	}
+	var out strings.Builder
+	if code := memory.Check(&out, filepath.Join(sess.Dir, "Memories.md")); code != 0 {
+		t.Fatalf("Memories.md:\n%s", out.String())
+	}
+	// The autosave and the checkpoint are the same machine: both continue
+	// the story identically.
+	play := func(restore func(*Env) (Observation, error)) string {
+		env, err := NewEnv(story, EnvOptions{Seed: 1, Binding: binding, SaveDir: filepath.Join(sess.Dir, "saves")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := restore(env); err != nil {
+			t.Fatal(err)
+		}
+		obs, err := env.Step("inventory")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return obs.Text + obs.WorldHash
+	}
+	fromAutosave := play(func(e *Env) (Observation, error) { return e.Resume() })
+	fromCheckpoint := play(func(e *Env) (Observation, error) { return e.RestoreState(cp.Machine, cp.Turn) })
+	if fromAutosave != fromCheckpoint || !strings.Contains(fromAutosave, "apple") && !strings.Contains(fromAutosave, "carrying") {
+		t.Fatalf("autosave and checkpoint differ or hold the wrong state:\n%s\n---\n%s", fromAutosave, fromCheckpoint)
+	}
+}
