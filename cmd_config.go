@@ -89,6 +89,7 @@ func engineConfig(cfg *config.Config, episodes int) engine.Config {
 		PromptBudget:    cfg.Budgets.AgentPromptTokens,
 		StuckTurns:      cfg.Loop.StuckTurns,
 		MaxFailures:     cfg.Loop.MaxModelFailures,
+		Extractor:       cfg.Managers.Extractor,
 	}
 }
 

@@ -75,6 +75,9 @@ type Managers struct {
 	// Supervisor: a round every SupervisorInterval turns.
 	Supervisor         bool `toml:"supervisor"`
 	SupervisorInterval int  `toml:"supervisor_interval"`
+	// Extractor asks the extractor role after each turn for what the
+	// machine cannot tell: the exits the text mentions, combat.
+	Extractor bool `toml:"extractor"`
 	// ResearchRounds lets the agent call the memory tools this many rounds
 	// before it decides (seed 004); 0: no research phase.
 	ResearchRounds int `toml:"research_rounds"`

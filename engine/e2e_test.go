@@ -50,6 +50,10 @@ func TestE2ERoleSchemasDecode(t *testing.T) {
 			_, _, err := llm.Structured[CriticReply](ctx, c, llm.Request{Role: config.RoleCritic, Messages: msgs, Turn: i})
 			return err
 		},
+		config.RoleExtractor: func(i int) error {
+			_, _, err := llm.Structured[extractorReply](ctx, c, llm.Request{Role: config.RoleExtractor, Messages: msgs, Turn: i})
+			return err
+		},
 	}
 	for role, check := range checks {
 		for i := 0; i < 20; i++ {

@@ -24,6 +24,10 @@ type Config struct {
 	MaxFailures     int     // consecutive model failures before pausing (0: 3)
 	StartPaused     bool
 	Seed            int
+	// Extractor asks the extractor role, after each turn that did
+	// something, for the exits the text mentions and whether the player is
+	// in a fight (what the machine cannot tell).
+	Extractor bool
 }
 
 // Hooks extend a turn with the managers that live outside the engine
@@ -63,6 +67,7 @@ type TurnRecord struct {
 	Verdicts  []Verdict
 	Before    Observation
 	After     Observation
+	Extracted Extraction
 	Failed    bool // no world change, no score change, no move
 	Repeated  bool // the same action had already failed here
 	NewRoom   bool // the destination was not on the map before
@@ -96,6 +101,7 @@ type GameState struct {
 	bestScore    int
 	failedRow    int
 	agentTurns   int // agent turns played this episode
+	extracted    Extraction
 }
 
 // Engine is the orchestrator: one goroutine (Run) plays turns, reports
@@ -493,6 +499,16 @@ func (e *Engine) prompt(turn int) []llm.Message {
 	for _, it := range obs.Inventory {
 		in.Inventory = append(in.Inventory, it.Name)
 	}
+	if x := e.st.extracted; x.FromModel && x.Location.ID == obs.Location.ID {
+		known := e.gmap.Exits(obs.Location.ID)
+		for _, d := range x.Exits {
+			if _, ok := known[d]; !ok {
+				d += " (unexplored)"
+			}
+			in.Exits = append(in.Exits, d)
+		}
+		in.InCombat = x.InCombat
+	}
 	if e.hooks.LocationMemory != nil {
 		in.LocationMemory = e.hooks.LocationMemory(obs.Location.ID)
 	}
@@ -567,6 +583,12 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 		e.st.failedRow = 0
 	}
 	e.critic.Observe(before.Location.ID, action, !failed)
+	x, xerr := e.extract(ctx, turn, obs, failed)
+	if xerr != nil {
+		// The facts from the machine stand; only the model's are missing.
+		e.emit(ctx, ErrorEvent{Turn: turn, Err: xerr})
+	}
+	e.st.extracted = x
 	newRoom := !e.gmap.Known(obs.Location.ID)
 	mapChanged := e.gmap.ProcessTurn(before.Location.ID, action, obs.Location.ID, obs.Location.Name)
 	if newRoom || obs.Score > e.st.bestScore {
@@ -587,7 +609,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	}
 	llmTime := e.llmTime() - llmBefore
 	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts,
-		Before: before, After: obs, Failed: failed, Repeated: repeated, NewRoom: newRoom, Stuck: e.becameStuck(turn),
+		Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom, Stuck: e.becameStuck(turn),
 		Duration: time.Since(start), LLMTime: llmTime}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)

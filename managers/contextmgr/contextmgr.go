@@ -29,12 +29,16 @@ type Turn struct {
 
 // Input is everything the prompt may hold.
 type Input struct {
-	Turn           int
-	LocationID     int
-	LocationName   string
-	Score, Moves   int
-	Inventory      []string
-	LastText       string // the game's latest response
+	Turn         int
+	LocationID   int
+	LocationName string
+	Score, Moves int
+	Inventory    []string
+	LastText     string // the game's latest response
+	// Exits the latest text mentions (the extractor), "(unexplored)" marked
+	// by the caller; InCombat: something is fighting the player.
+	Exits          []string
+	InCombat       bool
 	LocationMemory string
 	Recent         []Turn // most recent last; the last 3 are shown
 	Objectives     []string
@@ -96,6 +100,12 @@ func sections(in Input) []section {
 	state := fmt.Sprintf("Turn %d. Location: L%d %s. Score %d, moves %d.\nYou carry: %s.", in.Turn, in.LocationID, in.LocationName, in.Score, in.Moves, inv)
 	if in.LastText != "" {
 		state += "\nThe game said:\n" + clip(in.LastText, 1200)
+	}
+	if len(in.Exits) > 0 {
+		state += "\nExits the text mentions: " + strings.Join(in.Exits, ", ") + "."
+	}
+	if in.InCombat {
+		state += "\nYou are in a fight."
 	}
 	var recent strings.Builder
 	start := len(in.Recent) - 3
