@@ -113,7 +113,7 @@ Flags:
 		return exitUsage
 	}
 	binding := bs.For(story.Info().MD5)
-	ecfg := engineConfig(cfg, 0)
+	ecfg := engineConfig(cfg, -1) // episodes follow one another until the person quits
 	ecfg.StartPaused = true
 	sess, err := engine.OpenSession(engine.SessionOptions{
 		Story: story, Name: path, Binding: binding, WorkDir: workDir, Client: client, Autosave: true,

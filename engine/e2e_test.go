@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/game_files/bindings"
-	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
-	"github.com/lantern-if/lantern/zmachine"
 )
 
 // e2eRoles points every role at the tiny test model (see
@@ -61,42 +58,6 @@ func TestE2ERoleSchemasDecode(t *testing.T) {
 				t.Fatalf("%s, call %d of 20: %v", role, i+1, err)
 			}
 		}
-	}
-}
-
-// TestE2EHeadlessThirtyTurns plays 30 agent turns on the demo with the tiny
-// model.
-func TestE2EHeadlessThirtyTurns(t *testing.T) {
-	c := e2eClient(t)
-	story, err := zmachine.LoadStory(demo.Story())
-	if err != nil {
-		t.Fatal(err)
-	}
-	bs, err := LoadBindings(bindings.FS())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := OpenSession(SessionOptions{Story: story, Name: demo.FileName, Binding: bs.For(story.Info().MD5), WorkDir: t.TempDir(), Client: c,
-		Engine: Config{MaxTurns: 30, Seed: 1, CriticThreshold: -0.2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	go sess.Engine.Run(context.Background())
-	turns := 0
-	for ev := range sess.Engine.Events() {
-		switch v := ev.(type) {
-		case TurnResult:
-			if v.Turn > 0 {
-				turns++
-			}
-		case Idle:
-			t.Fatalf("the engine paused after %d turns (repeated model failures)", turns)
-		}
-	}
-	t.Logf("model calls: %+v", c.Metrics.All())
-	if turns != 30 {
-		t.Fatalf("%d turns, want 30", turns)
 	}
 }
 

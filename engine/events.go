@@ -162,6 +162,11 @@ type Command interface{ isCommand() }
 // Pause stops after the current turn.
 type Pause struct{}
 
+// EndEpisode ends the episode at once, as the person's decision (Ending
+// "person"): a turn being thought about is dropped; the next episode
+// starts when the configuration allows more.
+type EndEpisode struct{}
+
 // Resume lets the agent play on.
 type Resume struct{}
 
@@ -219,6 +224,7 @@ type ObjectiveEdit struct {
 
 func (Pause) isCommand()         {}
 func (Resume) isCommand()        {}
+func (EndEpisode) isCommand()    {}
 func (Step) isCommand()          {}
 func (Override) isCommand()      {}
 func (CancelTurn) isCommand()    {}

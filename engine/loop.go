@@ -16,7 +16,7 @@ import (
 // Config tunes the turn loop.
 type Config struct {
 	MaxTurns        int     // per episode (DESIGN.md: 500); 0 means no cap
-	Episodes        int     // episodes to play before stopping; 0 means 1
+	Episodes        int     // episodes to play before stopping; 0 means 1, below 0 no limit
 	CriticThreshold float64 // DESIGN.md: -0.2
 	MaxProposals    int     // per turn (DESIGN.md: 3)
 	PromptBudget    int     // agent prompt tokens (0: no limit)
@@ -120,6 +120,7 @@ type Engine struct {
 	mode     Mode
 	pending  []string
 	quitting bool
+	ending   bool // the person ended the episode (EndEpisode)
 	abandon  bool
 
 	st       GameState
@@ -144,7 +145,7 @@ func New(cfg Config, env *Env, agent Agent, critic *Critic, client *llm.Client, 
 	if cfg.MaxFailures <= 0 {
 		cfg.MaxFailures = 3
 	}
-	if cfg.Episodes <= 0 {
+	if cfg.Episodes == 0 {
 		cfg.Episodes = 1
 	}
 	if gmap == nil {
@@ -259,6 +260,13 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 			return nil
 		}
 		e.drain(ctx)
+		if e.ending && !e.quitting {
+			e.ending = false
+			if err := e.endEpisode(ctx, EndPerson); err != nil {
+				return err
+			}
+			continue
+		}
 		switch {
 		case e.quitting:
 			return nil
@@ -334,6 +342,9 @@ func (e *Engine) apply(c Command) bool {
 		}
 	case Quit:
 		e.quitting = true
+		return true
+	case EndEpisode:
+		e.ending = true
 		return true
 	case MemoryEdit, ObjectiveEdit:
 		e.edit(c)
@@ -657,7 +668,7 @@ func (e *Engine) endEpisode(ctx context.Context, why Ending) error {
 		}
 	}
 	e.emit(ctx, EpisodeEnded(ep))
-	if e.st.Episode >= e.cfg.Episodes {
+	if e.cfg.Episodes > 0 && e.st.Episode >= e.cfg.Episodes {
 		e.quitting = true
 		return nil
 	}

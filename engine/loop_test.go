@@ -218,3 +218,39 @@ func TestScriptAgentPlaysZorkThroughTheLoop(t *testing.T) {
 		t.Errorf("map has %d rooms", st.Rooms)
 	}
 }
+
+// TestEnginePersonEndsEpisode: EndEpisode while the agent thinks drops the
+// turn, ends the episode as the person's decision and, with no episode
+// limit, starts the next one (paused, as it was).
+func TestEnginePersonEndsEpisode(t *testing.T) {
+	g := newGateAgent()
+	h := startEngine(t, g, Config{StartPaused: true, Episodes: -1})
+	h.until(Idle{})
+	h.send(Override{Text: "open mailbox"})
+	h.until(Idle{})
+	h.send(Step{})
+	<-g.started
+	h.send(EndEpisode{})
+	var ended EpisodeEnded
+	var names []string
+	for ev := range h.e.Events() {
+		switch v := ev.(type) {
+		case ReasoningDelta:
+			continue
+		case EpisodeEnded:
+			ended = v
+		case TurnResult:
+			if v.Turn != 0 {
+				t.Fatalf("turn %d played after EndEpisode", v.Turn)
+			}
+		}
+		names = append(names, reflect.TypeOf(ev).Name())
+		if _, ok := ev.(Idle); ok {
+			break
+		}
+	}
+	expect(t, names, "TurnStarted", "EpisodeEnded", "TurnResult", "Idle")
+	if ended.Reason != EndPerson || ended.Episode != 1 || ended.Turns != 1 {
+		t.Fatalf("ended %+v", ended)
+	}
+}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/llm"
@@ -156,7 +154,7 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 	if opts.Binding != nil {
 		s.maxScore = opts.Binding.MaxScore
 	}
-	if err := s.openPlanning(opts.Client, filepath.Join(dir, "lantern.db"), StoryDir(opts.Name, info.Release), info.MD5); err != nil {
+	if err := s.openPlanning(opts.Client, StoryDir(opts.Name, info.Release)); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -224,7 +222,7 @@ func (s *Session) Resume(ctx context.Context) (memory.Checkpoint, error) {
 
 // Close closes the memories and the run database.
 func (s *Session) Close() error {
-	return errors.Join(s.Memories.Close(), s.DB.Close(), s.rounds.Close())
+	return errors.Join(s.Memories.Close(), s.DB.Close())
 }
 
 func (s *Session) notes() []string {
@@ -424,7 +422,7 @@ func (s *Session) exportState(rec TurnRecord) error {
 // knowledge, then objectives (knowledge, memories, map), then the
 // supervisor (map, objectives). Models are only given to the managers the
 // options turn on.
-func (s *Session) openPlanning(client *llm.Client, dbPath, story, md5 string) error {
+func (s *Session) openPlanning(client *llm.Client, story string) error {
 	p := s.plan
 	model := func(on bool) *llm.Client {
 		if on {
@@ -439,11 +437,7 @@ func (s *Session) openPlanning(client *llm.Client, dbPath, story, md5 string) er
 	if !p.Supervisor {
 		return nil
 	}
-	rounds, err := openRoundLog(dbPath, md5)
-	if err != nil {
-		return err
-	}
-	rounds.episodeID = func() int64 { return s.episode }
+	rounds := &roundLog{db: s.DB, episodeID: func() int64 { return s.episode }}
 	s.rounds = rounds
 	s.Supervisor = supervisor.New(supervisor.Deps{Client: client, Map: s.Map, Recorder: rounds, Hints: s.Objectives.PersonObjectives,
 		Completed: func() int {
@@ -538,92 +532,38 @@ func (s *Session) synthesize(ctx context.Context, ep EpisodeEnded) error {
 	return err
 }
 
-// roundLog keeps the supervisor's rounds, complete, in lantern.db (seed
-// 002: no truncation). It has its own connection and table until the run
-// database (memory.RunDB) grows an API for them.
+// roundLog records the supervisor's rounds, complete, in lantern.db
+// (supervisor.Recorder over memory.RunDB).
 type roundLog struct {
-	db        *sql.DB
-	story     string
+	db        *memory.RunDB
 	episodeID func() int64 // the episodes table's row of the running episode
-}
-
-const roundSchema = `
-CREATE TABLE IF NOT EXISTS supervisor_rounds (
-	id INTEGER PRIMARY KEY,
-	story_md5 TEXT NOT NULL,
-	episode_id INTEGER NOT NULL,
-	episode INTEGER NOT NULL,
-	round INTEGER NOT NULL,
-	first_turn INTEGER NOT NULL,
-	last_turn INTEGER NOT NULL,
-	trust REAL NOT NULL,
-	work REAL NOT NULL,
-	comfort REAL NOT NULL,
-	feedback TEXT NOT NULL,
-	error TEXT NOT NULL,
-	data TEXT NOT NULL,
-	created_at TEXT NOT NULL
-);
-`
-
-func openRoundLog(path, md5 string) (*roundLog, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		return nil, fmt.Errorf("supervisor rounds: %w", err)
-	}
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(roundSchema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("supervisor rounds: %w", err)
-	}
-	return &roundLog{db: db, story: md5}, nil
 }
 
 // RecordRound implements supervisor.Recorder: the whole round as JSON.
 func (l *roundLog) RecordRound(ctx context.Context, r supervisor.Round) error {
 	data, err := json.Marshal(r)
 	if err != nil {
-		return err
-	}
-	var id int64
-	if l.episodeID != nil {
-		id = l.episodeID()
-	}
-	_, err = l.db.ExecContext(ctx, `INSERT INTO supervisor_rounds (story_md5, episode_id, episode, round, first_turn, last_turn, trust, work, comfort,
-		feedback, error, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, l.story, id, r.Episode, r.Number, r.FirstTurn, r.LastTurn,
-		r.State.Trust, r.State.Work, r.State.Comfort, r.Feedback, r.Error, string(data), r.Time.UTC().Format(time.RFC3339Nano))
-	if err != nil {
 		return fmt.Errorf("record round %d: %w", r.Number, err)
 	}
-	return nil
+	return l.db.RecordRound(ctx, memory.Round{EpisodeID: l.episodeID(), Episode: r.Episode, Number: r.Number, FirstTurn: r.FirstTurn,
+		LastTurn: r.LastTurn, Trust: r.State.Trust, Work: r.State.Work, Comfort: r.State.Comfort, Feedback: r.Feedback, Error: r.Error,
+		Data: string(data), Time: r.Time})
 }
 
-// Rounds returns the recorded rounds' data, oldest first.
+// Rounds returns the recorded rounds as the supervisor kept them, oldest
+// first.
 func (l *roundLog) Rounds(ctx context.Context) ([]supervisor.Round, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT data FROM supervisor_rounds WHERE story_md5 = ? ORDER BY id`, l.story)
+	rows, err := l.db.Rounds(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []supervisor.Round
-	for rows.Next() {
-		var data string
-		if err := rows.Scan(&data); err != nil {
-			return nil, err
-		}
+	out := make([]supervisor.Round, 0, len(rows))
+	for _, row := range rows {
 		var r supervisor.Round
-		if err := json.Unmarshal([]byte(data), &r); err != nil {
-			return nil, err
+		if err := json.Unmarshal([]byte(row.Data), &r); err != nil {
+			return nil, fmt.Errorf("round %d: %w", row.Number, err)
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
-}
-
-// Close closes the connection (a nil log is fine).
-func (l *roundLog) Close() error {
-	if l == nil {
-		return nil
-	}
-	return l.db.Close()
+	return out, nil
 }

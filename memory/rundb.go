@@ -84,7 +84,7 @@ func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema); err != nil {
+	if _, err := db.Exec(schema + roundSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}

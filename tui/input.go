@@ -79,6 +79,13 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, keys.Quit):
 		return m.quit()
+	case key.Matches(k, keys.EndEpisode):
+		if m.endArmed {
+			m.endArmed = false
+			return tea.Batch(m.send(engine.EndEpisode{}), m.setFlash(fmt.Sprintf("ending episode %d…", m.episode), false))
+		}
+		m.endArmed = true
+		return m.setFlash(fmt.Sprintf("press %s again to end episode %d (any other key: go on)", keys.EndEpisode.Keys()[0], m.episode), false)
 	case key.Matches(k, keys.Help):
 		m.state = stHelp
 		return nil

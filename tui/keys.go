@@ -20,6 +20,7 @@ type keyMap struct {
 	Complete, Drop, Mermaid          key.Binding
 	Models, Theme, Help, Retry, Pull key.Binding
 	Knowledge, Episodes              key.Binding
+	EndEpisode                       key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -63,6 +64,7 @@ func defaultKeys() keyMap {
 		Pull:       b([]string{"P"}, "P", "pull the model"),
 		Knowledge:  b([]string{"K"}, "K", "knowledge base"),
 		Episodes:   b([]string{"E"}, "E", "replay an episode"),
+		EndEpisode: b([]string{"X"}, "X X", "end the episode"),
 	}
 }
 
@@ -74,7 +76,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 // FullHelp is the help screen (help.KeyMap), by column.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Pause, k.Step, k.Input, k.Cancel, k.Retry, k.Pull, k.Models, k.Quit},
+		{k.Pause, k.Step, k.Input, k.Cancel, k.EndEpisode, k.Retry, k.Pull, k.Models, k.Quit},
 		{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Theme, k.Knowledge},
 		{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Complete},

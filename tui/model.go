@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
@@ -80,6 +81,7 @@ type Model struct {
 	flashErr  bool
 	flashID   int
 	escArmed  bool
+	endArmed  bool // X pressed once: X again ends the episode
 	escID     int
 	notice    notice
 	checking  bool
@@ -303,6 +305,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.log.Warn("quit: the engine did not stop in time")
 		return tea.Quit
 	case tea.KeyPressMsg:
+		if m.endArmed && !key.Matches(msg, m.c.keys.EndEpisode) {
+			m.endArmed = false // any other key: the episode goes on
+		}
 		return m.handleKey(msg)
 	case tea.MouseClickMsg:
 		return m.handleClick(msg.Mouse())

@@ -737,3 +737,21 @@ func TestResumedTurnIsAnnounced(t *testing.T) {
 	h.events(res, engine.Idle{Turn: 67, Mode: engine.Paused})
 	h.mustSee("Resumed episode 3 after turn 67", "periphery of a large dome", "Turn: 67", "Ep 3", "L11 Dome Room")
 }
+
+// X twice ends the episode; X then another key does not.
+func TestEndEpisodeNeedsTwoPresses(t *testing.T) {
+	h := newHarness(t, 120, 40, "dark")
+	h.events(opening(), engine.Idle{Mode: engine.Paused})
+	h.key("X")
+	h.mustSee("press X again to end episode 1")
+	h.key("j")
+	h.key("X")
+	if got := h.pending(); len(got) != 0 {
+		t.Fatalf("queued %#v after X, j, X", got)
+	}
+	h.key("X")
+	if got, want := h.pending(), []engine.Command{engine.EndEpisode{}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("queued %#v, want %#v", got, want)
+	}
+	h.mustSee("ending episode 1")
+}
