@@ -66,6 +66,8 @@ type fakeModels struct {
 
 func (f *fakeModels) Host() string { return f.host }
 
+func (f *fakeModels) Loopback() bool { return !strings.HasPrefix(f.host, "gpu-box") }
+
 func (f *fakeModels) Version(context.Context) (string, error) {
 	if errorsIsUnreachable(f.err) {
 		return "", f.err

@@ -124,6 +124,9 @@ func New(ctx context.Context, opts Options) *Model {
 		if r, ok := opts.Models.Role(config.RoleAgent); ok {
 			m.roleModels[config.RoleAgent] = r.Model
 		}
+		if !opts.Models.Loopback() {
+			m.transcript.addNote("The Ollama server "+opts.Models.Host()+" is not on this machine: the game's text, the memories and the prompts go to it over the network.", stWarning)
+		}
 	}
 	m.input = m.newInput("› ", "a command for the story, e.g. inventory")
 	m.search = m.newInput("/ ", "search the transcript")

@@ -755,3 +755,20 @@ func TestEndEpisodeNeedsTwoPresses(t *testing.T) {
 	}
 	h.mustSee("ending episode 1")
 }
+
+// A model server on another machine is announced in the transcript; a
+// local one is not.
+func TestRemoteOllamaIsAnnounced(t *testing.T) {
+	for _, host := range []string{"gpu-box:11434", "127.0.0.1:11434"} {
+		eng := newFakeEngine()
+		m := New(context.Background(), Options{Engine: eng, Models: &fakeModels{host: host}, RefreshEvery: -1, Theme: "dark"})
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+		h := &harness{t: t, m: m, eng: eng}
+		h.events(opening(), engine.Idle{Mode: engine.Paused})
+		if remote := host == "gpu-box:11434"; remote {
+			h.mustSee("The Ollama server gpu-box:11434 is not on this machine")
+		} else {
+			h.mustNotSee("is not on this machine")
+		}
+	}
+}

@@ -18,6 +18,8 @@ import (
 // Models is the model server as the TUI sees it (*llm.Client).
 type Models interface {
 	Host() string
+	// Loopback: the server is on this machine (else the TUI says so).
+	Loopback() bool
 	Version(ctx context.Context) (string, error)
 	CheckRole(ctx context.Context, role string, needs ...string) error
 	Models(ctx context.Context) ([]llm.ModelSummary, error)
