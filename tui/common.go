@@ -271,9 +271,9 @@ func wrap(text string, w int, st styleID, indent string) []line {
 }
 
 // clean makes story or model text safe to draw: CR dropped, tabs expanded,
-// escape sequences and other control characters removed.
+// escape sequences and other control characters (C0, DEL, C1) removed.
 func clean(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' || r == 0x7f }) {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' || r >= 0x7f && r <= 0x9f }) {
 		return s
 	}
 	s = ansi.Strip(s)
@@ -284,7 +284,7 @@ func clean(s string) string {
 			b.WriteString("    ")
 		case r == '\n':
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
+		case r < 0x20 || r >= 0x7f && r <= 0x9f: // C0, DEL, C1 (0x9b is a CSI)
 		default:
 			b.WriteRune(r)
 		}
