@@ -14,6 +14,7 @@ build:
 test:
 	./scripts/test-deps.sh
 	./scripts/with-ollama.sh $(GO) test -race -timeout 60m ./...
+	GO=$(GO) ./scripts/fuzz-brief.sh
 	./scripts/tui-tmux-test.sh
 
 bench:

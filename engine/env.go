@@ -192,7 +192,7 @@ func (e *Env) Resume() (Observation, error) {
 	if e.opts.SaveDir == "" {
 		return Observation{}, ErrNoSaveDir
 	}
-	data, err := os.ReadFile(filepath.Join(e.opts.SaveDir, AutosaveName))
+	data, err := e.readFile(AutosaveName)
 	if err != nil {
 		return Observation{}, fmt.Errorf("resume: %w", err)
 	}

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -75,7 +77,7 @@ func (e *Env) metaRestore(args []string) string {
 			n = k
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(e.opts.SaveDir, slotName(n)))
+	data, err := e.readFile(slotName(n))
 	if err != nil {
 		return fmt.Sprintf("[Lantern] There is no slot %d.", n)
 	}
@@ -111,13 +113,57 @@ func (e *Env) slots() []int {
 	return out
 }
 
-// writeFile writes a file of Lantern's naming into the save directory.
+// ErrOutsideSaveDir: a file of Lantern's naming in the save directory is a
+// symbolic link that leads out of it; Lantern reads and writes nothing
+// through it.
+var ErrOutsideSaveDir = errors.New("save file is a link out of the save directory")
+
+// readFile reads a file of Lantern's naming from the save directory,
+// following a symbolic link only while it stays inside the directory.
+func (e *Env) readFile(name string) ([]byte, error) {
+	if e.opts.SaveDir == "" {
+		return nil, ErrNoSaveDir
+	}
+	root, err := os.OpenRoot(e.opts.SaveDir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	data, err := root.ReadFile(name)
+	if err != nil && leadsOut(root, name) {
+		return nil, fmt.Errorf("%s: %w", name, ErrOutsideSaveDir)
+	}
+	return data, err
+}
+
+// leadsOut reports whether name is a symbolic link the root refuses to
+// follow because it leads out of the directory.
+func leadsOut(root *os.Root, name string) bool {
+	if _, err := root.Stat(name); err == nil || errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	fi, err := root.Lstat(name)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+}
+
+// writeFile writes a file of Lantern's naming into the save directory. The
+// write replaces a symbolic link rather than following it, but its backup
+// would read the link's target: a link out of the directory is refused.
 func (e *Env) writeFile(name string, data []byte) error {
 	if e.opts.SaveDir == "" {
 		return ErrNoSaveDir
 	}
 	if err := os.MkdirAll(e.opts.SaveDir, 0o755); err != nil {
 		return err
+	}
+	root, err := os.OpenRoot(e.opts.SaveDir)
+	if err != nil {
+		return err
+	}
+	out := leadsOut(root, name)
+	root.Close()
+	if out {
+		return fmt.Errorf("%s: %w", name, ErrOutsideSaveDir)
 	}
 	return atomicWrite(filepath.Join(e.opts.SaveDir, name), data)
 }
@@ -128,9 +174,4 @@ type storySaver struct{ e *Env }
 
 func (s storySaver) Save(data []byte) error { return s.e.writeFile(storySaveName, data) }
 
-func (s storySaver) Restore() ([]byte, error) {
-	if s.e.opts.SaveDir == "" {
-		return nil, ErrNoSaveDir
-	}
-	return os.ReadFile(filepath.Join(s.e.opts.SaveDir, storySaveName))
-}
+func (s storySaver) Restore() ([]byte, error) { return s.e.readFile(storySaveName) }

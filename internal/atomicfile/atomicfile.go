@@ -5,7 +5,9 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,10 +31,14 @@ func Replace(path string, data []byte, perm os.FileMode) error {
 func write(path string, data []byte, perm os.FileMode, backup, sync bool) error {
 	dir := filepath.Dir(path)
 	// One temporary name per process: a process never writes the same file
-	// from two goroutines at once, and a leftover from a killed process is
-	// simply truncated by the next writer with its pid.
+	// from two goroutines at once. A leftover of that name (from a killed
+	// process with the same pid, or a planted symbolic link) is removed and
+	// the file created afresh, never opened through a link.
 	name := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid()))
-	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("write %q: %w", path, err)
+	}
+	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fmt.Errorf("write %q: %w", path, err)
 	}

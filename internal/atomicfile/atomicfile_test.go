@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -43,5 +44,29 @@ func TestReplaceIsAtomicWithoutBackup(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if string(got) != "b" || len(entries) != 1 {
 		t.Fatalf("content %q, %d entries; want b and no backup or temp", got, len(entries))
+	}
+}
+
+// A symbolic link planted at the temporary file's name is replaced, never
+// written through.
+func TestPlantedTempLinkIsNotFollowed(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(outside, []byte("untouched"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "state.json")
+	tmp := filepath.Join(dir, ".state.json.tmp-"+strconv.Itoa(os.Getpid()))
+	if err := os.Symlink(outside, tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(path, []byte("new"), 0o644, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(outside); string(got) != "untouched" {
+		t.Fatalf("the link's target was written: %q", got)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "new" {
+		t.Fatalf("the file holds %q", got)
 	}
 }
