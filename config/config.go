@@ -304,11 +304,11 @@ func home(getenv func(string) (string, bool)) string {
 func formatValue(v any) string {
 	switch x := v.(type) {
 	case string:
-		return strconv.Quote(x)
+		return tomlQuote(x)
 	case Think:
-		return strconv.Quote(string(x))
+		return tomlQuote(string(x))
 	case time.Duration:
-		return strconv.Quote(formatDuration(x))
+		return tomlQuote(formatDuration(x))
 	case float64:
 		s := strconv.FormatFloat(x, 'f', -1, 64)
 		if !strings.ContainsAny(s, ".eEn") {
@@ -321,6 +321,32 @@ func formatValue(v any) string {
 		return strconv.FormatBool(x)
 	}
 	return fmt.Sprint(v)
+}
+
+// tomlQuote writes s as a TOML basic string (TOML has no \a or \x escapes,
+// which strconv.Quote uses).
+func tomlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // formatDuration drops time.Duration's zero units: "2m", "90s", "1h30m".

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	toml "github.com/pelletier/go-toml/v2"
 )
 
 func env(m map[string]string) func(string) (string, bool) {
@@ -385,5 +387,17 @@ func TestEnvNameAndKeyNames(t *testing.T) {
 	}
 	if names[0] != "work_dir" || names[len(names)-1] != "roles.retriever.num_ctx" {
 		t.Errorf("order: %s ... %s", names[0], names[len(names)-1])
+	}
+}
+
+// Values are shown as TOML that reads back: control characters as \u
+// escapes, quotes and backslashes escaped.
+func TestFormatValueIsTOML(t *testing.T) {
+	for _, s := range []string{"plain", "\abell", `back\slash "quoted"`, "tab\tnew\nline", "ümlaut ✓", "c1\u009b"} {
+		doc := "v = " + formatValue(s) + "\n"
+		var got struct{ V string }
+		if err := toml.Unmarshal([]byte(doc), &got); err != nil || got.V != s {
+			t.Errorf("%q → %s → %q (%v)", s, doc, got.V, err)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 var (
@@ -167,7 +168,7 @@ func (c *Config) checkKeys(k *checker) {
 func (c *Config) checkRole(k *checker, name string) {
 	r := c.Roles[name]
 	key := func(f string) string { return "roles." + name + "." + f }
-	if m := strings.TrimSpace(r.Model); m == "" || strings.ContainsAny(r.Model, " \t\n") {
+	if m := strings.TrimSpace(r.Model); m == "" || strings.ContainsFunc(r.Model, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }) {
 		k.err(key("model"), `must name an Ollama model, such as "qwen3:4b" (see lantern models)`)
 	}
 	if r.Temperature < 0 || r.Temperature > 2 {
