@@ -6,7 +6,8 @@
 #      type `inventory` and see it in the transcript (Turn: 2), edit the
 #      agent's memory at the lane (through the browser), add a memory and
 #      supersede it, hand back to the agent (resume) and pause, quit;
-#      Memories.md then holds the edit and the supersession.
+#      Memories.md then holds the edit and the supersession. Started again,
+#      Lantern offers to continue the unfinished episode, and does.
 #   2. With the server unreachable (OLLAMA_HOST=127.0.0.1:9): the screen names
 #      Ollama and the host, and a typed `inventory` still plays (Turn: 1).
 #
@@ -177,6 +178,15 @@ for want in "The orchard is north of the lane" "[NOTE - SUPERSEDED] Lunch in the
 	}
 done
 log "Memories.md holds both changes"
+
+# The episode was left unfinished: a new start offers to continue it.
+rm -f "$tmp/exit-fake"
+start fake "$host"
+wait_for "Continue that episode? [Y/n]"
+keys Enter
+wait_for "Resumed episode 1 after turn" "paused" "Turn: "
+log "offered and resumed the unfinished episode"
+quit fake
 
 # 2. With the server unreachable.
 start unreachable 127.0.0.1:9
