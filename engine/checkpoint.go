@@ -21,6 +21,9 @@ import (
 // checkpointVersion changes when engineState does incompatibly.
 const checkpointVersion = 1
 
+// checkpointReasoning is how many reasoning entries a checkpoint keeps.
+const checkpointReasoning = 10
+
 // ErrCheckpoint: a checkpoint could not be used.
 var ErrCheckpoint = errors.New("unusable checkpoint")
 
@@ -51,8 +54,12 @@ func (e *Engine) Checkpoint() ([]byte, error) {
 		failed = append(failed, k)
 	}
 	sort.Strings(failed)
+	// The prompt shows the last 3 reasoning entries; the whole history is
+	// in lantern.db's turns. Keeping a few makes the checkpoint's size
+	// independent of the turn count.
+	reasoning := e.st.Reasoning[max(0, len(e.st.Reasoning)-checkpointReasoning):]
 	st := engineState{Version: checkpointVersion, Episode: e.st.Episode, Turn: e.st.Turn, Text: e.st.Obs.Text,
-		History: e.st.History, Reasoning: e.st.Reasoning, Feedback: e.st.Feedback, LastProgress: e.st.lastProgress,
+		History: e.st.History, Reasoning: reasoning, Feedback: e.st.Feedback, LastProgress: e.st.lastProgress,
 		BestScore: e.st.bestScore, FailedRow: e.st.failedRow, AgentTurns: e.st.agentTurns, Failed: failed,
 		Actions: e.actions, Repeats: e.repeats, Map: e.gmap.Snapshot()}
 	data, err := json.Marshal(st)

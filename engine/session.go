@@ -132,7 +132,10 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "saves"), 0o755); err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	env, err := NewEnv(opts.Story, EnvOptions{Seed: opts.Engine.Seed, Binding: opts.Binding, SaveDir: filepath.Join(dir, "saves"), Autosave: opts.Autosave})
+	// With Autosave the machine is saved after every turn as the turn's
+	// checkpoint in lantern.db (recordTurn), not as saves/autosave.qzl: one
+	// write per turn, consistent with the turn's row.
+	env, err := NewEnv(opts.Story, EnvOptions{Seed: opts.Engine.Seed, Binding: opts.Binding, SaveDir: filepath.Join(dir, "saves")})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -16,6 +17,15 @@ import (
 type RunDB struct {
 	db    *sql.DB
 	story string // the story's md5: notes belong to one story file
+	// Statements of every turn, prepared once.
+	insTurn, insCheckpoint *sql.Stmt
+	// top caches TopNotes (asked every turn) until a note changes.
+	mu  sync.Mutex
+	top struct {
+		valid bool
+		limit int
+		notes []Note
+	}
 }
 
 const schema = `
@@ -88,11 +98,25 @@ func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}
-	return &RunDB{db: db, story: storyMD5}, nil
+	r := &RunDB{db: db, story: storyMD5}
+	if r.insTurn, err = db.Prepare(`INSERT OR REPLACE INTO turns
+		(episode, turn, actor, action, response, reasoning, verdicts, location_id, location, score, moves, prompt_tokens, eval_tokens, llm_ms, turn_ms, failed, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err == nil {
+		r.insCheckpoint, err = db.Prepare(`INSERT OR REPLACE INTO checkpoint (story_md5, episode, turn, machine, engine, saved_at) VALUES (?, ?, ?, ?, ?, ?)`)
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run database %q: %w", path, err)
+	}
+	return r, nil
 }
 
 // Close closes the database.
-func (r *RunDB) Close() error { return r.db.Close() }
+func (r *RunDB) Close() error {
+	r.insTurn.Close()
+	r.insCheckpoint.Close()
+	return r.db.Close()
+}
 
 // EndInterrupted is the ending recorded for an episode that stopped without
 // ending (its session was killed) and was not resumed.
@@ -222,16 +246,14 @@ func (r *RunDB) RecordTurn(ctx context.Context, t Turn) error {
 		return fmt.Errorf("record turn %d: %w", t.Turn, err)
 	}
 	defer tx.Rollback()
-	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO turns
-		(episode, turn, actor, action, response, reasoning, verdicts, location_id, location, score, moves, prompt_tokens, eval_tokens, llm_ms, turn_ms, failed, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.StmtContext(ctx, r.insTurn).ExecContext(ctx,
 		t.Episode, t.Turn, t.Actor, t.Action, t.Response, t.Reasoning, t.Verdicts, t.LocationID, t.Location, t.Score, t.Moves,
 		t.PromptTokens, t.EvalTokens, ms(t.LLM), ms(t.Duration), t.Failed, now())
 	if err != nil {
 		return fmt.Errorf("record turn %d: %w", t.Turn, err)
 	}
 	if cp := t.Checkpoint; cp != nil {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO checkpoint (story_md5, episode, turn, machine, engine, saved_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		if _, err := tx.StmtContext(ctx, r.insCheckpoint).ExecContext(ctx,
 			r.story, t.Episode, t.Turn, cp.Machine, cp.Engine, now()); err != nil {
 			return fmt.Errorf("record turn %d: checkpoint: %w", t.Turn, err)
 		}
@@ -308,6 +330,7 @@ func (r *RunDB) Remember(ctx context.Context, n Note) (int64, bool, error) {
 		return 0, false, ErrEmptyNote
 	}
 	n.Importance = min(max(n.Importance, 1), 1000)
+	defer r.notesChanged()
 	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, false, fmt.Errorf("remember: %w", err)
@@ -364,7 +387,28 @@ func similar(a, b string) bool {
 
 // TopNotes returns the most important notes (at most limit).
 func (r *RunDB) TopNotes(ctx context.Context, limit int) ([]Note, error) {
-	return r.notes(ctx, `WHERE story_md5 = ? ORDER BY importance DESC, id LIMIT ?`, r.story, limit)
+	r.mu.Lock()
+	if r.top.valid && r.top.limit == limit {
+		out := append([]Note(nil), r.top.notes...)
+		r.mu.Unlock()
+		return out, nil
+	}
+	r.mu.Unlock()
+	notes, err := r.notes(ctx, `WHERE story_md5 = ? ORDER BY importance DESC, id LIMIT ?`, r.story, limit)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.top.valid, r.top.limit, r.top.notes = true, limit, append([]Note(nil), notes...)
+	r.mu.Unlock()
+	return notes, nil
+}
+
+// notesChanged drops the TopNotes cache.
+func (r *RunDB) notesChanged() {
+	r.mu.Lock()
+	r.top.valid = false
+	r.mu.Unlock()
 }
 
 // NotesAt returns the notes made at a location.
