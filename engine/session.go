@@ -474,12 +474,9 @@ func (s *Session) startEpisode(_ context.Context, _ int) error {
 func (s *Session) planTurn(ctx context.Context, rec TurnRecord) []Event {
 	var events []Event
 	fail := func(err error) { events = append(events, ErrorEvent{Turn: rec.Turn, Err: err}) }
-	b, a := rec.Before, rec.After
 	mt := rec.managed()
 	if s.plan.Knowledge {
-		if _, err := s.Knowledge.ProcessTurn(ctx, knowledge.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor),
-			Action: rec.Action, Response: a.Text, FromID: b.Location.ID, FromName: b.Location.Name, ToID: a.Location.ID,
-			ToName: a.Location.Name, ScoreBefore: b.Score, ScoreAfter: a.Score, Died: a.Died}); err != nil {
+		if _, err := s.Knowledge.ProcessTurn(ctx, mt); err != nil {
 			fail(err)
 		}
 	}

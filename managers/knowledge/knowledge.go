@@ -27,6 +27,7 @@ import (
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
+	"github.com/lantern-if/lantern/managers/turn"
 )
 
 // FileName is the knowledge base's name in the story's work folder.
@@ -66,21 +67,8 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Turn is a played turn as the knowledge manager sees it.
-type Turn struct {
-	Episode     int
-	Turn        int
-	Actor       string
-	Action      string
-	Response    string
-	FromID      int // where the action was taken
-	FromName    string
-	ToID        int
-	ToName      string
-	ScoreBefore int
-	ScoreAfter  int
-	Died        bool
-}
+// Turn is the shared record of a played turn (managers/turn).
+type Turn = turn.Turn
 
 // Episode is a finished episode, for the synthesis.
 type Episode struct {
