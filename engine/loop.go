@@ -488,7 +488,7 @@ func (e *Engine) llmTime() time.Duration {
 	if e.client == nil {
 		return 0
 	}
-	return e.client.Metrics.All().Latency
+	return e.client.Metrics.Latency()
 }
 
 func (e *Engine) scope() Scope {
@@ -692,6 +692,9 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	e.gmap.Reset()
 	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
 	e.st = GameState{Episode: e.st.Episode + 1, Obs: obs, bestScore: obs.Score}
+	if e.client != nil {
+		e.client.Metrics.ResetTurns() // turn numbers start again
+	}
 	if e.hooks.StartEpisode != nil {
 		if err := e.hooks.StartEpisode(ctx, e.st.Episode); err != nil {
 			e.emit(ctx, ErrorEvent{Err: err})

@@ -113,6 +113,24 @@ func (a *Aggregate) All() Summary {
 	return a.all.summary()
 }
 
+// Latency is the total latency of every call: All().Latency without
+// sorting every latency for the percentiles (the engine asks each turn,
+// and the calls only grow).
+func (a *Aggregate) Latency() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.all.s.Latency
+}
+
+// ResetTurns forgets the per-turn summaries. Turn numbers start again
+// with each episode; the engine calls it when one starts, so Turn(n) is
+// the episode's turn n, not the sum over every episode's turn n.
+func (a *Aggregate) ResetTurns() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.byTurn = map[int]*bucket{}
+}
+
 // Role summarises one role's calls.
 func (a *Aggregate) Role(role string) Summary {
 	a.mu.Lock()

@@ -108,6 +108,7 @@ type Server struct {
 	reqs   []Request
 	models map[string]model
 	order  []string
+	drop   bool // requests are not recorded (KeepRequests(false))
 }
 
 // New starts a fake server; it is closed, and checked for missing calls,
@@ -156,6 +157,16 @@ func (s *Server) Always(label string, m Matcher, reply Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.exps = append(s.exps, &expectation{match: m, replies: []Reply{reply}, label: label, always: true})
+}
+
+// KeepRequests turns the recording of requests off (false) or back on
+// (true, the default). A long run (a soak) turns it off: every request is
+// otherwise kept, prompt and all, for the whole test. Requests and
+// ChatRequests return only what was recorded while it was on.
+func (s *Server) KeepRequests(keep bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drop = !keep
 }
 
 // Requests returns the recorded requests.
@@ -223,7 +234,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) record(r Request) {
 	s.mu.Lock()
-	s.reqs = append(s.reqs, r)
+	if !s.drop {
+		s.reqs = append(s.reqs, r)
+	}
 	s.mu.Unlock()
 }
 
