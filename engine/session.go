@@ -339,7 +339,13 @@ func (s *Session) edit(_ context.Context, c Command) ([]Event, error) {
 		if !ok {
 			return nil, fmt.Errorf("memory edit: category %q", me.Category)
 		}
-		m := memory.Memory{Category: cat, Status: memory.StatusActive, Title: me.NewTitle, Text: me.Text, Episode: s.Engine.st.Episode, Turn: s.Engine.st.Turn}
+		st := memory.StatusActive
+		if me.Status != "" {
+			if st, ok = memory.ParseStatus(me.Status); !ok || st == memory.StatusSuperseded {
+				return nil, fmt.Errorf("memory edit: a new memory is ACTIVE or TENTATIVE, not %q", me.Status)
+			}
+		}
+		m := memory.Memory{Category: cat, Status: st, Title: me.NewTitle, Text: me.Text, Episode: s.Engine.st.Episode, Turn: s.Engine.st.Turn}
 		if me.Op == MemoryAdd {
 			err = s.Memories.Add(me.Location, name, m)
 		} else {
