@@ -138,11 +138,12 @@ func TestFaultMatrix(t *testing.T) {
 		refused  bool          // the server is down instead
 		timeout  time.Duration // the agent role's timeout (0: 10 s)
 		want     error
-		attempts int // requests per failed proposal
+		attempts int  // requests per failed proposal
+		final    bool // no retry can help: the engine pauses at the first failure
 	}{
 		{name: "HTTP 500", reply: llmtest.Reply{Fault: llmtest.HTTP500}, want: llm.ErrServer, attempts: retries},
-		{name: "model not found", reply: llmtest.Reply{Fault: llmtest.NotFound}, want: llm.ErrModelNotFound, attempts: 1},
-		{name: "bad request", reply: llmtest.Reply{Fault: llmtest.BadRequest}, want: llm.ErrBadRequest, attempts: 1},
+		{name: "model not found", reply: llmtest.Reply{Fault: llmtest.NotFound}, want: llm.ErrModelNotFound, attempts: 1, final: true},
+		{name: "bad request", reply: llmtest.Reply{Fault: llmtest.BadRequest}, want: llm.ErrBadRequest, attempts: 1, final: true},
 		{name: "slow first byte", reply: llmtest.Reply{Fault: llmtest.SlowFirstByte, Delay: time.Minute},
 			timeout: shortTimeout, want: llm.ErrTimeout, attempts: 1},
 		{name: "stream cut midway", reply: llmtest.Reply{Fault: llmtest.CutMidStream, Content: proposalReply("north").Content},
@@ -162,13 +163,17 @@ func TestFaultMatrix(t *testing.T) {
 			if timeout == 0 {
 				timeout = 10 * time.Second
 			}
+			fails := maxFailures
+			if tc.final {
+				fails = 1
+			}
 			client, fake, sb := faultClient(t, timeout)
-			// Turn 1 plays; turn 2 fails maxFailures times (every attempt of
+			// Turn 1 plays; turn 2 fails maxFailures times (once when no retry can help) (every attempt of
 			// every proposal); then the fault is gone and turn 2 plays. The
 			// fake fails the test on any call beyond these (no busy loop).
 			replies := []llmtest.Reply{proposalReply("north")}
 			if !tc.refused {
-				for range maxFailures * tc.attempts {
+				for range fails * tc.attempts {
 					replies = append(replies, tc.reply)
 				}
 			}
@@ -238,8 +243,8 @@ func TestFaultMatrix(t *testing.T) {
 			if idle := evs[len(evs)-1].(Idle); idle.Mode != Paused || idle.Turn != 1 {
 				t.Errorf("after the failures: %+v, want paused at turn 1", idle)
 			}
-			if len(failures) != maxFailures {
-				t.Errorf("%d error events, want %d (MaxFailures)", len(failures), maxFailures)
+			if len(failures) != fails {
+				t.Errorf("%d error events, want %d", len(failures), fails)
 			}
 			for i, f := range failures {
 				if i == 0 {
@@ -258,9 +263,9 @@ func TestFaultMatrix(t *testing.T) {
 					t.Errorf("error event %+v, want turn 2 and not fatal", f)
 				}
 			}
-			wantCalls, wantRefused := maxFailures*tc.attempts, 0
+			wantCalls, wantRefused := fails*tc.attempts, 0
 			if tc.refused {
-				wantCalls, wantRefused = 0, maxFailures*tc.attempts
+				wantCalls, wantRefused = 0, fails*tc.attempts
 			}
 			if n := agentCalls(fake) - callsBefore; n != wantCalls {
 				t.Errorf("the fake saw %d agent calls during the fault, want %d", n, wantCalls)

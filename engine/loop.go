@@ -473,11 +473,14 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	return e.play(ctx, ActorAgent, best.Action, *best, verdicts, start, llmBefore)
 }
 
-// modelFailed reports a failed proposal and pauses after too many in a row.
+// modelFailed reports a failed proposal and pauses after too many in a
+// row, or at once when no retry can help (the model is not on the server,
+// the server rejects the request's options): the person must act first.
 func (e *Engine) modelFailed(ctx context.Context, turn int, err error) error {
 	e.failures++
 	e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
-	if e.failures >= e.cfg.MaxFailures {
+	final := errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrBadRequest)
+	if final || e.failures >= e.cfg.MaxFailures {
 		e.mode = Paused
 		e.failures = 0
 	}
