@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/memory"
@@ -28,20 +27,13 @@ func memReply(remember bool, category, title, text, status string, supersedes ..
 // model answers from the script; it returns the session after the run.
 func playDemo(t *testing.T, actions []string, script func(*llmtest.Server)) (*Session, map[string]int) {
 	t.Helper()
-	story, err := zmachine.LoadStory(demo.Story())
-	if err != nil {
-		t.Fatal(err)
-	}
-	bs, err := LoadBindings(bindings.FS())
-	if err != nil {
-		t.Fatal(err)
-	}
+	story, binding := demoStory(t)
 	client, fake := fakeClient(t)
 	script(fake)
 	fake.Always("nothing else to remember", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
 	agent, _ := NewScriptAgent(strings.NewReader(strings.Join(actions, "\n")))
-	sess, err := OpenSession(SessionOptions{Story: story, Name: demo.FileName, Binding: bs.For(story.Info().MD5), WorkDir: t.TempDir(),
+	sess, err := OpenSession(SessionOptions{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(),
 		Client: client, Agent: agent, Engine: Config{Seed: 7, CriticThreshold: -0.2}})
 	if err != nil {
 		t.Fatal(err)

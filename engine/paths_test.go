@@ -9,24 +9,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/lantern-if/lantern/game_files/bindings"
-	"github.com/lantern-if/lantern/game_files/demo"
-	"github.com/lantern-if/lantern/zmachine"
 )
 
 // demoEnvSavingTo starts the built-in demo with saves in saveDir.
 func demoEnvSavingTo(t *testing.T, saveDir string) *Env {
 	t.Helper()
-	story, err := zmachine.LoadStory(demo.Story())
-	if err != nil {
-		t.Fatal(err)
-	}
-	bs, err := LoadBindings(bindings.FS())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := NewEnv(story, EnvOptions{Seed: 1, Binding: bs.For(story.Info().MD5), SaveDir: saveDir})
+	story, binding := demoStory(t)
+	e, err := NewEnv(story, EnvOptions{Seed: 1, Binding: binding, SaveDir: saveDir})
 	if err != nil {
 		t.Fatal(err)
 	}
