@@ -2,16 +2,13 @@ package zmachine
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lantern-if/lantern/internal/shared"
 )
@@ -36,7 +33,6 @@ func (s *memSaver) Restore() ([]byte, error) {
 }
 
 // foldSpace compares text the way a terminal's wrapping cannot disturb.
-func foldSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // squashSpace drops all white space: dfrotz's dumb terminal also breaks lines
 // differently around the prompt (">Your score" after a turn that leaves the
@@ -142,7 +138,7 @@ func TestQuetzalRoundTripZork(t *testing.T) {
 			m, _ := startSeed12(t, st, sv)
 			playLines(t, m, before...)
 			saveOut := playLines(t, m, "save")
-			if sv.saves != 1 || foldSpace(saveOut) != "Ok. >" {
+			if sv.saves != 1 || shared.Fold(saveOut) != "Ok. >" {
 				t.Fatalf("save: %d saves, output %q", sv.saves, saveOut)
 			}
 			if string(sv.data[8:12]) != "IFZS" {
@@ -157,7 +153,7 @@ func TestQuetzalRoundTripZork(t *testing.T) {
 			first := playLines(t, m, after...)
 
 			out := c.restore(t, m, sv.data, atPrompt)
-			if c.name != "host saved at the prompt" && foldSpace(out) != foldSpace(saveOut) {
+			if c.name != "host saved at the prompt" && shared.Fold(out) != shared.Fold(saveOut) {
 				t.Errorf("after restore the story printed %q, want %q as after the save", out, saveOut)
 			}
 			if got := stateOf(m); !reflect.DeepEqual(got, want) {
@@ -176,17 +172,7 @@ func TestQuetzalRoundTripZork(t *testing.T) {
 // in dir, typing lines, and returns what it printed.
 func dfrotz(t *testing.T, dir, story string, lines ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, shared.Dfrotz(t), "-m", "-p", "-q", "-s", "12", story)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("dfrotz: %v\nstderr: %s", err, stderr.String())
-	}
-	return stdout.String()
+	return shared.RunDfrotz(t, dir, story, 12, strings.Join(lines, "\n")+"\n")
 }
 
 // afterFilePrompt is dfrotz's output after it asked for a file name.
@@ -218,7 +204,7 @@ func TestQuetzalDfrotz(t *testing.T) {
 	sv := &memSaver{}
 	m, _ := startSeed12(t, st, sv)
 	playLines(t, m, before...)
-	if out := playLines(t, m, "save"); foldSpace(out) != "Ok. >" {
+	if out := playLines(t, m, "save"); shared.Fold(out) != "Ok. >" {
 		t.Fatalf("save in Lantern: %q", out)
 	}
 	fromLantern := sv.data

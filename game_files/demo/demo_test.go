@@ -9,7 +9,6 @@ import (
 	"io"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -246,8 +245,8 @@ func TestWalkthroughMatchesDfrotz(t *testing.T) {
 		t.Fatalf("line mode did not reach the victory:\n%s", ours)
 	}
 	theirs := dfrotz(t, input)
-	if a, b := fold(ours), fold(theirs); a != b {
-		t.Fatalf("Lantern and dfrotz differ %s", firstDiff(a, b))
+	if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
+		t.Fatalf("Lantern and dfrotz differ %s", shared.FirstDiff(a, b))
 	}
 }
 
@@ -579,8 +578,8 @@ func TestRandomCommandsMatchDfrotz(t *testing.T) {
 			input := b.String()
 			ours := playLineMode(t, input)
 			theirs := dfrotz(t, input)
-			if a, b := fold(ours), fold(theirs); a != b {
-				t.Fatalf("Lantern and dfrotz differ %s\nscript:\n%s", firstDiff(a, b), input)
+			if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
+				t.Fatalf("Lantern and dfrotz differ %s\nscript:\n%s", shared.FirstDiff(a, b), input)
 			}
 		})
 	}
@@ -601,30 +600,10 @@ func playLineMode(t *testing.T, input string) string {
 
 func dfrotz(t *testing.T, input string) string {
 	t.Helper()
-	bin := shared.Dfrotz(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, demo.FileName)
 	if err := os.WriteFile(path, demo.Story(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-m", "-p", "-q", "-s", fmt.Sprint(seed), path)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(input)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("dfrotz: %v: %s", err, errb.String())
-	}
-	return out.String()
-}
-
-func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func firstDiff(a, b string) string {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	lo := max(0, i-200)
-	return fmt.Sprintf("at byte %d:\nLantern: …%s…\ndfrotz:  …%s…", i, a[lo:min(len(a), i+200)], b[lo:min(len(b), i+200)])
+	return shared.RunDfrotz(t, dir, path, seed, input)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -39,32 +38,6 @@ func play(t testing.TB, story *zmachine.Story, seed int, input string) string {
 	return out.String()
 }
 
-// dfrotz runs Debian's dfrotz as the acceptance criteria name it.
-func dfrotz(t testing.TB, storyPath string, seed int, input string) string {
-	t.Helper()
-	cmd := exec.Command(shared.Dfrotz(t), "-m", "-p", "-q", "-s", fmt.Sprint(seed), storyPath)
-	cmd.Dir = t.TempDir()
-	cmd.Stdin = strings.NewReader(input)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("dfrotz: %v: %s", err, errb.String())
-	}
-	return out.String()
-}
-
-func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// firstDiff describes where two folded transcripts part.
-func firstDiff(a, b string) string {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	lo := max(0, i-160)
-	return fmt.Sprintf("at byte %d:\nours:   …%s…\ndfrotz: …%s…", i, a[lo:min(len(a), i+160)], b[lo:min(len(b), i+160)])
-}
-
 func TestWalkthroughMatchesDfrotz(t *testing.T) {
 	story, path := loadStory(t, "stories/zork1.z3")
 	input, err := os.ReadFile(shared.File(t, "walkthroughs/zork1.txt"))
@@ -75,9 +48,9 @@ func TestWalkthroughMatchesDfrotz(t *testing.T) {
 	if !strings.Contains(ours, finalScore) {
 		t.Fatalf("walkthrough did not end with %q; tail:\n%s", finalScore, ours[max(0, len(ours)-600):])
 	}
-	theirs := dfrotz(t, path, 12, string(input))
-	if a, b := fold(ours), fold(theirs); a != b {
-		t.Fatalf("output differs from dfrotz %s", firstDiff(a, b))
+	theirs := shared.RunDfrotz(t, "", path, 12, string(input))
+	if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
+		t.Fatalf("output differs from dfrotz %s", shared.FirstDiff(a, b))
 	}
 }
 
@@ -136,7 +109,7 @@ func TestWalkthroughMatchesStoredReference(t *testing.T) {
 	want := referenceTokens(string(ref), commands)
 	got := splitPrompts(strings.Fields(play(t, story, 12, string(input))))
 	if a, b := strings.Join(got, " "), strings.Join(want, " "); a != b {
-		t.Fatalf("output differs from the stored reference %s", firstDiff(a, b))
+		t.Fatalf("output differs from the stored reference %s", shared.FirstDiff(a, b))
 	}
 }
 
@@ -199,9 +172,9 @@ func TestDifferentialZork1(t *testing.T) {
 			t.Parallel()
 			input := script(rand.New(rand.NewSource(int64(seed))), words, commands)
 			ours := play(t, story, seed, input)
-			theirs := dfrotz(t, path, seed, input)
-			if a, b := fold(ours), fold(theirs); a != b {
-				t.Fatalf("seed %d: output differs from dfrotz %s\nscript:\n%s", seed, firstDiff(a, b), input)
+			theirs := shared.RunDfrotz(t, "", path, seed, input)
+			if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
+				t.Fatalf("seed %d: output differs from dfrotz %s\nscript:\n%s", seed, shared.FirstDiff(a, b), input)
 			}
 		})
 	}

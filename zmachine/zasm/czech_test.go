@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -588,7 +587,7 @@ func TestOpcodeStories(t *testing.T) {
 				}
 			}
 			theirs := dfrotz(t, img, s.input)
-			if fold(got) != fold(theirs) {
+			if shared.Fold(got) != shared.Fold(theirs) {
 				t.Errorf("our interpreter and dfrotz differ:\nours:\n%s\ndfrotz:\n%s", got, theirs)
 			}
 			if strings.Contains(theirs, "FAIL") {
@@ -614,21 +613,10 @@ func ours(t *testing.T, img []byte, input []string) string {
 
 func dfrotz(t *testing.T, img []byte, input []string) string {
 	t.Helper()
-	bin := shared.Dfrotz(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "story.z")
 	if err := os.WriteFile(path, img, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-m", "-p", "-q", "-s", "5", path)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(strings.Join(input, "\n") + "\n")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("dfrotz: %v: %s", err, errb.String())
-	}
-	return out.String()
+	return shared.RunDfrotz(t, dir, path, 5, strings.Join(input, "\n")+"\n")
 }
-
-func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
