@@ -116,15 +116,11 @@ func confDfrotz(t *testing.T, storyPath string, inputs []string) string {
 	return stdout.String()
 }
 
-// fold collapses every run of whitespace to one space, so that line wrapping
-// (dfrotz wraps at 80 columns, we do not wrap) and blank-line rendering do not
-// matter.
-func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // foldDiff compares folded texts and describes the first difference with 200
 // characters of context from each side, or returns "" when they agree.
 func foldDiff(ours, ref string) string {
-	a, b := fold(ours), fold(ref)
+	// Folded: dfrotz wraps at 80 columns, we do not wrap.
+	a, b := shared.Fold(ours), shared.Fold(ref)
 	if a == b {
 		return ""
 	}
