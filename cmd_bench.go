@@ -19,7 +19,6 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -294,18 +293,12 @@ type benchMetrics struct {
 }
 
 func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, stderr io.Writer) int {
-	story, name, err := openStory(cfg.Story)
-	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
-		return exitError
-	}
-	bs, err := engine.LoadBindings(bindings.FS())
+	story, name, binding, err := openStoryAndBinding(cfg.Story)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern bench:", err)
 		return exitError
 	}
 	info := story.Info()
-	binding := bs.For(info.MD5)
 	rep := &benchReport{Story: filepath.Base(name), StoryMD5: info.MD5, Release: info.Release, MaxScore: binding.MaxScore, Agent: o.agent,
 		Seed: cfg.Loop.Seed, MaxTurns: cfg.Loop.MaxTurnsPerEpisode, Requested: o.episodes, Label: o.label}
 

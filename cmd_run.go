@@ -12,7 +12,6 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -67,12 +66,7 @@ Flags:
 	if cfg == nil {
 		return exitUsage
 	}
-	story, path, err := openStory(cfg.Story)
-	if err != nil {
-		fmt.Fprintln(stderr, "lantern run:", err)
-		return exitError
-	}
-	bs, err := engine.LoadBindings(bindings.FS())
+	story, path, binding, err := openStoryAndBinding(cfg.Story)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern run:", err)
 		return exitError
@@ -107,7 +101,7 @@ Flags:
 		}
 	}
 	sess, err := engine.OpenSession(engine.SessionOptions{
-		Story: story, Name: path, Binding: bs.For(story.Info().MD5), WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
+		Story: story, Name: path, Binding: binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
 		Engine: engineConfig(cfg, *episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
 		Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
 	})

@@ -17,7 +17,6 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/themes"
 	"github.com/lantern-if/lantern/tui"
@@ -82,12 +81,7 @@ Flags:
 		fmt.Fprintln(stderr, "lantern: the TUI needs a terminal; use `lantern play --plain` or `lantern run --headless` without one")
 		return exitUsage
 	}
-	story, path, err := openStory(cfg.Story)
-	if err != nil {
-		fmt.Fprintln(stderr, "lantern:", err)
-		return exitError
-	}
-	bs, err := engine.LoadBindings(bindings.FS())
+	story, path, binding, err := openStoryAndBinding(cfg.Story)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern:", err)
 		return exitError
@@ -112,7 +106,6 @@ Flags:
 		fmt.Fprintln(stderr, "lantern:", err)
 		return exitUsage
 	}
-	binding := bs.For(story.Info().MD5)
 	ecfg := engineConfig(cfg, -1) // episodes follow one another until the person quits
 	ecfg.StartPaused = true
 	sess, err := engine.OpenSession(engine.SessionOptions{

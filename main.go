@@ -216,6 +216,20 @@ func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir stri
 	return sc.Err()
 }
 
+// openStoryAndBinding opens a story (see openStory) with its binding, nil
+// when the story has none.
+func openStoryAndBinding(path string) (*zmachine.Story, string, *engine.Binding, error) {
+	story, name, err := openStory(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	bs, err := engine.LoadBindings(bindings.FS())
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return story, name, bs.For(story.Info().MD5), nil
+}
+
 // openStory loads the named story, or the built-in demo when none is named.
 // It returns the name the story goes by (for saves and the work dir).
 func openStory(path string) (*zmachine.Story, string, error) {
