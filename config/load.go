@@ -74,6 +74,12 @@ func Load(o LoadOptions) (*Config, error) {
 	if l.c.WorkDir == "" {
 		l.c.WorkDir = DefaultWorkDir(o.Getenv)
 	}
+	return l.finish()
+}
+
+// finish validates what was loaded: warnings are kept in the
+// configuration, problems become the Error.
+func (l *loader) finish() (*Config, error) {
 	l.problems = append(l.problems, l.c.validate()...)
 	var errs []Problem
 	for _, p := range l.problems {
@@ -95,19 +101,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	l := &loader{c: Defaults()}
 	l.c.Files = append(l.c.Files, File{Level: "project", Path: name, Found: true})
 	l.apply(name, data)
-	l.problems = append(l.problems, l.c.validate()...)
-	var errs []Problem
-	for _, p := range l.problems {
-		if p.Warning {
-			l.c.Warnings = append(l.c.Warnings, p)
-		} else {
-			errs = append(errs, p)
-		}
-	}
-	if len(errs) > 0 {
-		return l.c, &Error{Problems: errs}
-	}
-	return l.c, nil
+	return l.finish()
 }
 
 type loader struct {
