@@ -12,11 +12,35 @@ import (
 	"github.com/lantern-if/lantern/llm"
 )
 
-// SystemPrompt is the agent's standing instruction. It never changes within
-// a run, so it heads every prompt.
-const SystemPrompt = `You are playing a text adventure. Each turn you read the game state and choose ONE command for the game's parser: short imperative English such as "north", "take lamp", "open the mailbox", "put coin in slot".
-Explore systematically, pick up useful objects, read what you find, and avoid repeating actions that already failed. Location IDs (L64) name rooms; memories are notes about what happened in a room before.
-Reply with JSON: reasoning (brief), action (the command), remember (a fact worth keeping, or ""), remember_importance (1-1000, 0 if nothing to remember).`
+// SystemPrompt is the agent's standing instruction when the reply carries
+// its reasoning. It never changes within a run, so it heads every prompt
+// (Ollama's prompt cache reuses it from turn to turn).
+const SystemPrompt = systemRules + `
+Reply with JSON: reasoning (one to three sentences), action (the command), remember (a fact worth keeping, or ""), remember_importance (see the scale).`
+
+// SystemPromptThinking is the instruction for a model that thinks before it
+// answers: its reasoning comes from the thinking stream, so the reply does
+// not ask for it again.
+const SystemPromptThinking = systemRules + `
+Think it through, then reply with JSON: action (the command), remember (a fact worth keeping, or ""), remember_importance (see the scale).`
+
+const systemRules = `You are playing a text adventure (interactive fiction). Each turn you read the game state and give ONE command to the game's parser.
+
+The parser:
+- Commands are short imperative English: "take lamp", "open the mailbox", "put coin in slot", "unlock door with key". One command per turn; no "and then".
+- Directions: north, south, east, west, northeast, northwest, southeast, southwest, up, down, in, out (n, s, e, w, ne, nw, se, sw, u, d). Walk by typing the direction alone.
+- "look" (l) describes the room again, "examine X" (x X) looks closely at something, "inventory" (i) lists what you carry, "wait" (z) lets time pass. "read", "search", "open", "enter", "climb" often reveal more.
+- Name things by the words the game uses. "I don't know the word" means the game has no such word; "You can't see any X here" means X is not here.
+- Darkness: in a dark place you see nothing and may die. Carry a light source and turn it on before going somewhere dark.
+
+What you are shown:
+- Game state: the turn, your location (IDs like L64 name rooms), score, inventory, the room's description (from the game itself, even when it printed only the room's name) and the objects in scope, i.e. the things here the parser will accept.
+- Memories: what happened in this room before. ACTIVE memories are confirmed; TENTATIVE ones are unconfirmed guesses; a memory marked DANGER warns of death. Superseded memories were proved wrong.
+- Notes are facts you chose to remember earlier. Objectives are goals found so far. Knowledge holds lessons from earlier games (deaths first).
+- Coach is a supervisor's advice about how you play. Warning means you are looping or stuck: change approach.
+
+Play well: explore every exit, examine and take useful objects, read what you find, avoid actions that already failed unless something changed.
+remember_importance scale: 0 nothing to remember; 1-99 minor detail; 100-499 useful fact (a locked door, a clue); 500-899 key to progress (how to open a way, where a treasure is); 900-1000 life or death.`
 
 // Turn is one recent turn for the prompt.
 type Turn struct {
@@ -35,6 +59,14 @@ type Input struct {
 	Score, Moves int
 	Inventory    []string
 	LastText     string // the game's latest response
+	// Description is the room's description from the game (a probed
+	// "look"), shown when the latest response does not already hold it.
+	Description string
+	// InScope are the objects the parser accepts here (not the player).
+	InScope []string
+	// Thinking: the model thinks before answering, so the reply does not
+	// carry its reasoning (SystemPromptThinking).
+	Thinking bool
 	// Exits the latest text mentions (the extractor), "(unexplored)" marked
 	// by the caller; InCombat: something is fighting the player.
 	Exits          []string
@@ -63,7 +95,11 @@ type section struct {
 // Build returns the agent's messages for a turn.
 func Build(in Input) []llm.Message {
 	secs := sections(in)
-	total := EstimateTokens(SystemPrompt)
+	system := SystemPrompt
+	if in.Thinking {
+		system = SystemPromptThinking
+	}
+	total := EstimateTokens(system)
 	for _, s := range secs {
 		total += EstimateTokens(s.body) + 4
 	}
@@ -89,7 +125,7 @@ func Build(in Input) []llm.Message {
 		fmt.Fprintf(&b, "## %s\n%s\n\n", s.title, strings.TrimSpace(s.body))
 	}
 	b.WriteString("What is your next command?")
-	return []llm.Message{llm.System(SystemPrompt), llm.User(b.String())}
+	return []llm.Message{llm.System(system), llm.User(b.String())}
 }
 
 func sections(in Input) []section {
@@ -100,6 +136,12 @@ func sections(in Input) []section {
 	state := fmt.Sprintf("Turn %d. Location: L%d %s. Score %d, moves %d.\nYou carry: %s.", in.Turn, in.LocationID, in.LocationName, in.Score, in.Moves, inv)
 	if in.LastText != "" {
 		state += "\nThe game said:\n" + clip(in.LastText, 1200)
+	}
+	if d := strings.TrimSpace(in.Description); d != "" && !strings.Contains(oneLine(in.LastText), oneLine(d)) {
+		state += "\nThe room (look):\n" + clip(d, 800)
+	}
+	if len(in.InScope) > 0 {
+		state += "\nObjects in scope: " + clip(strings.Join(in.InScope, ", "), 400) + "."
 	}
 	if len(in.Exits) > 0 {
 		state += "\nExits the text mentions: " + strings.Join(in.Exits, ", ") + "."

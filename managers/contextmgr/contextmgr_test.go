@@ -48,3 +48,41 @@ func TestBudgetDropsLeastImportantFirst(t *testing.T) {
 		t.Errorf("state and memories must stay:\n%s", u)
 	}
 }
+
+func TestParseReadsWhatBuildWrites(t *testing.T) {
+	in := sample()
+	in.Recent[3].Actor = "human"
+	in.Recent[2].Actor = "agent"
+	in.Recent[2].Reasoning = "the window looked ajar"
+	p := Parse(Build(in)[1].Content)
+	if p.Turn != 12 {
+		t.Errorf("turn %d, want 12", p.Turn)
+	}
+	want := []Turn{{Turn: 10, Action: "e"}, {Turn: 11, Actor: "agent", Action: "examine window"}, {Turn: 12, Actor: "human", Action: "open window"}}
+	if len(p.Recent) != len(want) {
+		t.Fatalf("recent %+v, want %+v", p.Recent, want)
+	}
+	for i, w := range want {
+		if p.Recent[i].Turn != w.Turn || p.Recent[i].Action != w.Action || (w.Actor != "" && p.Recent[i].Actor != w.Actor) {
+			t.Errorf("recent[%d] = %+v, want %+v", i, p.Recent[i], w)
+		}
+	}
+}
+
+func TestDescriptionAndScopeShown(t *testing.T) {
+	in := sample()
+	in.Description = "Behind House\nYou are behind the white house. In one corner of the house there is a small window which is slightly ajar."
+	in.InScope = []string{"small window", "white house"}
+	u := Build(in)[1].Content
+	if !strings.Contains(u, "The room (look):") || !strings.Contains(u, "Objects in scope: small window, white house.") {
+		t.Errorf("description or scope missing:\n%s", u)
+	}
+	in.LastText = in.Description
+	if u := Build(in)[1].Content; strings.Contains(u, "The room (look):") {
+		t.Errorf("the description is already in the game's text; shown twice:\n%s", u)
+	}
+	in.Thinking = true
+	if m := Build(in); m[0].Content != SystemPromptThinking || strings.Contains(m[0].Content, "reasoning (") {
+		t.Errorf("a thinking model must not be asked for its reasoning in the JSON")
+	}
+}
