@@ -20,6 +20,14 @@ type Proposal struct {
 	Thinking           string `json:"-"`
 }
 
+// thinkingProposal is the reply asked of a model that thinks first: its
+// reasoning is the thinking stream, so the JSON does not repeat it.
+type thinkingProposal struct {
+	Action             string `json:"action" maxLength:"80" desc:"one command for the game"`
+	Remember           string `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
+	RememberImportance int    `json:"remember_importance" minimum:"0" maximum:"1000"`
+}
+
 // Agent proposes actions.
 type Agent interface {
 	// Propose chooses the next action; rejected lists the actions the critic
@@ -54,11 +62,23 @@ func (a LLMAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []
 	if len(rejected) > 0 {
 		msgs = append(append([]llm.Message(nil), prompt...), llm.User("The critic rejected: "+strings.Join(rejected, "; ")+". Choose a different command."))
 	}
-	p, reply, err := llm.Structured[Proposal](ctx, a.Client, llm.Request{Role: config.RoleAgent, Messages: msgs, OnDelta: onDelta, Turn: turn})
-	if err != nil {
-		return Proposal{}, err
+	req := llm.Request{Role: config.RoleAgent, Messages: msgs, OnDelta: onDelta, Turn: turn}
+	var p Proposal
+	if a.Client.Thinks(ctx, config.RoleAgent) {
+		t, reply, err := llm.Structured[thinkingProposal](ctx, a.Client, req)
+		if err != nil {
+			return Proposal{}, err
+		}
+		p = Proposal{Action: t.Action, Remember: t.Remember, RememberImportance: t.RememberImportance,
+			Reasoning: clipRunes(oneLine(reply.Thinking), 600), Thinking: reply.Thinking}
+	} else {
+		r, reply, err := llm.Structured[Proposal](ctx, a.Client, req)
+		if err != nil {
+			return Proposal{}, err
+		}
+		p = r
+		p.Thinking = reply.Thinking
 	}
-	p.Thinking = reply.Thinking
 	p.Action = Sanitize(p.Action)
 	if p.Action == "" {
 		return Proposal{}, fmt.Errorf("agent: %w: empty action", llm.ErrInvalidReply)

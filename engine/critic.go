@@ -86,8 +86,18 @@ type Scope struct {
 	WordLen    int             // dictionary word length (6 in v1–3, 9 later)
 	AllNouns   map[string]bool // nouns of every object in the story
 	InScope    map[string]bool // nouns of objects in scope
-	Failed     map[string]bool // location|action pairs that failed before
+	// Failed holds failedKey(location, action, world hash) for the actions
+	// that changed nothing: an action counts as already failed only while
+	// the world is as it was when it failed.
+	Failed    map[string]bool
+	WorldHash string
+	// Refuses asks the parser whether a word of the action names nothing
+	// here (Env.Refuses); nil: words outside InScope are refused.
+	Refuses func(action, word string) bool
 }
+
+// failedKey names a failed action at a location in one state of the world.
+func failedKey(loc int, action, hash string) string { return key(loc, action) + "|" + hash }
 
 // groundTruth checks what the machine can tell; "" means nothing wrong.
 func (s Scope) groundTruth(action string) string {
@@ -106,10 +116,12 @@ func (s Scope) groundTruth(action string) string {
 		}
 		// The verb (first word) and directions name no object.
 		if i > 0 && s.AllNouns[w] && !s.InScope[w] && !isCommonWord(w) && !mapper.IsDirection(mapper.NormalizeAction(w)) {
-			return fmt.Sprintf("there is no %s here", w)
+			if s.Refuses == nil || s.Refuses(action, w) {
+				return fmt.Sprintf("there is no %s here", w)
+			}
 		}
 	}
-	if s.Failed[key(s.Location, action)] {
+	if s.Failed[failedKey(s.Location, action, s.WorldHash)] {
 		return "this exact action already failed here"
 	}
 	return ""
@@ -123,9 +135,40 @@ func isCommonWord(w string) bool {
 	return false
 }
 
+// CriticSystemPrompt is the critic's standing instruction: what it judges
+// and a rubric with anchored scores.
+const CriticSystemPrompt = `You judge one proposed command for a text adventure, given the game state the player sees and the player's reasoning. Judge the command, not the writing.
+Score on this scale:
+ 10  makes clear progress: the obvious next step (takes a needed object, opens the way, solves the puzzle at hand)
+  6  useful: explores an unexplored exit, examines or takes something new and relevant
+  3  reasonable: gathers information (look, examine, read) or moves somewhere sensible
+  0  harmless but unlikely to help
+ -3  wasteful: repeats something that already failed with nothing changed, or wanders away from the goal
+ -6  almost certainly useless: names something not here, or the game cannot understand it
+-10  harmful: likely death, loss of an essential object, or undoing progress
+Use the reasoning to understand the plan, but a good plan does not excuse a useless command. Reply with JSON: score (integer -10..10), justification (one sentence).`
+
+func firstNonEmpty(a, b string) string {
+	if strings.TrimSpace(a) != "" {
+		return a
+	}
+	return b
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
 // Evaluate judges one proposal. insisted means the agent proposed the same
 // action again after a model rejection in this turn: it is let through once.
-func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt string, action string, turn int, advisory, insisted bool) (Verdict, error) {
+func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt string, p Proposal, turn int, advisory, insisted bool) (Verdict, error) {
+	action := p.Action
 	if why := s.groundTruth(action); why != "" {
 		v := Verdict{Action: action, Score: -1, Justification: why, Stage: "ground-truth", Accepted: advisory}
 		c.reject(s.Location, action, v)
@@ -134,10 +177,12 @@ func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt string, action st
 	if c.client == nil {
 		return Verdict{Action: action, Score: 0, Justification: "no critic model", Accepted: true, Stage: "ground-truth"}, nil
 	}
-	msgs := []llm.Message{
-		llm.System("You judge a proposed command in a text adventure. Score it from -10 (pointless, impossible or dangerous) to 10 (clearly useful). Reply with JSON: score, justification."),
-		llm.User(prompt + "\n\nProposed command: " + action),
+	user := prompt
+	if r := strings.TrimSpace(firstNonEmpty(p.Reasoning, p.Thinking)); r != "" {
+		user += "\n\nThe agent's reasoning: " + clipRunes(oneLine(r), 600)
 	}
+	user += "\n\nProposed command: " + action
+	msgs := []llm.Message{llm.System(CriticSystemPrompt), llm.User(user)}
 	r, _, err := llm.Structured[CriticReply](ctx, c.client, llm.Request{Role: config.RoleCritic, Messages: msgs, Turn: turn})
 	if err != nil {
 		return Verdict{}, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
@@ -421,7 +422,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	llmBefore := e.llmTime()
 	turn := e.st.Turn + 1
 	e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorAgent})
-	prompt := e.prompt(turn)
+	prompt := e.prompt(ctx, turn)
 	scope := e.scope()
 	var rejected []string
 	var verdicts []Verdict
@@ -444,7 +445,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 		e.failures = 0
 		e.emit(ctx, ProposalMade{Turn: turn, Attempt: attempt, Action: p.Action, Reasoning: p.Reasoning, Thinking: p.Thinking})
 		norm := mapper.NormalizeAction(p.Action)
-		v, err := e.critic.Evaluate(ctx, scope, prompt[len(prompt)-1].Content, p.Action, turn, e.agent.Scripted(), modelRejected[norm])
+		v, err := e.critic.Evaluate(ctx, scope, prompt[len(prompt)-1].Content, p, turn, e.agent.Scripted(), modelRejected[norm])
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -495,20 +496,27 @@ func (e *Engine) llmTime() time.Duration {
 }
 
 func (e *Engine) scope() Scope {
-	s := Scope{Location: e.st.Obs.Location.ID, Dictionary: e.dict, WordLen: e.wordLen, AllNouns: e.nouns, InScope: map[string]bool{}, Failed: e.failed}
+	s := Scope{Location: e.st.Obs.Location.ID, Dictionary: e.dict, WordLen: e.wordLen, AllNouns: e.nouns, InScope: map[string]bool{},
+		Failed: e.failed, WorldHash: e.st.Obs.WorldHash}
 	for _, n := range e.env.Scope() {
 		s.InScope[n] = true
+	}
+	s.Refuses = func(action, word string) bool {
+		refused, _ := e.env.Refuses(action, word, e.dict, e.wordLen)
+		return refused
 	}
 	return s
 }
 
 // prompt builds the agent's messages for a turn.
-func (e *Engine) prompt(turn int) []llm.Message {
+func (e *Engine) prompt(ctx context.Context, turn int) []llm.Message {
 	obs := e.st.Obs
 	in := contextmgr.Input{
 		Turn: turn, LocationID: obs.Location.ID, LocationName: obs.Location.Name, Score: obs.Score, Moves: obs.Moves,
 		LastText: obs.Text, Recent: e.st.History, Map: e.gmap.Neighbourhood(obs.Location.ID),
 		Feedback: e.st.Feedback, Budget: e.cfg.PromptBudget,
+		Description: e.env.Look(), InScope: e.env.ScopeNames(),
+		Thinking: e.client != nil && !e.agent.Scripted() && e.client.Thinks(ctx, config.RoleAgent),
 	}
 	for _, it := range obs.Inventory {
 		in.Inventory = append(in.Inventory, it.Name)
@@ -584,7 +592,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	e.st.Turn = turn
 	e.st.Obs = obs
 	failed := !obs.WorldChanged && obs.Score == before.Score && obs.Location.ID == before.Location.ID && !obs.Meta
-	k := key(before.Location.ID, action)
+	k := failedKey(before.Location.ID, action, before.WorldHash)
 	repeated := failed && e.failed[k]
 	e.actions++
 	if repeated {
@@ -694,6 +702,8 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	}
 	e.gmap.Reset()
 	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
+	// An action that failed in an earlier episode may work in this one.
+	e.failed = map[string]bool{}
 	e.st = GameState{Episode: e.st.Episode + 1, Obs: obs, bestScore: obs.Score}
 	if e.client != nil {
 		e.client.Metrics.ResetTurns() // turn numbers start again

@@ -74,35 +74,6 @@ func DefaultTemplates() []string {
 	}
 }
 
-// Scope lists the nouns in scope: the location's contents and what they
-// hold (three levels deep) and the player's inventory, each named by the
-// last word of its short name.
-func (e *Env) Scope() []string {
-	loc := uint16(e.location().ID)
-	player := e.playerObject(loc)
-	seen := map[string]bool{}
-	var out []string
-	var walk func(o uint16, depth int)
-	walk = func(o uint16, depth int) {
-		for _, c := range e.m.Children(o) {
-			if c != player {
-				if w := noun(e.nameOf(c)); w != "" && !seen[w] {
-					seen[w] = true
-					out = append(out, w)
-				}
-			}
-			if depth < 3 {
-				walk(c, depth+1)
-			}
-		}
-	}
-	walk(loc, 1)
-	if player != 0 {
-		walk(player, 1)
-	}
-	return out
-}
-
 // noun is the last word of an object's name, lower-cased, letters only.
 func noun(name string) string {
 	f := strings.Fields(strings.ToLower(name))

@@ -159,12 +159,12 @@ func TestPromptSizeAtTurn200(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	prompt := sess.Engine.prompt(201)
+	prompt := sess.Engine.prompt(context.Background(), 201)
 	tokens := 0
 	for _, m := range prompt {
 		tokens += contextmgr.EstimateTokens(m.Content)
 	}
-	t.Logf("agent prompt at turn 200 with 100 memories: about %d tokens", tokens)
+	t.Logf("agent prompt at turn 200 with 100 memories: about %d tokens\n%s\n%s", tokens, prompt[0].Content, prompt[1].Content)
 	if tokens > 1500 {
 		t.Errorf("prompt of about %d tokens, goal at most 1,500", tokens)
 	}

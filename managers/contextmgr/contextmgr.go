@@ -24,23 +24,12 @@ Reply with JSON: reasoning (one to three sentences), action (the command), remem
 const SystemPromptThinking = systemRules + `
 Think it through, then reply with JSON: action (the command), remember (a fact worth keeping, or ""), remember_importance (see the scale).`
 
-const systemRules = `You are playing a text adventure (interactive fiction). Each turn you read the game state and give ONE command to the game's parser.
-
-The parser:
-- Commands are short imperative English: "take lamp", "open the mailbox", "put coin in slot", "unlock door with key". One command per turn; no "and then".
-- Directions: north, south, east, west, northeast, northwest, southeast, southwest, up, down, in, out (n, s, e, w, ne, nw, se, sw, u, d). Walk by typing the direction alone.
-- "look" (l) describes the room again, "examine X" (x X) looks closely at something, "inventory" (i) lists what you carry, "wait" (z) lets time pass. "read", "search", "open", "enter", "climb" often reveal more.
-- Name things by the words the game uses. "I don't know the word" means the game has no such word; "You can't see any X here" means X is not here.
-- Darkness: in a dark place you see nothing and may die. Carry a light source and turn it on before going somewhere dark.
-
-What you are shown:
-- Game state: the turn, your location (IDs like L64 name rooms), score, inventory, the room's description (from the game itself, even when it printed only the room's name) and the objects in scope, i.e. the things here the parser will accept.
-- Memories: what happened in this room before. ACTIVE memories are confirmed; TENTATIVE ones are unconfirmed guesses; a memory marked DANGER warns of death. Superseded memories were proved wrong.
-- Notes are facts you chose to remember earlier. Objectives are goals found so far. Knowledge holds lessons from earlier games (deaths first).
-- Coach is a supervisor's advice about how you play. Warning means you are looping or stuck: change approach.
-
-Play well: explore every exit, examine and take useful objects, read what you find, avoid actions that already failed unless something changed.
-remember_importance scale: 0 nothing to remember; 1-99 minor detail; 100-499 useful fact (a locked door, a clue); 500-899 key to progress (how to open a way, where a treasure is); 900-1000 life or death.`
+const systemRules = `You play a text adventure. Each turn, give ONE command to the game's parser.
+Parser: short imperative English ("take lamp", "open mailbox", "put coin in slot", "unlock door with key"), one command per turn. Directions: n, s, e, w, ne, nw, se, sw, up, down, in, out. "look" redescribes the room, "examine X" looks closely, "inventory" lists what you carry, "wait" passes time. "I don't know the word" means no such word; "You can't see any X here" means X is not here.
+Darkness kills: carry a light and turn it on before entering dark places.
+You see: the game state (location IDs like L64 name rooms; the room's description; objects in scope are what the parser accepts here), Memories of this room (ACTIVE: confirmed; TENTATIVE: unconfirmed; DANGER: deadly; superseded ones were wrong), your Notes, Objectives, Knowledge from earlier games, Coach (a supervisor's advice) and Warning (you are looping or stuck: change approach).
+Explore every exit, examine and take useful things, read what you find; do not repeat a failed action unless something changed.
+remember_importance: 0 nothing; 1-99 minor; 100-499 useful fact; 500-899 key to progress; 900-1000 life or death.`
 
 // Turn is one recent turn for the prompt.
 type Turn struct {
@@ -134,14 +123,21 @@ func sections(in Input) []section {
 		inv = strings.Join(in.Inventory, ", ")
 	}
 	state := fmt.Sprintf("Turn %d. Location: L%d %s. Score %d, moves %d.\nYou carry: %s.", in.Turn, in.LocationID, in.LocationName, in.Score, in.Moves, inv)
-	if in.LastText != "" {
+	desc := strings.TrimSpace(in.Description)
+	switch {
+	case desc != "" && linesWithin(in.LastText, desc):
+		// A brief room listing: the full description says it all.
+		state += "\nThe game said (with the room's full description):\n" + clip(desc, 1200)
+	case in.LastText != "":
 		state += "\nThe game said:\n" + clip(in.LastText, 1200)
+		if desc != "" && !strings.Contains(oneLine(in.LastText), oneLine(desc)) {
+			state += "\nThe room (look):\n" + clip(desc, 800)
+		}
+	case desc != "":
+		state += "\nThe room (look):\n" + clip(desc, 800)
 	}
-	if d := strings.TrimSpace(in.Description); d != "" && !strings.Contains(oneLine(in.LastText), oneLine(d)) {
-		state += "\nThe room (look):\n" + clip(d, 800)
-	}
-	if len(in.InScope) > 0 {
-		state += "\nObjects in scope: " + clip(strings.Join(in.InScope, ", "), 400) + "."
+	if scope := without(in.InScope, in.Inventory); len(scope) > 0 {
+		state += "\nObjects in scope: " + clip(strings.Join(scope, ", "), 400) + "."
 	}
 	if len(in.Exits) > 0 {
 		state += "\nExits the text mentions: " + strings.Join(in.Exits, ", ") + "."
@@ -189,6 +185,41 @@ func sections(in Input) []section {
 		{"Coach", in.Feedback, 5},
 		{"Warning", in.Warning, 9},
 	}
+}
+
+// linesWithin reports whether every line of text is a line of desc.
+func linesWithin(text, desc string) bool {
+	have := map[string]bool{}
+	for _, l := range strings.Split(desc, "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	any := false
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if !have[l] {
+			return false
+		}
+		any = true
+	}
+	return any
+}
+
+// without lists the names not in drop.
+func without(names, drop []string) []string {
+	skip := map[string]bool{}
+	for _, d := range drop {
+		skip[d] = true
+	}
+	var out []string
+	for _, n := range names {
+		if !skip[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func clip(s string, n int) string {
