@@ -219,24 +219,25 @@ func (q *callQueue) rest() []llm.CallMetrics {
 // benchEpisode is what a run keeps of one episode: its outcome and the
 // per-turn series the metrics are computed from.
 type benchEpisode struct {
-	Episode   int         `json:"episode"`
-	Ending    string      `json:"ending"`
-	Score     int         `json:"score"`
-	Moves     int         `json:"moves"`
-	Turns     int         `json:"turns"`
-	Deaths    int         `json:"deaths"`
-	Actions   int         `json:"actions"`
-	Repeats   int         `json:"repeated_failed_actions"`
-	Visited   []int       `json:"visited"`
-	Memories  []int       `json:"locations_with_memories"` // of the visited ones, at the episode's end
-	Scores    []int       `json:"score_by_turn"`           // after turn 1, 2, ...
-	Prompt    []int       `json:"prompt_tokens_by_turn"`
-	Calls     []int       `json:"llm_calls_by_turn"`
-	HarnessUS []int64     `json:"harness_us_by_turn"`
-	LatencyUS []int64     `json:"latency_us_by_call"`
-	EndCalls  int         `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
-	Errors    int         `json:"llm_errors"`
-	Milestone []milestone `json:"milestones"`
+	Episode   int                `json:"episode"`
+	Ending    string             `json:"ending"`
+	Score     int                `json:"score"`
+	Moves     int                `json:"moves"`
+	Turns     int                `json:"turns"`
+	Deaths    int                `json:"deaths"`
+	Actions   int                `json:"actions"`
+	Repeats   int                `json:"repeated_failed_actions"`
+	Visited   []int              `json:"visited"`
+	Memories  []int              `json:"locations_with_memories"` // of the visited ones, at the episode's end
+	Scores    []int              `json:"score_by_turn"`           // after turn 1, 2, ...
+	Prompt    []int              `json:"prompt_tokens_by_turn"`
+	Calls     []int              `json:"llm_calls_by_turn"`
+	HarnessUS []int64            `json:"harness_us_by_turn"`
+	LatencyUS []int64            `json:"latency_us_by_call"`
+	EndCalls  int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
+	Errors    int                `json:"llm_errors"`
+	Milestone []milestone        `json:"milestones"`
+	Critic    engine.CriticTally `json:"critic"`
 }
 
 // milestone is a score reached for the first time in an episode.
@@ -290,6 +291,11 @@ type benchMetrics struct {
 	LatencyP50MS       float64     `json:"model_latency_p50_ms"`
 	LatencyP95MS       float64     `json:"model_latency_p95_ms"`
 	HarnessPerTurnMS   float64     `json:"harness_overhead_per_turn_ms"`
+	// The critic: proposals per judged turn, rejections by stage, and
+	// rejections played anyway.
+	ProposalsPerTurn     float64              `json:"critic_proposals_per_turn"`
+	RejectedByStage      map[engine.Stage]int `json:"critic_rejected_by_stage"`
+	OverriddenRejections int                  `json:"critic_overridden_rejections"`
 }
 
 func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, stderr io.Writer) int {
@@ -440,7 +446,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 	code := exitOK
 	best := 0 // the episode's best score so far
 	begin := func(n int, opening engine.Observation) {
-		ep = &benchEpisode{Episode: n}
+		ep = &benchEpisode{Episode: n, Critic: engine.CriticTally{Rejected: map[engine.Stage]int{}}}
 		visited = map[int]bool{opening.Location.ID: true}
 		repeatsAt = repeatsRun
 		best = opening.Score
@@ -486,6 +492,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 				ep.Milestone = append(ep.Milestone, milestone{Score: o.Score, Turn: v.Turn})
 			}
 			ep.Scores = append(ep.Scores, o.Score)
+			ep.Critic.Add(engine.Tally(v.Verdicts))
 			llmTime = v.LLMTime
 		case engine.MetricsUpdated:
 			if ep == nil {
@@ -616,6 +623,7 @@ func summarize(eps []benchEpisode) []benchMetrics {
 	var prompt []int
 	var harness, latency []int64
 	calls, actions, repeats := 0, 0, 0
+	critic := engine.CriticTally{Rejected: map[engine.Stage]int{}}
 	visited, covered := map[int]bool{}, map[int]bool{}
 	fastest := map[int]int{}
 	var scoreSum, movesSum float64
@@ -627,6 +635,8 @@ func summarize(eps []benchEpisode) []benchMetrics {
 			PromptTokensP50: percentile(e.Prompt, 50), PromptTokensP95: percentile(e.Prompt, 95),
 			LatencyP50MS: float64(percentile(e.LatencyUS, 50)) / 1000, LatencyP95MS: float64(percentile(e.LatencyUS, 95)) / 1000,
 			HarnessPerTurnMS: mean(e.HarnessUS) / 1000}
+		m.setCritic(e.Critic)
+		critic.Add(e.Critic)
 		if m.Milestones == nil {
 			m.Milestones = []milestone{}
 		}
@@ -671,7 +681,17 @@ func summarize(eps []benchEpisode) []benchMetrics {
 	all.PromptTokensP50, all.PromptTokensP95 = percentile(prompt, 50), percentile(prompt, 95)
 	all.LatencyP50MS, all.LatencyP95MS = float64(percentile(latency, 50))/1000, float64(percentile(latency, 95))/1000
 	all.HarnessPerTurnMS = mean(harness) / 1000
+	all.setCritic(critic)
 	return append(out, all)
+}
+
+func (m *benchMetrics) setCritic(t engine.CriticTally) {
+	m.ProposalsPerTurn = t.ProposalsPerTurn()
+	m.RejectedByStage = t.Rejected
+	if m.RejectedByStage == nil {
+		m.RejectedByStage = map[engine.Stage]int{}
+	}
+	m.OverriddenRejections = t.Overridden
 }
 
 func sum(xs []int) int {

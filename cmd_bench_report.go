@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 )
 
 // The bench's text output: a table of the metrics (a column per episode and
@@ -48,6 +49,13 @@ var metricRows = []metricRow{
 	}, func(m benchMetrics) float64 { return 100 * m.LocationCoverage }, " pts"},
 	{"LLM calls per turn", func(m benchMetrics) string { return fmt.Sprintf("%.2f", m.LLMCallsPerTurn) },
 		func(m benchMetrics) float64 { return m.LLMCallsPerTurn }, ""},
+	{"critic proposals per turn", func(m benchMetrics) string { return fmt.Sprintf("%.2f", m.ProposalsPerTurn) },
+		func(m benchMetrics) float64 { return m.ProposalsPerTurn }, ""},
+	{"critic rejections (ground truth/model), overridden", func(m benchMetrics) string {
+		return fmt.Sprintf("%d / %d, %d", m.RejectedByStage[engine.StageGroundTruth], m.RejectedByStage[engine.StageModel], m.OverriddenRejections)
+	}, func(m benchMetrics) float64 {
+		return float64(m.RejectedByStage[engine.StageGroundTruth] + m.RejectedByStage[engine.StageModel])
+	}, ""},
 	{"prompt tokens/turn p50/p95", func(m benchMetrics) string { return fmt.Sprintf("%d / %d", m.PromptTokensP50, m.PromptTokensP95) },
 		func(m benchMetrics) float64 { return float64(m.PromptTokensP50) }, " (p50)"},
 	{"model latency p50/p95", func(m benchMetrics) string {

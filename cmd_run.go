@@ -153,6 +153,9 @@ type runLine struct {
 	PromptTokens int     `json:"prompt_tokens"`
 	EvalTokens   int     `json:"eval_tokens"`
 	Ended        string  `json:"ended,omitempty"`
+	// Critic holds the critic's verdicts, one per proposal (empty for the
+	// person's turns).
+	Critic []engine.Verdict `json:"critic"`
 }
 
 // report prints the engine's turns until it stops.
@@ -181,7 +184,10 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer) i
 			}
 			o := v.Observation
 			pending = &runLine{Turn: v.Turn, Actor: string(v.Actor), Action: v.Action, Score: o.Score, Moves: o.Moves,
-				Location: o.Location.ID, TurnMS: ms(v.Duration), LLMMS: ms(v.LLMTime), Ended: string(o.Ended)}
+				Location: o.Location.ID, TurnMS: ms(v.Duration), LLMMS: ms(v.LLMTime), Ended: string(o.Ended), Critic: v.Verdicts}
+			if pending.Critic == nil {
+				pending.Critic = []engine.Verdict{}
+			}
 			if asJSON {
 				pending.Location = o.Location
 			}

@@ -20,11 +20,11 @@ type CriticReply struct {
 
 // Verdict is the critic's decision on one proposal.
 type Verdict struct {
-	Action        string
-	Score         float64
-	Justification string
-	Accepted      bool
-	Stage         string // "ground-truth", "model", "insist", "advisory"
+	Action        string  `json:"action"`
+	Stage         Stage   `json:"stage"`
+	Score         float64 `json:"score"`
+	Accepted      bool    `json:"accepted"`
+	Justification string  `json:"justification,omitempty"`
 }
 
 // Critic judges proposals in two stages: a ground-truth check that costs
@@ -170,12 +170,12 @@ func clipRunes(s string, n int) string {
 func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt string, p Proposal, turn int, advisory, insisted bool) (Verdict, error) {
 	action := p.Action
 	if why := s.groundTruth(action); why != "" {
-		v := Verdict{Action: action, Score: -1, Justification: why, Stage: "ground-truth", Accepted: advisory}
+		v := Verdict{Action: action, Score: -1, Justification: why, Stage: StageGroundTruth, Accepted: advisory}
 		c.reject(s.Location, action, v)
 		return v, nil
 	}
 	if c.client == nil {
-		return Verdict{Action: action, Score: 0, Justification: "no critic model", Accepted: true, Stage: "ground-truth"}, nil
+		return Verdict{Action: action, Score: 0, Justification: "no critic model", Accepted: true, Stage: StageGroundTruth}, nil
 	}
 	user := prompt
 	if r := strings.TrimSpace(firstNonEmpty(p.Reasoning, p.Thinking)); r != "" {
@@ -188,14 +188,14 @@ func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt string, p Proposa
 		return Verdict{}, err
 	}
 	score := float64(r.Score) / 10
-	v := Verdict{Action: action, Score: score, Justification: r.Justification, Stage: "model"}
+	v := Verdict{Action: action, Score: score, Justification: r.Justification, Stage: StageModel}
 	v.Accepted = score >= c.Threshold()
 	switch {
 	case !v.Accepted && advisory:
-		v.Accepted, v.Stage = true, "advisory"
+		v.Accepted, v.Stage = true, StageAdvisory
 		c.reject(s.Location, action, v)
 	case !v.Accepted && insisted:
-		v.Accepted, v.Stage = true, "insist"
+		v.Accepted, v.Stage = true, StageInsist
 		c.reject(s.Location, action, v)
 	case !v.Accepted:
 		c.reject(s.Location, action, v)

@@ -60,7 +60,7 @@ type CriticVerdict struct {
 	Score         float64
 	Justification string
 	Accepted      bool
-	Stage         string // "ground-truth" or "model"
+	Stage         Stage
 }
 
 // TurnResult: an action was played; the observation is ground truth.
@@ -76,6 +76,8 @@ type TurnResult struct {
 	// resumes (nothing was played now; Action is empty), in Episode.
 	Resumed bool
 	Episode int
+	// Verdicts are the critic's, one per proposal (the agent's turns).
+	Verdicts []Verdict
 }
 
 // MemoryChanged: memories at a location changed.

@@ -452,14 +452,14 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 			}
 			// A critic that cannot answer does not block the agent.
 			e.emit(ctx, ErrorEvent{Turn: turn, Err: fmt.Errorf("critic: %w", err)})
-			v = Verdict{Action: p.Action, Accepted: true, Stage: "unavailable", Justification: err.Error()}
+			v = Verdict{Action: p.Action, Accepted: true, Stage: StageUnavailable, Justification: err.Error()}
 		}
 		verdicts = append(verdicts, v)
 		e.emit(ctx, CriticVerdict{Turn: turn, Attempt: attempt, Action: p.Action, Score: v.Score, Justification: v.Justification, Accepted: v.Accepted, Stage: v.Stage})
 		if v.Accepted {
 			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore)
 		}
-		if v.Stage == "model" {
+		if v.Stage == StageModel {
 			modelRejected[norm] = true
 		}
 		if v.Score > bestScore {
@@ -637,7 +637,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}
 	// DESIGN.md §2's order: the result, then memory, then the map.
-	e.emit(ctx, TurnResult{Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Observation: obs, Duration: time.Since(start), LLMTime: llmTime})
+	e.emit(ctx, TurnResult{Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Observation: obs, Duration: time.Since(start), LLMTime: llmTime, Verdicts: verdicts})
 	if e.hooks.AfterTurn != nil {
 		evs, err := e.hooks.AfterTurn(ctx, rec)
 		for _, ev := range evs {

@@ -53,7 +53,7 @@ func paced(r llmtest.Reply, pace time.Duration) llmtest.Reply {
 }
 
 func proposal(reasoning, action string) llmtest.Reply {
-	body, _ := json.Marshal(map[string]any{"reasoning": reasoning, "action": action, "remember": "", "remember_importance": 0})
+	body, _ := json.Marshal(map[string]any{"action": action, "remember": "", "remember_importance": 0}) // a thinking model: its reasoning is the thinking stream
 	return llmtest.Reply{Thinking: "Where am I? " + reasoning, Content: string(body)}
 }
 

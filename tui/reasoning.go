@@ -192,7 +192,12 @@ func (p *reasoningPane) played(ev engine.TurnResult) {
 	}
 	b := p.block(ev.Turn, ev.Actor)
 	b.actor = ev.Actor
-	b.parts = append(b.parts, rpart{kind: rkPlayed, text: oneLine(ev.Action)})
+	text := oneLine(ev.Action)
+	if t := engine.Tally(ev.Verdicts); t.Proposals > 1 || t.Overridden > 0 {
+		text += fmt.Sprintf("  (critic: %d proposals, %d rejected by ground truth, %d by the model, %d overridden)",
+			t.Proposals, t.Rejected[engine.StageGroundTruth], t.Rejected[engine.StageModel]+t.Rejected[engine.StageInsist], t.Overridden)
+	}
+	b.parts = append(b.parts, rpart{kind: rkPlayed, text: text})
 	p.touch(b)
 }
 
