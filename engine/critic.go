@@ -84,20 +84,38 @@ type Scope struct {
 	Location   int
 	Dictionary map[string]bool // the story's words, as the story spells them
 	WordLen    int             // dictionary word length (6 in v1–3, 9 later)
-	AllNouns   map[string]bool // nouns of every object in the story
-	InScope    map[string]bool // nouns of objects in scope
-	// Failed holds failedKey(location, action, world hash) for the actions
-	// that changed nothing: an action counts as already failed only while
-	// the world is as it was when it failed.
-	Failed    map[string]bool
+	// Knows looks a word up as the story's tokeniser does (preferred to
+	// Dictionary and WordLen when set).
+	Knows    func(word string) bool
+	AllNouns map[string]bool // nouns of every object in the story
+	InScope  map[string]bool // nouns of objects in scope
+	// Refused maps an action that did nothing at a location (key) to the
+	// world hash it left; WorldHash is the world now. An action counts as
+	// already failed only while the world is as its failure left it, and
+	// while playing it would still do nothing but let time pass.
+	Refused   map[string]string
 	WorldHash string
+	// Idle asks whether the action would do nothing but let time pass if
+	// played now (Env.Idle); nil: a recorded failure is enough.
+	Idle func(action string) bool
 	// Refuses asks the parser whether a word of the action names nothing
 	// here (Env.Refuses); nil: words outside InScope are refused.
 	Refuses func(action, word string) bool
+	// RefusesUnknown asks the parser whether it refuses a word its
+	// dictionary lacks (Env.RefusesUnknown); nil: unknown words are refused.
+	RefusesUnknown func(action, word string) bool
 }
 
-// failedKey names a failed action at a location in one state of the world.
-func failedKey(loc int, action, hash string) string { return key(loc, action) + "|" + hash }
+func (s Scope) knows(w string) bool {
+	if s.Knows != nil {
+		return s.Knows(w)
+	}
+	look := w
+	if s.WordLen > 0 && len(look) > s.WordLen {
+		look = look[:s.WordLen]
+	}
+	return len(s.Dictionary) == 0 || s.Dictionary[look]
+}
 
 // groundTruth checks what the machine can tell; "" means nothing wrong.
 func (s Scope) groundTruth(action string) string {
@@ -107,12 +125,11 @@ func (s Scope) groundTruth(action string) string {
 		if w == "" || strings.ContainsAny(w, "0123456789") {
 			continue
 		}
-		look := w
-		if s.WordLen > 0 && len(look) > s.WordLen {
-			look = look[:s.WordLen]
-		}
-		if len(s.Dictionary) > 0 && !s.Dictionary[look] {
-			return fmt.Sprintf("the game does not know the word %q", w)
+		if !s.knows(w) {
+			if s.RefusesUnknown == nil || s.RefusesUnknown(action, w) {
+				return fmt.Sprintf("the game does not know the word %q", w)
+			}
+			continue
 		}
 		// The verb (first word) and directions name no object.
 		if i > 0 && s.AllNouns[w] && !s.InScope[w] && !isCommonWord(w) && !mapper.IsDirection(mapper.NormalizeAction(w)) {
@@ -121,8 +138,8 @@ func (s Scope) groundTruth(action string) string {
 			}
 		}
 	}
-	if s.Failed[failedKey(s.Location, action, s.WorldHash)] {
-		return "this exact action already failed here"
+	if h, ok := s.Refused[key(s.Location, action)]; ok && h == s.WorldHash && (s.Idle == nil || s.Idle(action)) {
+		return "this exact action already failed here, and nothing has changed since"
 	}
 	return ""
 }
@@ -210,3 +227,7 @@ func (c *Critic) reject(loc int, action string, v Verdict) {
 	c.rejects++
 	c.rejected[key(loc, action)] = true
 }
+
+// failedKey names an action that did nothing at a location in one state of
+// the object tree (the repeated-failed-action metric).
+func failedKey(loc int, action, hash string) string { return key(loc, action) + "|" + hash }

@@ -60,6 +60,10 @@ type Env struct {
 	changes []Change
 	player  uint16
 	nameOf  func(uint16) string
+	// volatile are the input buffers' bytes (StateHash), found once.
+	volatile []int
+	// refusalMoves: the parser's refusals count a move (found once).
+	refusalMoves *bool
 }
 
 // NewEnv makes an environment for story; Start runs it to its first prompt.

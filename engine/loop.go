@@ -126,7 +126,8 @@ type Engine struct {
 
 	st       GameState
 	resume   *resumeState // a checkpoint Run continues (ResumeFrom)
-	failed   map[string]bool
+	failed   map[string]bool   // failedKey: actions that did nothing (the repeated-failure metric)
+	refused  map[string]string // key → the world hash after the action did nothing (the critic)
 	actions  int
 	repeats  int
 	failures int
@@ -156,7 +157,7 @@ func New(cfg Config, env *Env, agent Agent, critic *Critic, client *llm.Client, 
 		critic = NewCritic(nil, cfg.CriticThreshold)
 	}
 	e := &Engine{cfg: cfg, env: env, agent: agent, critic: critic, client: client, gmap: gmap, hooks: hooks,
-		events: make(chan Event, 256), cmds: make(chan Command, 16), mode: Running, failed: map[string]bool{}}
+		events: make(chan Event, 256), cmds: make(chan Command, 16), mode: Running, failed: map[string]bool{}, refused: map[string]string{}}
 	if cfg.StartPaused {
 		e.mode = Paused
 	}
@@ -497,13 +498,21 @@ func (e *Engine) llmTime() time.Duration {
 
 func (e *Engine) scope() Scope {
 	s := Scope{Location: e.st.Obs.Location.ID, Dictionary: e.dict, WordLen: e.wordLen, AllNouns: e.nouns, InScope: map[string]bool{},
-		Failed: e.failed, WorldHash: e.st.Obs.WorldHash}
+		Knows: e.env.Machine().KnowsWord, Refused: e.refused, WorldHash: e.st.Obs.WorldHash}
 	for _, n := range e.env.Scope() {
 		s.InScope[n] = true
 	}
 	s.Refuses = func(action, word string) bool {
 		refused, _ := e.env.Refuses(action, word, e.dict, e.wordLen)
 		return refused
+	}
+	s.Idle = func(action string) bool {
+		idle, ok := e.env.Idle(action)
+		return idle || !ok
+	}
+	s.RefusesUnknown = func(action, word string) bool {
+		refused, ok := e.env.RefusesUnknown(action, word, e.dict, e.wordLen)
+		return refused || !ok
 	}
 	return s
 }
@@ -600,6 +609,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	}
 	if failed {
 		e.failed[k] = true
+		e.refused[key(before.Location.ID, action)] = obs.WorldHash
 		e.st.failedRow++
 	} else {
 		e.st.failedRow = 0
@@ -703,7 +713,7 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	e.gmap.Reset()
 	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
 	// An action that failed in an earlier episode may work in this one.
-	e.failed = map[string]bool{}
+	e.failed, e.refused = map[string]bool{}, map[string]string{}
 	e.st = GameState{Episode: e.st.Episode + 1, Obs: obs, bestScore: obs.Score}
 	if e.client != nil {
 		e.client.Metrics.ResetTurns() // turn numbers start again

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"regexp"
 	"sort"
 	"strings"
@@ -180,14 +182,44 @@ func (e *Env) controlNouns(word string, dict map[string]bool, wordLen int, n int
 
 // Refuses asks the parser whether word, as used in action, names nothing
 // here. It plays the action and the same action with control nouns (words
-// for objects elsewhere) in probes: when the reply about word reads like
-// the reply about a control (with the control's word put back), the
-// parser did not find it. ok is false when the machine cannot be probed.
+// for objects elsewhere) in probes: when the action changes nothing (no
+// move counted, the world and the location as they were: every parser
+// refusal is like that) and its reply reads like the
+// reply about a control (with the control's word put back), the parser did
+// not find it. ok is false when the machine cannot be probed.
 func (e *Env) Refuses(action, word string, dict map[string]bool, wordLen int) (refused, ok bool) {
+	controls := e.controlNouns(word, dict, wordLen, 3)
+	if len(controls) == 0 {
+		return false, false
+	}
+	return e.refuses(action, word, controls, e.refusalsCountMoves("examine "+controls[0]))
+}
+
+// nonsense are words no story knows, the controls for RefusesUnknown.
+var nonsense = [...]string{"qzxjv", "vjxqzk"}
+
+// RefusesUnknown asks the parser whether it refuses word, which its
+// dictionary lacks: some verbs take any text ("say boo"), and the parser
+// answers those as it answers nothing else. The controls are nonsense.
+func (e *Env) RefusesUnknown(action, word string, dict map[string]bool, wordLen int) (refused, ok bool) {
+	counts := true
+	if c := e.controlNouns(word, dict, wordLen, 1); len(c) > 0 {
+		counts = e.refusalsCountMoves("examine " + c[0])
+	}
+	return e.refuses(action, word, nonsense[:], counts)
+}
+
+// refuses compares the action's reply with the controls'. countsRefusals
+// says whether a refusal may still count a move; when it cannot, a move
+// counted means the story accepted the command.
+func (e *Env) refuses(action, word string, controls []string, countsRefusals bool) (refused, ok bool) {
 	if e.m.State() != zmachine.WaitLine {
 		return false, false
 	}
-	re := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(word) + `\b`)
+	re := wordRE(word)
+	_, movesBefore := e.scoreMoves()
+	worldBefore, locBefore := e.worldHash(), e.location().ID
+	changed := false
 	reply := func(cmd string) (string, bool) {
 		out := ""
 		done := false
@@ -200,6 +232,10 @@ func (e *Env) Refuses(action, word string, dict map[string]bool, wordLen int) (r
 				return err
 			}
 			out = e.m.TakeOutput()
+			if cmd == action {
+				_, moves := e.scoreMoves()
+				changed = e.worldHash() != worldBefore || e.location().ID != locBefore || (moves != movesBefore && !countsRefusals)
+			}
 			done = true
 			return nil
 		})
@@ -209,17 +245,48 @@ func (e *Env) Refuses(action, word string, dict map[string]bool, wordLen int) (r
 	if !ok {
 		return false, false
 	}
-	for _, c := range e.controlNouns(word, dict, wordLen, 3) {
-		alt, ok := reply(re.ReplaceAllString(action, c))
+	if changed {
+		// The story acted on it (a turn passed, something moved): a parser
+		// that refuses a word does neither.
+		return false, true
+	}
+	for _, c := range controls {
+		alt, ok := reply(re.ReplaceAllString(action, "${1}"+c+"${2}"))
 		if !ok {
 			continue
 		}
-		back := regexp.MustCompile(`\b`+regexp.QuoteMeta(strings.ToLower(c))+`\b`).ReplaceAllString(alt, strings.ToLower(word))
+		back := wordRE(c).ReplaceAllString(alt, "${1}"+strings.ToLower(word)+"${2}")
 		if back == got {
 			return true, true
 		}
 	}
 	return false, true
+}
+
+// refusalsCountMoves reports whether the story counts a move even when its
+// parser cannot find an object (Infocom's do; Inform's do not), found once
+// by probing probe, a command about an object far away.
+func (e *Env) refusalsCountMoves(probe string) bool {
+	if e.refusalMoves != nil {
+		return *e.refusalMoves
+	}
+	_, before := e.scoreMoves()
+	counts, ok := false, false
+	e.m.Probe(func() error {
+		if err := e.m.SendLine(probe); err != nil {
+			return err
+		}
+		if _, err := e.m.Run(); err != nil {
+			return err
+		}
+		_, after := e.scoreMoves()
+		counts, ok = after != before, true
+		return nil
+	})
+	if ok {
+		e.refusalMoves = &counts
+	}
+	return counts
 }
 
 // Look is the room's description as the story gives it to "look", read in
@@ -241,4 +308,147 @@ func (e *Env) Look() string {
 		return nil
 	})
 	return strings.TrimSpace(out)
+}
+
+// StateHash is a hash of the story's whole dynamic memory (object tree,
+// globals, timers) except the bytes every command rewrites (the input and
+// parse buffers, found by probing two nonsense commands) and the move
+// counter: an action that leaves it unchanged did nothing at all, though
+// the clock moved; one that changes it did something (time-driven events
+// advanced, a counter moved), even when the object tree is the same.
+func (e *Env) StateHash() string {
+	mem := e.m.DynamicMemory()
+	for _, a := range e.volatileBytes() {
+		if a < len(mem) {
+			mem[a] = 0
+		}
+	}
+	for _, a := range e.clockBytes() {
+		if a >= 0 && a < len(mem) {
+			mem[a] = 0
+		}
+	}
+	sum := sha1.Sum(mem)
+	return hex.EncodeToString(sum[:8])
+}
+
+// clockBytes are the move counter's two bytes (from the binding).
+func (e *Env) clockBytes() []int {
+	switch {
+	case e.b.MovesGlobal != nil:
+		a := int(e.m.Word(0x0C)) + 2**e.b.MovesGlobal
+		return []int{a, a + 1}
+	case e.b.MovesAddr != 0:
+		return []int{e.b.MovesAddr, e.b.MovesAddr + 1}
+	}
+	return nil
+}
+
+// volatileBytes are the addresses that two different refused commands
+// leave different: where the story keeps the words typed. Found once.
+func (e *Env) volatileBytes() []int {
+	if e.volatile != nil || e.m.State() != zmachine.WaitLine {
+		return e.volatile
+	}
+	after := func(cmd string) []byte {
+		var mem []byte
+		e.m.Probe(func() error {
+			if err := e.m.SendLine(cmd); err != nil {
+				return err
+			}
+			if _, err := e.m.Run(); err != nil {
+				return err
+			}
+			mem = e.m.DynamicMemory()
+			return nil
+		})
+		return mem
+	}
+	a := after(strings.Repeat("qzxjv vjxqzk ", 9))
+	b := after(strings.Repeat("kzqj jqkzvx xv ", 8))
+	out := []int{}
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			out = append(out, i)
+		}
+	}
+	e.volatile = out
+	return out
+}
+
+// Idle reports whether action, played now, would do nothing but let time
+// pass. It plays "wait" and the action in probes: what waiting changes
+// (the clock, timers, wandering characters, the parser's record of the
+// verb) is set aside, and the action is idle when it changes nothing else
+// and its reply is not the reply to waiting (waiting is a move of its own).
+// Pressing a button that cycles a display is not idle. ok is false when
+// the machine cannot be probed.
+func (e *Env) Idle(action string) (idle, ok bool) {
+	if e.m.State() != zmachine.WaitLine {
+		return false, false
+	}
+	e.volatileBytes() // found outside the probes below
+	try := func(cmd string) (mem []byte, world, reply string, ok bool) {
+		e.m.Probe(func() error {
+			e.m.TakeOutput()
+			if err := e.m.SendLine(cmd); err != nil {
+				return err
+			}
+			if _, err := e.m.Run(); err != nil {
+				return err
+			}
+			reply = strings.Join(strings.Fields(e.m.TakeOutput()), " ")
+			mem = e.m.DynamicMemory()
+			world = e.worldHash()
+			ok = true
+			return nil
+		})
+		return mem, world, reply, ok
+	}
+	now := e.m.DynamicMemory()
+	waited, _, rw, ok1 := try("wait")
+	acted, world, ra, ok2 := try(action)
+	if !ok1 || !ok2 || len(waited) != len(now) || len(acted) != len(now) {
+		return false, false
+	}
+	if ra == rw || world != e.worldHash() {
+		return false, true
+	}
+	// The object tree is unchanged (the world hash, which already sets
+	// wandering characters aside); now everything else: globals,
+	// properties, arrays.
+	skip := map[int]bool{}
+	for _, a := range e.volatileBytes() {
+		skip[a] = true
+	}
+	for _, a := range e.clockBytes() {
+		skip[a] = true
+	}
+	tree, treeEnd := e.objectEntries()
+	for i := range now {
+		if skip[i] || waited[i] != now[i] || (i >= tree && i < treeEnd) {
+			continue
+		}
+		if acted[i] != now[i] {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// objectEntries is the address range of the object table's entries
+// (parents, siblings, children, attributes), which the world hash covers.
+func (e *Env) objectEntries() (from, to int) {
+	defaults, size := 31*2, 9
+	if e.m.Version() >= 4 {
+		defaults, size = 63*2, 14
+	}
+	from = int(e.m.Word(0x0A)) + defaults
+	return from, from + size*e.m.ObjectCount()
+}
+
+// wordRE matches word as a whole word (case aside), keeping what bounds it
+// in groups 1 and 2; words may hold punctuation ("cat_robot->desist();").
+func wordRE(word string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[\s.,!?"'])` + regexp.QuoteMeta(word) + `($|[\s.,!?"'])`)
 }
