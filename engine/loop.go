@@ -125,7 +125,7 @@ type Engine struct {
 	abandon  bool
 
 	st       GameState
-	resume   *resumeState // a checkpoint Run continues (ResumeFrom)
+	resume   *resumeState      // a checkpoint Run continues (ResumeFrom)
 	failed   map[string]bool   // failedKey: actions that did nothing (the repeated-failure metric)
 	refused  map[string]string // key → the world hash after the action did nothing (the critic)
 	actions  int
