@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,7 +19,7 @@ import (
 // defaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern.
 func defaultWorkDir() string { return config.DefaultWorkDir(os.LookupEnv) }
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	headless := fs.Bool("headless", false, "run without the TUI (required for now)")
@@ -32,10 +33,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.String("workdir", "", "work dir, one folder per story inside (default: work_dir, else $XDG_DATA_HOME/lantern)")
 	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
 	resume := fs.Bool("resume", false, "continue the story's unfinished episode (a killed session) from its last recorded turn")
+	review := fs.Bool("review", false, "review mode: each proposal waits for a decision read from standard input (y, e COMMAND, n REASON, n! REASON)")
+	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: lantern run --headless [--json] [--story F] [--seed N] [--max-turns N]
                    [--episodes N] [--model M] [--agent llm|script:FILE] [--workdir D] [--config F]
-                   [--resume]
+                   [--resume] [--review [--auto-accept D]]
 
 Plays episodes with the agent, without the TUI, printing a line per turn (or
 a JSON object per turn with --json). --agent script:FILE takes the actions
@@ -43,6 +46,13 @@ from FILE while every manager runs (the critic is advisory). Every turn is
 checkpointed in lantern.db: after a crash, --resume continues the episode
 from its last recorded turn with the identical game state (a script resumes
 after the actions already played).
+
+With --review the person is the last critic: each proposal (after the
+critic) waits for one line on standard input: y accepts it, e COMMAND plays
+COMMAND instead (recorded as human-edited, the proposal kept), n REASON
+rejects it (the agent proposes again with the reason in its prompt), n! REASON
+also writes the reason to Memories.md at that location. At the end of
+standard input every further proposal is accepted.
 
 Examples:
   lantern run --headless --story zork1.z3 --max-turns 50 --model qwen3:4b
@@ -113,8 +123,36 @@ Flags:
 	if code := resumeOrNot(ctx, sess, *resume, "lantern run", stderr); code != exitOK {
 		return code
 	}
+	var decide func(engine.ReviewRequested)
+	if *review {
+		if err := sess.Engine.Send(ctx, engine.SetReview{On: true, AutoAccept: *autoAccept}); err != nil {
+			return exitError
+		}
+		decide = reviewer(ctx, sess.Engine, stdin, stderr)
+	}
 	go sess.Engine.Run(ctx)
-	return report(sess.Engine.Events(), *asJSON, stdout, stderr)
+	return report(sess.Engine.Events(), *asJSON, stdout, stderr, decide)
+}
+
+// reviewer answers each review request with the next decision line of in
+// (accepting at its end); a line that is not a decision is reported and
+// the next one read.
+func reviewer(ctx context.Context, e *engine.Engine, in io.Reader, stderr io.Writer) func(engine.ReviewRequested) {
+	lines := bufio.NewScanner(in)
+	lines.Buffer(make([]byte, 0, 4096), 64*1024)
+	return func(r engine.ReviewRequested) {
+		d := engine.ReviewDecision{Decision: engine.DecisionAccept}
+		for lines.Scan() {
+			got, err := engine.ParseDecision(lines.Text())
+			if err != nil {
+				fmt.Fprintln(stderr, "lantern run:", err)
+				continue
+			}
+			d = got
+			break
+		}
+		e.Send(ctx, d)
+	}
 }
 
 // resumeOrNot resumes the session's unfinished episode when asked (saying
@@ -156,10 +194,12 @@ type runLine struct {
 	// Critic holds the critic's verdicts, one per proposal (empty for the
 	// person's turns).
 	Critic []engine.Verdict `json:"critic"`
+	// Review holds the person's decisions (review mode).
+	Review []engine.Review `json:"review,omitempty"`
 }
 
 // report prints the engine's turns until it stops.
-func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer) int {
+func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, decide func(engine.ReviewRequested)) int {
 	enc := json.NewEncoder(stdout)
 	code := exitOK
 	var pending *runLine
@@ -184,7 +224,7 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer) i
 			}
 			o := v.Observation
 			pending = &runLine{Turn: v.Turn, Actor: string(v.Actor), Action: v.Action, Score: o.Score, Moves: o.Moves,
-				Location: o.Location.ID, TurnMS: ms(v.Duration), LLMMS: ms(v.LLMTime), Ended: string(o.Ended), Critic: v.Verdicts}
+				Location: o.Location.ID, TurnMS: ms(v.Duration), LLMMS: ms(v.LLMTime), Ended: string(o.Ended), Critic: v.Verdicts, Review: v.Reviews}
 			if pending.Critic == nil {
 				pending.Critic = []engine.Verdict{}
 			}
@@ -204,6 +244,13 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer) i
 			flush()
 			if !asJSON {
 				fmt.Fprintf(stdout, "episode %d ended (%s): score %d in %d moves, %d turns\n", v.Episode, v.Reason, v.Score, v.Moves, v.Turns)
+			}
+		case engine.ReviewRequested:
+			if decide != nil {
+				if !asJSON {
+					fmt.Fprintf(stderr, "T%d proposal %q (critic: %s %+.1f). y / e COMMAND / n REASON / n! REASON?\n", v.Turn, v.Action, v.Verdict.Stage, v.Verdict.Score)
+				}
+				decide(v)
 			}
 		case engine.Idle:
 			// Headless runs never pause on their own; a pause after repeated

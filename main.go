@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "play":
 		return cmdPlay(ctx, args[1:], stdin, stdout, stderr)
 	case "run":
-		return cmdRun(ctx, args[1:], stdout, stderr)
+		return cmdRun(ctx, args[1:], stdin, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, args[1:], stdout, stderr)
 	case "doctor":

@@ -60,7 +60,7 @@ func (a LLMAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []
 		}
 	}
 	if len(rejected) > 0 {
-		msgs = append(append([]llm.Message(nil), prompt...), llm.User("The critic rejected: "+strings.Join(rejected, "; ")+". Choose a different command."))
+		msgs = append(append([]llm.Message(nil), prompt...), llm.User("Not accepted: "+strings.Join(rejected, "; ")+". Choose a different command."))
 	}
 	req := llm.Request{Role: config.RoleAgent, Messages: msgs, OnDelta: onDelta, Turn: turn}
 	var p Proposal

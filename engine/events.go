@@ -78,6 +78,8 @@ type TurnResult struct {
 	Episode int
 	// Verdicts are the critic's, one per proposal (the agent's turns).
 	Verdicts []Verdict
+	// Reviews are the person's decisions (review mode).
+	Reviews []Review
 }
 
 // MemoryChanged: memories at a location changed.

@@ -66,6 +66,7 @@ type TurnRecord struct {
 	Reasoning string
 	Proposal  Proposal
 	Verdicts  []Verdict
+	Reviews   []Review // the person's decisions (review mode)
 	Before    Observation
 	After     Observation
 	Extracted Extraction
@@ -97,6 +98,9 @@ type GameState struct {
 	History   []contextmgr.Turn
 	Reasoning []ReasoningEntry
 	Feedback  string
+	// PersonFeedback are the person's reasons for rejecting proposals
+	// (review mode), newest last, for the agent's prompt.
+	PersonFeedback []string
 	// Progress tracking for stuck detection.
 	lastProgress int
 	bestScore    int
@@ -121,8 +125,11 @@ type Engine struct {
 	mode     Mode
 	pending  []string
 	quitting bool
-	ending   bool // the person ended the episode (EndEpisode)
-	abandon  bool
+	// Review mode: the person decides on each proposal after the critic.
+	reviewing  bool
+	autoAccept time.Duration
+	ending     bool // the person ended the episode (EndEpisode)
+	abandon    bool
 
 	st       GameState
 	resume   *resumeState      // a checkpoint Run continues (ResumeFrom)
@@ -350,6 +357,12 @@ func (e *Engine) apply(c Command) bool {
 		return true
 	case MemoryEdit, ObjectiveEdit:
 		e.edit(c)
+	case SetReview:
+		e.reviewing, e.autoAccept = c.On, c.AutoAccept
+		select {
+		case e.events <- ReviewMode{On: c.On, AutoAccept: c.AutoAccept}:
+		default:
+		}
 	}
 	return false
 }
@@ -429,7 +442,8 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	var verdicts []Verdict
 	modelRejected := map[string]bool{}
 	var best *Proposal
-	bestScore := -2.0
+	bestScore, bestAt := -2.0, 0
+	var reviews []Review
 	for attempt := 1; attempt <= e.cfg.MaxProposals; attempt++ {
 		p, err := e.propose(ctx, prompt, rejected, turn)
 		switch {
@@ -457,6 +471,34 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 		}
 		verdicts = append(verdicts, v)
 		e.emit(ctx, CriticVerdict{Turn: turn, Attempt: attempt, Action: p.Action, Score: v.Score, Justification: v.Justification, Accepted: v.Accepted, Stage: v.Stage})
+		chosen := v.Accepted || attempt == e.cfg.MaxProposals
+		if chosen && !v.Accepted && best != nil && bestScore > v.Score {
+			p, v = *best, verdicts[bestAt]
+		}
+		if chosen && e.reviewing {
+			d, auto, abandoned := e.review(ctx, turn, attempt, p, v)
+			if abandoned {
+				return nil
+			}
+			r := Review{Proposal: p.Action, Decision: d.Decision, Auto: auto}
+			switch d.Decision {
+			case DecisionEdit:
+				r.Command = Sanitize(d.Command)
+				reviews = append(reviews, r)
+				return e.play(ctx, ActorHumanEdited, r.Command, p, verdicts, start, llmBefore, reviews...)
+			case DecisionReject:
+				r.Reason, r.Remembered = strings.TrimSpace(d.Reason), d.Remember
+				reviews = append(reviews, r)
+				e.personRejected(p, d)
+				rejected = append(rejected, fmt.Sprintf("%q (the person: %s)", p.Action, r.Reason))
+				prompt = e.prompt(ctx, turn)
+				attempt-- // the person's rejections do not count against the critic's cap
+				best, bestScore = nil, -2.0
+				continue
+			}
+			reviews = append(reviews, r)
+			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore, reviews...)
+		}
 		if v.Accepted {
 			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore)
 		}
@@ -465,7 +507,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 		}
 		if v.Score > bestScore {
 			bp := p
-			best, bestScore = &bp, v.Score
+			best, bestScore, bestAt = &bp, v.Score, len(verdicts)-1
 		}
 		rejected = append(rejected, fmt.Sprintf("%q (%s)", p.Action, v.Justification))
 	}
@@ -523,7 +565,7 @@ func (e *Engine) prompt(ctx context.Context, turn int) []llm.Message {
 	in := contextmgr.Input{
 		Turn: turn, LocationID: obs.Location.ID, LocationName: obs.Location.Name, Score: obs.Score, Moves: obs.Moves,
 		LastText: obs.Text, Recent: e.st.History, Map: e.gmap.Neighbourhood(obs.Location.ID),
-		Feedback: e.st.Feedback, Budget: e.cfg.PromptBudget,
+		Feedback: e.st.Feedback, Budget: e.cfg.PromptBudget, Person: e.st.PersonFeedback,
 		Description: e.env.Look(), InScope: e.env.ScopeNames(),
 		Thinking: e.client != nil && !e.agent.Scripted() && e.client.Thinks(ctx, config.RoleAgent),
 	}
@@ -584,7 +626,7 @@ func (e *Engine) warning(turn int) string {
 
 // play runs an action through the environment and every manager; human and
 // agent actions take the same path.
-func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposal, verdicts []Verdict, start time.Time, llmBefore time.Duration) error {
+func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposal, verdicts []Verdict, start time.Time, llmBefore time.Duration, reviews ...Review) error {
 	turn := e.st.Turn + 1
 	if actor == ActorHuman {
 		e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorHuman})
@@ -640,14 +682,14 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 		e.st.Reasoning = append(e.st.Reasoning, ReasoningEntry{Turn: turn, Reasoning: p.Reasoning, Action: action, Timestamp: time.Now()})
 	}
 	llmTime := e.llmTime() - llmBefore
-	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts,
+	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts, Reviews: reviews,
 		Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom, Stuck: e.becameStuck(turn),
 		Duration: time.Since(start), LLMTime: llmTime}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}
 	// DESIGN.md §2's order: the result, then memory, then the map.
-	e.emit(ctx, TurnResult{Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Observation: obs, Duration: time.Since(start), LLMTime: llmTime, Verdicts: verdicts})
+	e.emit(ctx, TurnResult{Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Observation: obs, Duration: time.Since(start), LLMTime: llmTime, Verdicts: verdicts, Reviews: reviews})
 	if e.hooks.AfterTurn != nil {
 		evs, err := e.hooks.AfterTurn(ctx, rec)
 		for _, ev := range evs {

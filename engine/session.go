@@ -274,6 +274,16 @@ func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, erro
 	if err := s.DB.RecordTurn(ctx, row); err != nil {
 		return nil, err
 	}
+	if len(rec.Reviews) > 0 {
+		rs := make([]memory.Review, 0, len(rec.Reviews))
+		for _, r := range rec.Reviews {
+			rs = append(rs, memory.Review{Turn: rec.Turn, Proposal: r.Proposal, Decision: string(r.Decision), Command: r.Command,
+				Reason: r.Reason, Remembered: r.Remembered, Auto: r.Auto})
+		}
+		if err := s.DB.RecordReviews(ctx, s.episode, rec.Turn, rs); err != nil {
+			return nil, err
+		}
+	}
 	var events []Event
 	if rec.After.Location.ID != rec.Before.Location.ID && rec.After.Location.ID != 0 {
 		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil {

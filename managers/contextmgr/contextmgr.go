@@ -27,7 +27,7 @@ Think it through, then reply with JSON: action (the command), remember (a fact w
 const systemRules = `You play a text adventure. Each turn, give ONE command to the game's parser.
 Parser: short imperative English ("take lamp", "open mailbox", "put coin in slot", "unlock door with key"), one command per turn. Directions: n, s, e, w, ne, nw, se, sw, up, down, in, out. "look" redescribes the room, "examine X" looks closely, "inventory" lists what you carry, "wait" passes time. "I don't know the word" means no such word; "You can't see any X here" means X is not here.
 Darkness kills: carry a light and turn it on before entering dark places.
-You see: the game state (location IDs like L64 name rooms; the room's description; objects in scope are what the parser accepts here), Memories of this room (ACTIVE: confirmed; TENTATIVE: unconfirmed; DANGER: deadly; superseded ones were wrong), your Notes, Objectives, Knowledge from earlier games, Coach (a supervisor's advice) and Warning (you are looping or stuck: change approach).
+You see: the game state (location IDs like L64 name rooms; the room's description; objects in scope are what the parser accepts here), Memories of this room (ACTIVE: confirmed; TENTATIVE: unconfirmed; DANGER: deadly; superseded ones were wrong), your Notes, Objectives, Knowledge from earlier games, Coach (a supervisor's advice), The person says (the person watching you rejected a command and why: follow it) and Warning (you are looping or stuck: change approach).
 Explore every exit, examine and take useful things, read what you find; do not repeat a failed action unless something changed.
 remember_importance: 0 nothing; 1-99 minor; 100-499 useful fact; 500-899 key to progress; 900-1000 life or death.`
 
@@ -65,9 +65,10 @@ type Input struct {
 	Objectives     []string
 	Map            string
 	Notes          []string
-	Knowledge      string // strategic knowledge across episodes
-	Feedback       string // the supervisor's coaching
-	Warning        string // loop or stuck detection
+	Knowledge      string   // strategic knowledge across episodes
+	Feedback       string   // the supervisor's coaching
+	Person         []string // the person's reasons for rejecting proposals (review mode)
+	Warning        string   // loop or stuck detection
 	// Budget is the prompt's size limit in tokens (0: no limit).
 	Budget int
 }
@@ -183,6 +184,7 @@ func sections(in Input) []section {
 		{"Notes", notes.String(), 3},
 		{"Knowledge", clip(in.Knowledge, 1600), 5},
 		{"Coach", in.Feedback, 5},
+		{"The person says", bullets(in.Person), 9},
 		{"Warning", in.Warning, 9},
 	}
 }
@@ -220,6 +222,14 @@ func without(names, drop []string) []string {
 		}
 	}
 	return out
+}
+
+func bullets(items []string) string {
+	var b strings.Builder
+	for _, it := range items {
+		fmt.Fprintf(&b, "- %s\n", clip(it, 240))
+	}
+	return b.String()
 }
 
 func clip(s string, n int) string {

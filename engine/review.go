@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Review mode puts the person in the critic's chair: after the critic, the
+// agent's proposal waits for the person, who accepts it, edits it (played
+// as ActorHumanEdited, the proposal kept) or rejects it with a reason. A
+// rejection plays nothing: the agent proposes again for the same turn with
+// the reason in its prompt, and the reason stays in its prompt for the rest
+// of the episode (the last few, like the supervisor's coaching); when the
+// person asks, it is also written to Memories.md at that location.
+
+// ActorHumanEdited: the person changed the agent's proposal before it was
+// played.
+const ActorHumanEdited Actor = "human-edited"
+
+// Decision is the person's verdict on a proposal.
+type Decision string
+
+// The person's decisions.
+const (
+	DecisionAccept Decision = "accept"
+	DecisionEdit   Decision = "edit"
+	DecisionReject Decision = "reject"
+)
+
+// MaxPersonFeedback is how many of the person's rejection reasons the
+// agent's prompt keeps (the newest).
+const MaxPersonFeedback = 5
+
+// SetReview turns review mode on or off. AutoAccept, when above zero,
+// accepts a proposal the person has not decided on within that time.
+type SetReview struct {
+	On         bool
+	AutoAccept time.Duration
+}
+
+// ReviewDecision answers a ReviewRequested. Command is the edited command
+// (DecisionEdit); Reason the rejection's reason (DecisionReject), which
+// Remember also writes to Memories.md as a memory of Category (FAILURE by
+// default, or NOTE), marked as the person's.
+type ReviewDecision struct {
+	Decision Decision
+	Command  string
+	Reason   string
+	Remember bool
+	Category string
+}
+
+// ReviewRequested: a proposal waits for the person (review mode). Deadline
+// is when it will be accepted unless the person decides (zero: no
+// auto-accept).
+type ReviewRequested struct {
+	Turn      int
+	Attempt   int
+	Action    string
+	Reasoning string
+	Verdict   Verdict
+	Deadline  time.Time
+}
+
+// ReviewMode: review mode was switched (so every client shows it).
+type ReviewMode struct {
+	On         bool
+	AutoAccept time.Duration
+}
+
+// Review is one decision of the person's, as recorded with the turn.
+type Review struct {
+	Proposal   string   `json:"proposal"`
+	Decision   Decision `json:"decision"`
+	Command    string   `json:"command,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	Remembered bool     `json:"remembered,omitempty"`
+	Auto       bool     `json:"auto,omitempty"` // accepted by the timer
+}
+
+func (SetReview) isCommand()      {}
+func (ReviewDecision) isCommand() {}
+func (ReviewRequested) isEvent()  {}
+func (ReviewMode) isEvent()       {}
+
+// ParseDecision reads a decision typed as one line: "y" (accept), "e
+// COMMAND" (edit), "n REASON" (reject), "n! REASON" (reject and remember).
+func ParseDecision(line string) (ReviewDecision, error) {
+	line = strings.TrimSpace(line)
+	verb, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimSpace(rest)
+	switch strings.ToLower(verb) {
+	case "y", "yes", "a", "accept", "":
+		return ReviewDecision{Decision: DecisionAccept}, nil
+	case "e", "edit":
+		if Sanitize(rest) == "" {
+			return ReviewDecision{}, fmt.Errorf("review: %q: an edit needs the command to play", line)
+		}
+		return ReviewDecision{Decision: DecisionEdit, Command: rest}, nil
+	case "n", "no", "r", "reject":
+		return ReviewDecision{Decision: DecisionReject, Reason: rest}, nil
+	case "n!", "no!", "r!", "reject!":
+		return ReviewDecision{Decision: DecisionReject, Reason: rest, Remember: true}, nil
+	}
+	return ReviewDecision{}, fmt.Errorf("review: %q: want y, e COMMAND, n REASON or n! REASON", line)
+}
+
+// review waits for the person's decision on a proposal, obeying every
+// other command meanwhile. abandoned reports a command that drops the turn
+// (cancel, quit, ending the episode).
+func (e *Engine) review(ctx context.Context, turn, attempt int, p Proposal, v Verdict) (d ReviewDecision, auto, abandoned bool) {
+	ev := ReviewRequested{Turn: turn, Attempt: attempt, Action: p.Action, Reasoning: p.Reasoning, Verdict: v}
+	var timeout <-chan time.Time
+	if e.autoAccept > 0 {
+		ev.Deadline = time.Now().Add(e.autoAccept)
+		t := time.NewTimer(e.autoAccept)
+		defer t.Stop()
+		timeout = t.C
+	}
+	e.emit(ctx, ev)
+	for {
+		select {
+		case c := <-e.cmds:
+			switch c := c.(type) {
+			case ReviewDecision:
+				return c, false, false
+			case SetReview:
+				e.apply(c)
+				if !e.reviewing {
+					return ReviewDecision{Decision: DecisionAccept}, true, false
+				}
+			default:
+				if e.apply(c) {
+					return ReviewDecision{}, false, true
+				}
+			}
+		case <-timeout:
+			return ReviewDecision{Decision: DecisionAccept}, true, false
+		case <-ctx.Done():
+			return ReviewDecision{}, false, true
+		}
+	}
+}
+
+// personRejected keeps a rejection's reason for the agent's prompts and,
+// when asked, writes it to Memories.md at the location.
+func (e *Engine) personRejected(p Proposal, d ReviewDecision) {
+	reason := strings.TrimSpace(d.Reason)
+	if reason == "" {
+		reason = "no reason given"
+	}
+	e.st.PersonFeedback = append(e.st.PersonFeedback, fmt.Sprintf("T%d: not %q: %s", e.st.Turn+1, p.Action, reason))
+	if n := len(e.st.PersonFeedback); n > MaxPersonFeedback {
+		e.st.PersonFeedback = e.st.PersonFeedback[n-MaxPersonFeedback:]
+	}
+	if !d.Remember {
+		return
+	}
+	cat := strings.ToUpper(strings.TrimSpace(d.Category))
+	if cat != "NOTE" {
+		cat = "FAILURE"
+	}
+	loc := e.st.Obs.Location
+	e.edit(MemoryEdit{Op: MemoryAdd, Location: loc.ID, Category: cat,
+		NewTitle: clipRunes("The person: "+reason, 80),
+		Text:     fmt.Sprintf("The person rejected %q here: %s", p.Action, reason)})
+}

@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// promptAgent proposes its actions in order and records every prompt and
+// every list of rejections it was given.
+type promptAgent struct {
+	actions  []string
+	prompts  []string
+	rejected [][]string
+}
+
+func (a *promptAgent) Propose(_ context.Context, prompt []llm.Message, rejected []string, _ int, _ func(llm.Delta)) (Proposal, error) {
+	a.prompts = append(a.prompts, prompt[len(prompt)-1].Content)
+	a.rejected = append(a.rejected, rejected)
+	act := a.actions[0]
+	a.actions = a.actions[1:]
+	return Proposal{Action: act, Reasoning: "because " + act}, nil
+}
+
+func (*promptAgent) Scripted() bool { return false }
+
+func TestDecisionLines(t *testing.T) {
+	tests := []struct {
+		line string
+		want ReviewDecision
+		bad  bool
+	}{
+		{"y", ReviewDecision{Decision: DecisionAccept}, false},
+		{"", ReviewDecision{Decision: DecisionAccept}, false},
+		{"e look", ReviewDecision{Decision: DecisionEdit, Command: "look"}, false},
+		{"e", ReviewDecision{}, true},
+		{"n try the orchard first", ReviewDecision{Decision: DecisionReject, Reason: "try the orchard first"}, false},
+		{"n! the door is boarded", ReviewDecision{Decision: DecisionReject, Reason: "the door is boarded", Remember: true}, false},
+		{"maybe", ReviewDecision{}, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseDecision(tt.line)
+		if (err != nil) != tt.bad || (!tt.bad && got != tt.want) {
+			t.Errorf("ParseDecision(%q) = %+v, %v", tt.line, got, err)
+		}
+	}
+}
+
+// TestReviewRejectEditAccept: in review mode a rejection plays nothing and
+// reaches the agent's next proposal for the same turn (its rejections and
+// the prompt's "The person says"), a remembered one lands in Memories.md
+// at the location; an edit plays the person's command as human-edited with
+// the proposal kept; everything is recorded in lantern.db.
+func TestReviewRejectEditAccept(t *testing.T) {
+	story, binding := demoStory(t)
+	agent := &promptAgent{actions: []string{"east", "look", "north", "south"}}
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
+		Engine: Config{Seed: 1, StartPaused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go sess.Engine.Run(ctx)
+	h := &harness{t: t, e: sess.Engine, ctx: ctx}
+	h.until(Idle{})
+	h.send(SetReview{On: true})
+	h.send(Step{})
+	var requests []ReviewRequested
+	var results []TurnResult
+	decisions := []ReviewDecision{
+		{Decision: DecisionReject, Reason: "the door is boarded shut", Remember: true},
+		{Decision: DecisionAccept},
+		{Decision: DecisionEdit, Command: "inventory"},
+	}
+	for ev := range sess.Engine.Events() {
+		switch v := ev.(type) {
+		case ReviewRequested:
+			requests = append(requests, v)
+			h.send(decisions[0])
+			decisions = decisions[1:]
+		case TurnResult:
+			if v.Turn > 0 {
+				results = append(results, v)
+			}
+		case Idle:
+			if len(results) == 1 {
+				h.send(Step{})
+			}
+		}
+		if len(results) == 2 {
+			break
+		}
+	}
+	if len(requests) != 3 || requests[0].Action != "east" || requests[1].Action != "look" || requests[2].Action != "north" {
+		t.Fatalf("review requests %+v", requests)
+	}
+	if r := results[0]; r.Turn != 1 || r.Actor != ActorAgent || r.Action != "look" || len(r.Reviews) != 2 ||
+		r.Reviews[0].Decision != DecisionReject || r.Reviews[1].Decision != DecisionAccept {
+		t.Fatalf("turn 1: %+v", r)
+	}
+	if r := results[1]; r.Turn != 2 || r.Actor != ActorHumanEdited || r.Action != "inventory" || r.Reviews[0].Proposal != "north" {
+		t.Fatalf("turn 2: %+v", r)
+	}
+	if got := agent.rejected[1]; len(got) != 1 || !strings.Contains(got[0], "the door is boarded shut") {
+		t.Errorf("the second proposal of turn 1 was not told of the rejection: %v", got)
+	}
+	for i := 1; i < len(agent.prompts); i++ {
+		if !strings.Contains(agent.prompts[i], "## The person says") || !strings.Contains(agent.prompts[i], "the door is boarded shut") {
+			t.Errorf("prompt %d lacks the person's reason:\n%s", i, agent.prompts[i])
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(sess.Dir, "Memories.md"))
+	if err != nil || !strings.Contains(string(data), "The person: the door is boarded shut") {
+		t.Fatalf("Memories.md lacks the remembered rejection (%v):\n%s", err, data)
+	}
+	var out strings.Builder
+	if code := memory.Check(&out, filepath.Join(sess.Dir, "Memories.md")); code != 0 {
+		t.Fatalf("memories check: %s", out.String())
+	}
+	if !strings.Contains(sess.Engine.hooks.LocationMemory(results[0].Observation.Location.ID), "The person: the door is boarded shut") {
+		t.Error("the remembered rejection is not shown to the agent at that location")
+	}
+	eps, err := sess.DB.Episodes(ctx)
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes %v %v", eps, err)
+	}
+	rs, err := sess.DB.Reviews(ctx, eps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := memory.SumReviews(rs)
+	if st.Decisions != 3 || st.Accepted != 1 || st.Edited != 1 || st.Rejected != 1 || st.Reasons[0] != "the door is boarded shut" {
+		t.Errorf("reviews in lantern.db: %+v", st)
+	}
+}

@@ -1,0 +1,116 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+)
+
+// The person's reviews (review mode): one row per decision on a proposal,
+// so the acceptance rate and the reasons given survive the run.
+
+const reviewsSchema = `
+CREATE TABLE IF NOT EXISTS reviews (
+	episode_id INTEGER NOT NULL REFERENCES episodes(id),
+	turn       INTEGER NOT NULL,
+	seq        INTEGER NOT NULL,
+	proposal   TEXT NOT NULL,
+	decision   TEXT NOT NULL,
+	command    TEXT NOT NULL DEFAULT '',
+	reason     TEXT NOT NULL DEFAULT '',
+	remembered INTEGER NOT NULL DEFAULT 0,
+	auto       INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (episode_id, turn, seq)
+);`
+
+// Review is one decision of the person's on an agent's proposal.
+type Review struct {
+	Turn       int
+	Proposal   string
+	Decision   string // accept, edit, reject
+	Command    string // edit: what was played instead
+	Reason     string // reject: why
+	Remembered bool   // reject: also written to Memories.md
+	Auto       bool   // accepted by the auto-accept timer
+}
+
+// ReviewStats sums an episode's reviews.
+type ReviewStats struct {
+	Decisions, Accepted, Edited, Rejected int
+	Reasons                               []string // the rejections' reasons, in order
+}
+
+// AcceptanceRate is the share of decisions that accepted the proposal.
+func (s ReviewStats) AcceptanceRate() float64 {
+	if s.Decisions == 0 {
+		return 0
+	}
+	return float64(s.Accepted) / float64(s.Decisions)
+}
+
+// RecordReviews stores a turn's reviews in an episode (episode is the
+// episodes table's ID).
+func (db *RunDB) RecordReviews(ctx context.Context, episode int64, turn int, rs []Review) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	if _, err := db.db.ExecContext(ctx, reviewsSchema); err != nil {
+		return fmt.Errorf("reviews table: %w", err)
+	}
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("record reviews: %w", err)
+	}
+	defer tx.Rollback()
+	for i, r := range rs {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO reviews (episode_id, turn, seq, proposal, decision, command, reason, remembered, auto)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, episode, turn, i, r.Proposal, r.Decision, r.Command, r.Reason, r.Remembered, r.Auto); err != nil {
+			return fmt.Errorf("record review of turn %d: %w", turn, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("record reviews: %w", err)
+	}
+	return nil
+}
+
+// Reviews lists an episode's reviews in order.
+func (db *RunDB) Reviews(ctx context.Context, episode int64) ([]Review, error) {
+	if _, err := db.db.ExecContext(ctx, reviewsSchema); err != nil {
+		return nil, fmt.Errorf("reviews table: %w", err)
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT turn, proposal, decision, command, reason, remembered, auto FROM reviews
+		WHERE episode_id = ? ORDER BY turn, seq`, episode)
+	if err != nil {
+		return nil, fmt.Errorf("reviews of episode %d: %w", episode, err)
+	}
+	defer rows.Close()
+	var out []Review
+	for rows.Next() {
+		var r Review
+		if err := rows.Scan(&r.Turn, &r.Proposal, &r.Decision, &r.Command, &r.Reason, &r.Remembered, &r.Auto); err != nil {
+			return nil, fmt.Errorf("reviews of episode %d: %w", episode, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// SumReviews counts decisions by kind and collects the reasons.
+func SumReviews(rs []Review) ReviewStats {
+	var s ReviewStats
+	for _, r := range rs {
+		s.Decisions++
+		switch r.Decision {
+		case "accept":
+			s.Accepted++
+		case "edit":
+			s.Edited++
+		case "reject":
+			s.Rejected++
+			if r.Reason != "" {
+				s.Reasons = append(s.Reasons, r.Reason)
+			}
+		}
+	}
+	return s
+}
