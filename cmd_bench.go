@@ -238,6 +238,34 @@ type benchEpisode struct {
 	Errors    int                `json:"llm_errors"`
 	Milestone []milestone        `json:"milestones"`
 	Critic    engine.CriticTally `json:"critic"`
+	// The person's reviews (review mode), when there were any.
+	Reviews *reviewTally `json:"reviews,omitempty"`
+}
+
+// reviewTally counts the person's decisions.
+type reviewTally struct {
+	Decisions int      `json:"decisions"`
+	Accepted  int      `json:"accepted"`
+	Edited    int      `json:"edited"`
+	Rejected  int      `json:"rejected"`
+	Reasons   []string `json:"reasons,omitempty"`
+}
+
+func (t *reviewTally) add(rs []engine.Review) {
+	for _, r := range rs {
+		t.Decisions++
+		switch r.Decision {
+		case engine.DecisionAccept:
+			t.Accepted++
+		case engine.DecisionEdit:
+			t.Edited++
+		case engine.DecisionReject:
+			t.Rejected++
+			if r.Reason != "" {
+				t.Reasons = append(t.Reasons, r.Reason)
+			}
+		}
+	}
 }
 
 // milestone is a score reached for the first time in an episode.
@@ -296,6 +324,10 @@ type benchMetrics struct {
 	ProposalsPerTurn     float64              `json:"critic_proposals_per_turn"`
 	RejectedByStage      map[engine.Stage]int `json:"critic_rejected_by_stage"`
 	OverriddenRejections int                  `json:"critic_overridden_rejections"`
+	// ReviewAcceptance is the person's acceptance rate (review mode); -1
+	// when nobody reviewed.
+	ReviewAcceptance float64 `json:"review_acceptance_rate"`
+	ReviewDecisions  int     `json:"review_decisions"`
 }
 
 func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, stderr io.Writer) int {
@@ -493,6 +525,12 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 			}
 			ep.Scores = append(ep.Scores, o.Score)
 			ep.Critic.Add(engine.Tally(v.Verdicts))
+			if len(v.Reviews) > 0 {
+				if ep.Reviews == nil {
+					ep.Reviews = &reviewTally{}
+				}
+				ep.Reviews.add(v.Reviews)
+			}
 			llmTime = v.LLMTime
 		case engine.MetricsUpdated:
 			if ep == nil {
@@ -624,6 +662,7 @@ func summarize(eps []benchEpisode) []benchMetrics {
 	var harness, latency []int64
 	calls, actions, repeats := 0, 0, 0
 	critic := engine.CriticTally{Rejected: map[engine.Stage]int{}}
+	reviews := reviewTally{}
 	visited, covered := map[int]bool{}, map[int]bool{}
 	fastest := map[int]int{}
 	var scoreSum, movesSum float64
@@ -637,6 +676,11 @@ func summarize(eps []benchEpisode) []benchMetrics {
 			HarnessPerTurnMS: mean(e.HarnessUS) / 1000}
 		m.setCritic(e.Critic)
 		critic.Add(e.Critic)
+		m.setReviews(e.Reviews)
+		if e.Reviews != nil {
+			reviews.Decisions += e.Reviews.Decisions
+			reviews.Accepted += e.Reviews.Accepted
+		}
 		if m.Milestones == nil {
 			m.Milestones = []milestone{}
 		}
@@ -682,7 +726,15 @@ func summarize(eps []benchEpisode) []benchMetrics {
 	all.LatencyP50MS, all.LatencyP95MS = float64(percentile(latency, 50))/1000, float64(percentile(latency, 95))/1000
 	all.HarnessPerTurnMS = mean(harness) / 1000
 	all.setCritic(critic)
+	all.setReviews(&reviews)
 	return append(out, all)
+}
+
+func (m *benchMetrics) setReviews(t *reviewTally) {
+	m.ReviewAcceptance, m.ReviewDecisions = -1, 0
+	if t != nil && t.Decisions > 0 {
+		m.ReviewAcceptance, m.ReviewDecisions = ratio(t.Accepted, t.Decisions), t.Decisions
+	}
 }
 
 func (m *benchMetrics) setCritic(t engine.CriticTally) {

@@ -56,6 +56,12 @@ var metricRows = []metricRow{
 	}, func(m benchMetrics) float64 {
 		return float64(m.RejectedByStage[engine.StageGroundTruth] + m.RejectedByStage[engine.StageModel])
 	}, ""},
+	{reviewRow, func(m benchMetrics) string {
+		if m.ReviewDecisions == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%s of %d", pct(m.ReviewAcceptance), m.ReviewDecisions)
+	}, func(m benchMetrics) float64 { return 100 * max(m.ReviewAcceptance, 0) }, " pts"},
 	{"prompt tokens/turn p50/p95", func(m benchMetrics) string { return fmt.Sprintf("%d / %d", m.PromptTokensP50, m.PromptTokensP95) },
 		func(m benchMetrics) float64 { return float64(m.PromptTokensP50) }, " (p50)"},
 	{"model latency p50/p95", func(m benchMetrics) string {
@@ -65,6 +71,8 @@ var metricRows = []metricRow{
 	{"harness overhead per turn", func(m benchMetrics) string { return msText(m.HarnessPerTurnMS) },
 		func(m benchMetrics) float64 { return m.HarnessPerTurnMS }, " ms"},
 }
+
+const reviewRow = "person's acceptance (review mode)"
 
 func msText(ms float64) string {
 	switch {
@@ -155,6 +163,9 @@ func printBench(w io.Writer, r *benchReport, width int) {
 		}
 		rows := [][]string{head}
 		for _, mr := range metricRows {
+			if mr.name == reviewRow && all.ReviewDecisions == 0 {
+				continue // nobody reviewed: no column of dashes
+			}
 			row := []string{mr.name}
 			for _, c := range cols {
 				row = append(row, mr.value(c))
