@@ -70,10 +70,20 @@ type proposal struct {
 	Again  bool // the same command as last time, for the same or a later turn
 }
 
-// sameAction compares commands as the player would: case, spacing and
-// direction spelling ("N", "go north") do not matter.
+// sameAction compares commands as the parser would: case, spacing,
+// articles and direction spelling ("N", "go north") do not matter.
 func sameAction(a, b string) bool {
-	return mapper.NormalizeAction(a) == mapper.NormalizeAction(b)
+	return canonical(a) == canonical(b)
+}
+
+func canonical(cmd string) string {
+	var kept []string
+	for _, w := range strings.Fields(mapper.NormalizeAction(cmd)) {
+		if w != "the" && w != "a" && w != "an" {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
 }
 
 // propose decides the command for an agent prompt's user message. The

@@ -303,7 +303,7 @@ func (o *Oracle) agent(req *api.ChatRequest, s *schema) (answer, error) {
 		obj.set("action", a)
 	}
 	obj.set("remember", "")
-	obj.set("remember_importance", int64(clamp(propOr(s, "remember_importance"), 0)))
+	obj.set("remember_importance", integer(propOr(s, "remember_importance"), 0))
 	b, err := marshal(obj)
 	if err != nil {
 		return answer{}, err
@@ -334,7 +334,7 @@ func (o *Oracle) critic(user string, s *schema) (answer, error) {
 	if !ok {
 		return answer{}, fmt.Errorf("critic reply: the format is not an object schema")
 	}
-	obj.set("score", int64(clamp(propOr(s, "score"), float64(v.Score))))
+	obj.set("score", integer(propOr(s, "score"), float64(v.Score)))
 	b, err := marshal(obj)
 	if err != nil {
 		return answer{}, err

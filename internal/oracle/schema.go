@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 )
@@ -226,7 +227,7 @@ func generate(s *schema, prop string, v voice, depth int) (any, error) {
 		}
 		return fitString(s, t)
 	case "integer":
-		return int64(clamp(s, num(v, prop))), nil
+		return integer(s, num(v, prop)), nil
 	case "number":
 		return clamp(s, num(v, prop)), nil
 	case "boolean":
@@ -242,6 +243,18 @@ func num(v voice, prop string) float64 {
 		return 0
 	}
 	return v.number(prop)
+}
+
+// integer is the whole number nearest v within the schema's range.
+func integer(s *schema, v float64) int64 {
+	n := math.Round(clamp(s, v))
+	if s.Minimum != nil && n < *s.Minimum {
+		n = math.Ceil(*s.Minimum)
+	}
+	if s.Maximum != nil && n > *s.Maximum {
+		n = math.Floor(*s.Maximum)
+	}
+	return int64(n)
 }
 
 // clamp brings v into the schema's range.
