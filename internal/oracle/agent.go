@@ -65,6 +65,7 @@ type walker struct {
 
 // proposal is the agent's answer for one request.
 type proposal struct {
+	Turn   int // the turn asked for (0: the prompt had none)
 	Step   int // 1-based step of the walkthrough; 0 once it is played out
 	Action string
 	Again  bool // the same command as last time, for the same or a later turn
@@ -116,7 +117,7 @@ func (w *walker) propose(user string) proposal {
 			}
 		}
 	}
-	pr := proposal{Action: FallbackCommand, Again: again}
+	pr := proposal{Turn: n, Action: FallbackCommand, Again: again}
 	if w.next < len(w.script) {
 		pr.Step, pr.Action = w.next+1, w.script[w.next]
 	}

@@ -180,7 +180,7 @@ func (o *Oracle) chat(w http.ResponseWriter, r *http.Request, req *api.ChatReque
 		httpError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	o.log.Info("oracle: chat", "role", role, "content", ans.Content)
+	o.log.Debug("oracle: chat", "role", role, "content", ans.Content)
 	promptChars := 0
 	for _, m := range req.Messages {
 		promptChars += len(m.Content) + len(m.Thinking)
@@ -259,6 +259,7 @@ func (o *Oracle) respond(role string, req *api.ChatRequest) (answer, error) {
 	}
 	switch {
 	case len(req.Tools) > 0:
+		o.log.Info("oracle: research round", "role", role)
 		// A research round: say so in plain words and call no tool.
 		return answer{Content: plainText(role)}, nil
 	case role == config.RoleAgent && s != nil:
@@ -277,6 +278,7 @@ func (o *Oracle) agent(req *api.ChatRequest, s *schema) (answer, error) {
 	p := o.walk.propose(agentUser(req.Messages))
 	why := o.walk.reasoning(p)
 	o.mu.Unlock()
+	o.log.Info("oracle: agent", "turn", p.Turn, "step", p.Step, "action", p.Action, "again", p.Again)
 	v, err := generate(s, "", voiceOf(config.RoleAgent), 0)
 	if err != nil {
 		return answer{}, fmt.Errorf("agent reply: %w", err)
@@ -326,6 +328,7 @@ func (o *Oracle) critic(user string, s *schema) (answer, error) {
 	o.mu.Lock()
 	v := judge(cmd, state, &o.walk)
 	o.mu.Unlock()
+	o.log.Info("oracle: critic", "command", cmd, "score", v.Score)
 	gen, err := generate(s, "", voice{text: func(string) string { return v.Justification }}, 0)
 	if err != nil {
 		return answer{}, fmt.Errorf("critic reply: %w", err)
