@@ -77,8 +77,9 @@ Flags:
 		fmt.Fprintf(stderr, "lantern oracle: listen on %s: %v\n", *listen, err)
 		return exitError
 	}
+	orc := oracle.New(oracle.Options{Script: cmds, NoThinking: *noThink, ChunkDelay: *delay, Logger: log})
 	srv := &http.Server{
-		Handler:           oracle.New(oracle.Options{Script: cmds, NoThinking: *noThink, ChunkDelay: *delay, Logger: log}),
+		Handler:           orc,
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	fmt.Fprintf(stdout, "OLLAMA_HOST=%s\n", ln.Addr())
@@ -99,6 +100,6 @@ Flags:
 		srv.Close()
 	}
 	<-done
-	fmt.Fprintln(stderr, "lantern oracle: stopped")
+	fmt.Fprintln(stderr, "lantern oracle: stopped:", orc.Stats())
 	return exitOK
 }

@@ -1,13 +1,16 @@
 package oracle
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/managers/contextmgr"
+	"github.com/ollama/ollama/api"
 )
 
 // agentPrompt is the user message Lantern's context manager builds for a
@@ -108,5 +111,28 @@ func TestLoadScript(t *testing.T) {
 	}
 	if _, err := LoadScript(filepath.Join(dir, "missing.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing script: %v", err)
+	}
+}
+
+func TestStatsCountRepeats(t *testing.T) {
+	o := New(Options{Script: []string{"open window", "enter window"}})
+	format := json.RawMessage(`{"type":"object","properties":{"action":{"type":"string"}},"required":["action"]}`)
+	ask := func(user string) {
+		t.Helper()
+		if _, err := o.respond(config.RoleAgent, &api.ChatRequest{Model: ModelName, Format: format,
+			Messages: []api.Message{{Role: "user", Content: user}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ask(agentPrompt(1))
+	ask(agentPrompt(2, played(1, "agent", "open window")))
+	ask(agentPrompt(2, played(1, "agent", "open window")))
+	o.respond(config.RoleMemory, &api.ChatRequest{Model: ModelName})
+	st := o.Stats()
+	if st.Proposals != 3 || len(st.Repeats) != 1 || st.Repeats[0] != (Repeat{Turn: 2, Action: "enter window"}) || st.Others != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	if s := st.String(); !strings.Contains(s, "3 proposals, 1 repeated (T2 enter window)") {
+		t.Errorf("summary %q", s)
 	}
 }

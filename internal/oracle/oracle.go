@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,8 +58,57 @@ type Oracle struct {
 	log     *slog.Logger
 	started time.Time
 
-	mu   sync.Mutex
-	walk walker
+	mu    sync.Mutex
+	walk  walker
+	stats Stats
+}
+
+// Stats count what the oracle was asked.
+type Stats struct {
+	Proposals int // the agent's structured calls
+	// Repeats are the proposals made again for a turn (or a later one)
+	// because the last one was not played: a rejection, or another command.
+	Repeats []Repeat
+	Judged  int // the critic's calls
+	Others  int // every other chat call
+}
+
+// Repeat is one proposal made again.
+type Repeat struct {
+	Turn   int
+	Action string
+}
+
+// Stats returns the counts so far.
+func (o *Oracle) Stats() Stats {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	st := o.stats
+	st.Repeats = append([]Repeat(nil), o.stats.Repeats...)
+	return st
+}
+
+// String is a one-line summary.
+func (s Stats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d proposals, %d repeated", s.Proposals, len(s.Repeats))
+	for i, r := range s.Repeats {
+		if i == 0 {
+			b.WriteString(" (")
+		} else {
+			b.WriteString(", ")
+		}
+		if i == 10 {
+			fmt.Fprintf(&b, "%d more", len(s.Repeats)-10)
+			break
+		}
+		fmt.Fprintf(&b, "T%d %s", r.Turn, r.Action)
+	}
+	if len(s.Repeats) > 0 {
+		b.WriteString(")")
+	}
+	fmt.Fprintf(&b, "; %d critic calls, %d other calls", s.Judged, s.Others)
+	return b.String()
 }
 
 // New makes an oracle for a walkthrough.
@@ -266,7 +316,11 @@ func (o *Oracle) respond(role string, req *api.ChatRequest) (answer, error) {
 		return o.agent(req, s)
 	case role == config.RoleCritic && s != nil:
 		return o.critic(lastUser(req.Messages), s)
-	case s == nil:
+	}
+	o.mu.Lock()
+	o.stats.Others++
+	o.mu.Unlock()
+	if s == nil {
 		return answer{Content: plainText(role)}, nil
 	}
 	return generic(role, s)
@@ -277,6 +331,10 @@ func (o *Oracle) agent(req *api.ChatRequest, s *schema) (answer, error) {
 	o.mu.Lock()
 	p := o.walk.propose(agentUser(req.Messages))
 	why := o.walk.reasoning(p)
+	o.stats.Proposals++
+	if p.Again {
+		o.stats.Repeats = append(o.stats.Repeats, Repeat{Turn: p.Turn, Action: p.Action})
+	}
 	o.mu.Unlock()
 	o.log.Info("oracle: agent", "turn", p.Turn, "step", p.Step, "action", p.Action, "again", p.Again)
 	v, err := generate(s, "", voiceOf(config.RoleAgent), 0)
@@ -327,6 +385,7 @@ func (o *Oracle) critic(user string, s *schema) (answer, error) {
 	cmd, state := splitCritic(user)
 	o.mu.Lock()
 	v := judge(cmd, state, &o.walk)
+	o.stats.Judged++
 	o.mu.Unlock()
 	o.log.Info("oracle: critic", "command", cmd, "score", v.Score)
 	gen, err := generate(s, "", voice{text: func(string) string { return v.Justification }}, 0)
