@@ -24,7 +24,7 @@ func cmdOracle(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	listen := fs.String("listen", "127.0.0.1:0", "address to serve on (port 0: a free port)")
 	noThink := fs.Bool("no-think", false, "do not claim the thinking capability (the agent's reasoning then comes in its JSON reply)")
 	delay := fs.Duration("chunk-delay", 0, "pause between the pieces of a streamed reply, to watch the reasoning arrive (e.g. 30ms)")
-	quiet := fs.Bool("quiet", false, "do not log each request to standard error")
+	quiet := fs.Bool("quiet", false, "do not log each proposal and critic score to standard error")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: lantern oracle --script FILE [--listen HOST:PORT] [--no-think] [--chunk-delay D] [--quiet]
 
@@ -36,8 +36,9 @@ anything else from the game state it is shown, and every other role gets a
 well-formed, plausible reply. No GPU and no Ollama are needed.
 
 The first line on standard output is OLLAMA_HOST=HOST:PORT; the server runs
-until it is interrupted or terminated. Each request is logged to standard
-error unless --quiet.
+until it is interrupted or terminated, then prints how many proposals it made
+and which turns it had to propose again. Each proposal and critic score is
+logged to standard error unless --quiet.
 
 Examples:
   lantern oracle --script ../shared/walkthroughs/zork1.txt
