@@ -36,9 +36,6 @@ func TestOracleFlags(t *testing.T) {
 // standard output is OLLAMA_HOST=..., the server lists the oracle model,
 // and SIGTERM ends it cleanly.
 func TestOracleProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	dir, repo := isolate(t)
 	bin := filepath.Join(dir, "lantern")
 	build := exec.Command("go", "build", "-o", bin, ".")
@@ -181,9 +178,6 @@ func knownFalseRejections(t *testing.T, st oracle.Stats, known map[int]bool) {
 }
 
 func TestOraclePlaysTheDemo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays a whole game")
-	}
 	_, repo := isolate(t)
 	st, _ := playWithOracle(t, filepath.Join(repo, "game_files/demo/walkthrough.txt"))
 	knownFalseRejections(t, st, map[int]bool{10: true, 46: true})
@@ -191,7 +185,7 @@ func TestOraclePlaysTheDemo(t *testing.T) {
 
 func TestOraclePlaysZork(t *testing.T) {
 	if testing.Short() {
-		t.Skip("plays a whole game")
+		t.Skip("plays the whole of Zork I (about 10 s)")
 	}
 	story := shared.File(t, "stories/zork1.z3")
 	walk := shared.File(t, "walkthroughs/zork1.txt")
