@@ -61,6 +61,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdMemories(args[1:], stdout, stderr)
 	case "config":
 		return cmdConfig(args[1:], stdout, stderr)
+	case "oracle":
+		return cmdOracle(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "lantern", version)
 		return exitOK
@@ -84,6 +86,7 @@ Commands:
   models    list the Ollama server's models and which roles use them
   memories  check, format or show a Memories.md: lantern memories check
   config    show the configuration in effect, check a file, print a sample
+  oracle    serve a model that plays a walkthrough (no GPU): lantern oracle --script walkthrough.txt
   version   print the version
 
 With no command, lantern opens the TUI (flags such as --story, --workdir,

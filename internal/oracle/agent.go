@@ -1,0 +1,140 @@
+package oracle
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/lantern-if/lantern/managers/contextmgr"
+	"github.com/lantern-if/lantern/managers/mapper"
+)
+
+// FallbackCommand is what the oracle proposes once the script is played
+// out.
+const FallbackCommand = "look"
+
+// ReadScript reads a walkthrough: one command per line, blank lines and
+// lines starting with # skipped (the rules of the script agent).
+func ReadScript(r io.Reader) ([]string, error) {
+	var cmds []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cmds = append(cmds, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read script: %w", err)
+	}
+	return cmds, nil
+}
+
+// LoadScript reads a walkthrough file; a file without a single command is
+// an error.
+func LoadScript(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load script %q: %w", path, err)
+	}
+	defer f.Close()
+	cmds, err := ReadScript(f)
+	if err != nil {
+		return nil, fmt.Errorf("load script %q: %w", path, err)
+	}
+	if len(cmds) == 0 {
+		return nil, fmt.Errorf("load script %q: %w", path, ErrEmptyScript)
+	}
+	return cmds, nil
+}
+
+// ErrEmptyScript: the walkthrough holds no command.
+var ErrEmptyScript = fmt.Errorf("no commands in the script")
+
+// walker is the agent's state: where it is in the script and the proposal
+// it is waiting to see played. The caller holds the oracle's lock.
+type walker struct {
+	script      []string
+	next        int    // index of the pending command in script
+	pendingTurn int    // the turn the pending command was proposed for (0: none)
+	pendingCmd  string // the last proposal
+}
+
+// proposal is the agent's answer for one request.
+type proposal struct {
+	Turn   int // the turn asked for (0: the prompt had none)
+	Step   int // 1-based step of the walkthrough; 0 once it is played out
+	Action string
+	Again  bool // the same command as last time, for the same or a later turn
+}
+
+// sameAction compares commands as the parser would: case, spacing,
+// articles and direction spelling ("N", "go north") do not matter.
+func sameAction(a, b string) bool {
+	return canonical(a) == canonical(b)
+}
+
+func canonical(cmd string) string {
+	var kept []string
+	for _, w := range strings.Fields(mapper.NormalizeAction(cmd)) {
+		if w != "the" && w != "a" && w != "an" {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+// propose decides the command for an agent prompt's user message. The
+// oracle moves on to the next command only when the last proposal was
+// played: the prompt asks for a later turn and its previous turns show the
+// pending turn with that command (any actor). With no previous-turns
+// section (trimmed from the prompt) a later turn counts as played. The same
+// turn asked again (a rejection) or a later turn where something else was
+// played (a person typed another command) gets the same proposal. Turn 1
+// after a later turn is a new episode: the script starts over. A prompt
+// without a turn number repeats the pending proposal.
+func (w *walker) propose(user string) proposal {
+	p := contextmgr.Parse(user)
+	n := p.Turn
+	if n == 1 && w.pendingTurn > 1 {
+		w.next, w.pendingTurn, w.pendingCmd = 0, 0, ""
+	}
+	again := w.pendingCmd != ""
+	if again && n > w.pendingTurn {
+		played := !strings.Contains(user, "## Previous turns\n")
+		for _, t := range p.Recent {
+			if t.Turn == w.pendingTurn && sameAction(t.Action, w.pendingCmd) {
+				played = true
+			}
+		}
+		if played {
+			again = false
+			if w.next < len(w.script) {
+				w.next++
+			}
+		}
+	}
+	pr := proposal{Turn: n, Action: FallbackCommand, Again: again}
+	if w.next < len(w.script) {
+		pr.Step, pr.Action = w.next+1, w.script[w.next]
+	}
+	if n > 0 {
+		w.pendingTurn = n
+	}
+	w.pendingCmd = pr.Action
+	return pr
+}
+
+// reasoning is the short explanation that goes with a proposal.
+func (w *walker) reasoning(p proposal) string {
+	switch {
+	case p.Step == 0:
+		return "The walkthrough is played out; looking around is the safe move."
+	case p.Again:
+		return fmt.Sprintf("Step %d of %d of the walkthrough is still the move: %s.", p.Step, len(w.script), p.Action)
+	}
+	return fmt.Sprintf("Step %d of %d of the walkthrough: %s.", p.Step, len(w.script), p.Action)
+}
