@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+// Reading the ground truth: where the location, score and moves live, from
+// the binding when it says, else inferred from the story's own data.
+//
+// The generic path knows two layouts. In a version 1–3 story the header's
+// status line reads globals 0, 1 and 2 (location, score and moves; hours
+// and minutes in a "time" story, whose score and moves are then unknown).
+// In a later Inform story the library declares location, score-for-the-
+// status-line and turns as its first three globals, so the first global
+// holding the room around the player object is the location and the next
+// two are score and turns.
+
+// truthSource is where each fact is read, resolved once per machine.
+type truthSource struct {
+	resolved  bool
+	locGlobal int // -1: not from a global
+	roomOfPlr bool
+	scoreGlob int // -1: unknown
+	movesGlob int
+	player    uint16
+	facts     Facts
+}
+
+// genericVictory and genericDeath texts are the Inform library's and
+// Infocom's usual end-of-game banners.
+var (
+	genericVictoryTexts = []string{"*** You have won ***", "****  You have won  ****"}
+)
+
+// resolveTruth settles where the facts come from. With a binding every
+// fact it gives is bound; the generic path infers, and retries on later
+// observations until the player and the location are found.
+func (e *Env) resolveTruth() {
+	t := &e.truth
+	if t.resolved {
+		return
+	}
+	b := e.b
+	t.locGlobal, t.scoreGlob, t.movesGlob = -1, -1, -1
+	if !b.generic {
+		t.facts = Facts{Location: Bound, Score: Bound, Moves: Bound, Player: Unknown, Victory: Unknown, Death: Inferred}
+		if b.Player != 0 {
+			t.player, t.facts.Player = uint16(b.Player), Bound
+		}
+		if len(b.VictoryTexts) > 0 {
+			t.facts.Victory = Bound
+		}
+		if len(b.DeathTexts) > 0 {
+			t.facts.Death = Bound
+		}
+		if b.Location == "" || b.Location == "global" {
+			t.locGlobal = *b.LocationGlob
+		}
+		t.resolved = true
+		return
+	}
+	t.facts = Facts{Location: Unknown, Score: Unknown, Moves: Unknown, Player: Unknown, Victory: Inferred, Death: Inferred}
+	if e.m.Version() <= 3 {
+		t.locGlobal, t.facts.Location = 0, Inferred
+		if e.m.Byte(1)&0x02 == 0 { // a score/moves status line, not a time one
+			t.scoreGlob, t.movesGlob = 1, 2
+			t.facts.Score, t.facts.Moves = Inferred, Inferred
+		}
+		t.resolved = true
+		return
+	}
+	p := e.findPlayer()
+	if p == 0 {
+		return
+	}
+	t.player, t.facts.Player = p, Inferred
+	room := e.roomOf(p)
+	t.roomOfPlr, t.facts.Location = true, Inferred
+	for g := 0; g < 240; g++ {
+		if e.m.Global(g) == room && room != 0 {
+			t.locGlobal, t.roomOfPlr = g, false
+			if g <= 237 && e.plausibleCounter(g+1) && e.plausibleCounter(g+2) {
+				t.scoreGlob, t.movesGlob = g+1, g+2
+				t.facts.Score, t.facts.Moves = Inferred, Inferred
+			}
+			break
+		}
+	}
+	t.resolved = true
+}
+
+// plausibleCounter: a score or turn counter at the start of play is small
+// and not negative.
+func (e *Env) plausibleCounter(g int) bool {
+	v := int16(e.m.Global(g))
+	return v >= 0 && v < 1000
+}
+
+// findPlayer looks for the Inform library's player object by its short
+// name.
+func (e *Env) findPlayer() uint16 {
+	n := e.m.ObjectCount()
+	for o := 1; o <= n; o++ {
+		switch strings.ToLower(e.nameOf(uint16(o))) {
+		case "yourself", "(self object)", "self object":
+			return uint16(o)
+		}
+	}
+	return 0
+}
+
+// roomOf is the outermost object holding o (o itself when it has no
+// parent).
+func (e *Env) roomOf(o uint16) uint16 {
+	for i := 0; i < 64; i++ {
+		p := e.m.Parent(o)
+		if p == 0 {
+			return o
+		}
+		o = p
+	}
+	return o
+}
+
+func (e *Env) location() Location {
+	e.resolveTruth()
+	t := &e.truth
+	var id uint16
+	switch {
+	case e.b.Location == "player_parent":
+		id = e.m.Parent(t.player)
+	case e.b.Location == "player_room" || t.roomOfPlr:
+		if t.player == 0 || e.m.Parent(t.player) == 0 {
+			return Location{}
+		}
+		id = e.roomOf(t.player)
+	case t.locGlobal >= 0:
+		id = e.m.Global(t.locGlobal)
+	default:
+		return Location{}
+	}
+	return Location{ID: int(id), Name: e.nameOf(id)}
+}
+
+// scoreMoves reads the score and the move count without reading the status
+// line again (probes).
+func (e *Env) scoreMoves() (score, moves int) { return e.readScoreMoves(false) }
+
+// readScoreMoves reads the score and the move count (0 where unknown);
+// status says to read a score shown on the status line afresh.
+func (e *Env) readScoreMoves(status bool) (score, moves int) {
+	e.resolveTruth()
+	b, t := e.b, &e.truth
+	switch {
+	case b.ScoreFrom == "victory":
+		if e.won && b.ScoreOnVictory != nil {
+			score = *b.ScoreOnVictory
+		} else if e.won {
+			score = 1
+		}
+	case b.ScoreFrom == "status":
+		if m := b.scoreRe.FindAllStringSubmatch(strings.Join(e.m.UpperWindow(), "\n"), -1); status && len(m) > 0 {
+			if v, err := strconv.Atoi(m[len(m)-1][1]); err == nil {
+				if b.ScoreTextNegate {
+					v = -v
+				}
+				e.textScore = v
+			}
+		}
+		score = e.textScore
+	case !b.generic && b.ScoreGlobal != nil:
+		score = int(int16(e.m.Global(*b.ScoreGlobal)))
+	case b.ScoreAddr != 0:
+		score = readCounter(e.m, b.ScoreAddr, b.ScoreSize, true, b.ScoreSigned)
+	case t.scoreGlob >= 0:
+		score = int(int16(e.m.Global(t.scoreGlob)))
+	}
+	if e.won && b.ScoreOnVictory != nil {
+		score = *b.ScoreOnVictory
+	}
+	switch {
+	case !b.generic && b.MovesGlobal != nil:
+		moves = int(e.m.Global(*b.MovesGlobal))
+	case b.MovesAddr != 0:
+		moves = readCounter(e.m, b.MovesAddr, b.MovesSize, false, false)
+	case t.movesGlob >= 0:
+		moves = int(e.m.Global(t.movesGlob))
+	default:
+		return score, 0
+	}
+	return score, moves + b.MovesOffset
+}
+
+// readCounter reads a word (signed when wordSigned) or a byte (signed when
+// byteSigned) at addr.
+func readCounter(m *zmachine.Machine, addr, size int, wordSigned, byteSigned bool) int {
+	if size == 1 {
+		if byteSigned {
+			return int(int8(m.Byte(addr)))
+		}
+		return int(m.Byte(addr))
+	}
+	if wordSigned {
+		return int(int16(m.Word(addr)))
+	}
+	return int(m.Word(addr))
+}
+
+// victoryTexts are the binding's, or the usual banners on the generic path.
+func (e *Env) victoryTexts() []string {
+	if len(e.b.VictoryTexts) > 0 || !e.b.generic {
+		return e.b.VictoryTexts
+	}
+	return genericVictoryTexts
+}
