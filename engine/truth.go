@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -142,7 +143,45 @@ func (e *Env) location() Location {
 	default:
 		return Location{}
 	}
-	return Location{ID: int(id), Name: e.nameOf(id)}
+	name := e.nameOf(id)
+	if unnamed(name) {
+		// A room named by a routine (Inform 7, or a short_name routine)
+		// has no usable short name in the object table: take the name
+		// the status line shows.
+		if s := e.statusName(); s != "" {
+			name = s
+		}
+	}
+	return Location{ID: int(id), Name: name}
+}
+
+// unnamed: an empty short name, or the compiler's "(internal name)".
+func unnamed(name string) bool {
+	name = strings.TrimSpace(name)
+	return name == "" || strings.HasPrefix(name, "(") && strings.HasSuffix(name, ")")
+}
+
+var (
+	statusFieldSep = regexp.MustCompile(`\s{2,}`)
+	statusNotPlace = regexp.MustCompile(`(?i)^(\d{1,2}:\d\d.*|.*\b(score|moves|turns|rating|time)\b.*|[-\d/:. ]+)$`)
+)
+
+// statusName is the location name on the status line: the first field of
+// the upper window's first row that is not a time, a score or a count.
+func (e *Env) statusName() string {
+	rows := e.m.UpperWindow()
+	if e.m.Version() <= 3 {
+		return ""
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	for _, f := range statusFieldSep.Split(strings.TrimSpace(rows[0]), -1) {
+		if f != "" && !statusNotPlace.MatchString(f) {
+			return f
+		}
+	}
+	return ""
 }
 
 // scoreMoves reads the score and the move count without reading the status
