@@ -221,3 +221,69 @@ func TestJerichoGroundTruth(t *testing.T) {
 	sort.Strings(table)
 	t.Logf("per-game figures:\n%s", strings.Join(table, "\n"))
 }
+
+// TestJerichoGenericPath plays the suite without bindings: every fact is
+// inferred or unknown, an inferred score ends where the bound one does, an
+// unknown one reads zero, and an inferred location agrees with the bound
+// location on nine turns in ten.
+func TestJerichoGenericPath(t *testing.T) {
+	bs, err := LoadBindings(bindings.FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table []string
+	for _, g := range jerichoSuite(t) {
+		t.Run(g.file, func(t *testing.T) {
+			bound, err := NewEnv(g.story, EnvOptions{Seed: g.walk.Seed, Binding: bs.For(g.story.Info().MD5)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			generic, err := NewEnv(g.story, EnvOptions{Seed: g.walk.Seed, Binding: Generic()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ob, _ := bound.Start()
+			// The generic path has no intro: type the binding's, so both
+			// play the same game.
+			og, _ := generic.Start()
+			for _, in := range bound.Binding().Intro {
+				og, _ = generic.Step(in)
+			}
+			same, turns := 0, 0
+			for _, c := range g.walk.Walkthrough {
+				var e1, e2 error
+				ob, e1 = bound.Step(c)
+				og, e2 = generic.Step(c)
+				if e1 != nil || e2 != nil {
+					break
+				}
+				turns++
+				if og.Location.ID == ob.Location.ID {
+					same++
+				}
+			}
+			f := og.Facts
+			table = append(table, fmt.Sprintf("%-16s location %-8s score %-8s moves %-8s player %-8s | score %4d (bound %4d) moves %4d (bound %4d) same room %3d/%3d",
+				g.file, f.Location, f.Score, f.Moves, f.Player, og.Score, ob.Score, og.Moves, ob.Moves, same, turns))
+			for name, p := range map[string]Provenance{"location": f.Location, "score": f.Score, "moves": f.Moves, "player": f.Player} {
+				if p == Bound {
+					t.Errorf("%s is bound on the generic path", name)
+				}
+			}
+			if f.Score == Inferred && og.Score != ob.Score && bound.Binding().ScoreFrom == "" {
+				t.Errorf("inferred score %d, bound score %d", og.Score, ob.Score)
+			}
+			if f.Score == Unknown && og.Score != 0 {
+				t.Errorf("unknown score reads %d, want 0", og.Score)
+			}
+			if f.Moves == Unknown && og.Moves != 0 {
+				t.Errorf("unknown moves read %d, want 0", og.Moves)
+			}
+			if f.Location == Inferred && float64(same) < 0.9*float64(turns) {
+				t.Errorf("inferred location agrees with the bound one on %d of %d turns", same, turns)
+			}
+		})
+	}
+	sort.Strings(table)
+	t.Logf("generic path:\n%s", strings.Join(table, "\n"))
+}

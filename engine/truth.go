@@ -28,6 +28,11 @@ type truthSource struct {
 	movesGlob int
 	player    uint16
 	facts     Facts
+	// pending: score and turns candidates not yet seen counting; turnAt
+	// is the turn when they were found.
+	pending bool
+	cands   []counterCand
+	turnAt  int
 }
 
 // genericVictory and genericDeath texts are the Inform library's and
@@ -74,40 +79,69 @@ func (e *Env) resolveTruth() {
 		return
 	}
 	p := e.findPlayer()
-	if p == 0 {
-		return
+	if p == 0 || e.m.Parent(p) == 0 {
+		return // not in play yet: try again at the next observation
 	}
 	t.player, t.facts.Player = p, Inferred
 	room := e.roomOf(p)
 	t.roomOfPlr, t.facts.Location = true, Inferred
 	for g := 0; g < 240; g++ {
-		if e.m.Global(g) == room && room != 0 {
-			t.locGlobal, t.roomOfPlr = g, false
-			if g <= 237 && e.plausibleCounter(g+1) && e.plausibleCounter(g+2) {
-				t.scoreGlob, t.movesGlob = g+1, g+2
-				t.facts.Score, t.facts.Moves = Inferred, Inferred
-			}
-			break
+		if e.m.Global(g) != room {
+			continue
+		}
+		if g <= 237 && e.m.Global(g+1) == 0 && e.m.Global(g+2) <= 1 {
+			t.cands = append(t.cands, counterCand{loc: g, movesAt: int(e.m.Global(g + 2))})
 		}
 	}
+	t.pending, t.turnAt = len(t.cands) > 0, e.turn
 	t.resolved = true
 }
 
-// plausibleCounter: a score or turn counter at the start of play is small
-// and not negative.
-func (e *Env) plausibleCounter(g int) bool {
-	v := int16(e.m.Global(g))
-	return v >= 0 && v < 1000
+// counterCand is a location global followed by what may be the Inform
+// library's score and turns.
+type counterCand struct{ loc, movesAt int }
+
+// confirmCounters settles the score and turns globals: the first candidate
+// whose turn count has advanced by exactly the turns played wins (and its
+// location global with it); after a few turns without one, they stay
+// unknown.
+func (e *Env) confirmCounters() {
+	t := &e.truth
+	if !t.pending {
+		return
+	}
+	played := e.turn - t.turnAt
+	if played <= 0 {
+		return
+	}
+	for _, c := range t.cands {
+		if int(e.m.Global(c.loc+2))-c.movesAt == played {
+			t.pending = false
+			t.locGlobal, t.scoreGlob, t.movesGlob, t.roomOfPlr = c.loc, c.loc+1, c.loc+2, false
+			t.facts.Score, t.facts.Moves = Inferred, Inferred
+			return
+		}
+	}
+	if played >= 8 {
+		t.pending, t.cands = false, nil
+	}
 }
 
-// findPlayer looks for the Inform library's player object by its short
-// name.
+// findPlayer looks for the Inform library's player object: named as the
+// library names it, somewhere in play, and held by a global (the library's
+// player variable).
 func (e *Env) findPlayer() uint16 {
+	held := map[uint16]bool{}
+	for g := 0; g < 240; g++ {
+		held[e.m.Global(g)] = true
+	}
 	n := e.m.ObjectCount()
 	for o := 1; o <= n; o++ {
 		switch strings.ToLower(e.nameOf(uint16(o))) {
-		case "yourself", "(self object)", "self object":
-			return uint16(o)
+		case "yourself", "(self object)", "self object", "you", "(player)":
+			if e.m.Parent(uint16(o)) != 0 && held[uint16(o)] {
+				return uint16(o)
+			}
 		}
 	}
 	return 0
@@ -193,6 +227,12 @@ func (e *Env) scoreMoves() (score, moves int) { return e.readScoreMoves(false) }
 func (e *Env) readScoreMoves(status bool) (score, moves int) {
 	e.resolveTruth()
 	b, t := e.b, &e.truth
+	if status {
+		e.confirmCounters()
+	}
+	if t.pending || (b.generic && t.scoreGlob < 0 && e.m.Version() > 3) {
+		return 0, 0
+	}
 	switch {
 	case b.ScoreFrom == "victory":
 		if e.won && b.ScoreOnVictory != nil {
