@@ -246,6 +246,9 @@ func (e *Env) observe(cmd, text string, restarts int) Observation {
 	obs.Score, obs.Moves = e.readScoreMoves(true)
 	obs.Facts = e.truth.facts
 	obs.Inventory = e.inventory(uint16(obs.Location.ID))
+	if obs.Facts.Player == Unknown && e.player != 0 {
+		obs.Facts.Player = Inferred // found among the location's contents
+	}
 	h := e.worldHash()
 	obs.WorldHash = h
 	obs.WorldChanged = e.hash != "" && h != e.hash
