@@ -14,10 +14,14 @@ import (
 // The generic path knows two layouts. In a version 1–3 story the header's
 // status line reads globals 0, 1 and 2 (location, score and moves; hours
 // and minutes in a "time" story, whose score and moves are then unknown).
-// In a later Inform story the library declares location, score-for-the-
-// status-line and turns as its first three globals, so the first global
-// holding the room around the player object is the location and the next
-// two are score and turns.
+// In a later Inform story the player object is the one the library names
+// ("yourself", "(self object)") that a global holds; the location is the
+// outermost object around it. The library declares location, the status
+// line's score and turns as consecutive globals: a global holding that room
+// followed by a 0 and a 0 or 1 is a candidate, and the first candidate
+// whose turns advance exactly with the turns played gives the location
+// global (which reads "Darkness" in the dark, as the story does), the score
+// and the moves. Until then, and if none does, score and moves are unknown.
 
 // truthSource is where each fact is read, resolved once per machine.
 type truthSource struct {
@@ -35,11 +39,8 @@ type truthSource struct {
 	turnAt  int
 }
 
-// genericVictory and genericDeath texts are the Inform library's and
-// Infocom's usual end-of-game banners.
-var (
-	genericVictoryTexts = []string{"*** You have won ***", "****  You have won  ****"}
-)
+// genericVictoryTexts are the Inform library's usual victory banners.
+var genericVictoryTexts = []string{"*** You have won ***", "****  You have won  ****"}
 
 // resolveTruth settles where the facts come from. With a binding every
 // fact it gives is bound; the generic path infers, and retries on later
