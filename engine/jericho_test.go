@@ -119,20 +119,24 @@ func firstTextLine(s string) string {
 }
 
 // locationShown reports whether the observation's location name is the
-// first line of the turn's text, and whether it heads any line of the text
-// or shows on the status line (a story without room headings), or the turn
-// is in darkness.
+// first line of the turn's text (the line is the name, perhaps followed by
+// " (on the bed)"), and whether it is any line of the text or shows on the
+// status line (a story without room headings), or the turn is in darkness.
 func locationShown(o Observation, upper []string) (first, shown bool) {
 	name := strings.TrimSpace(o.Location.Name)
 	if name == "" {
 		return false, false
 	}
-	first = strings.HasPrefix(firstTextLine(o.Text), name)
+	heading := func(ln string) bool {
+		ln = strings.TrimSpace(ln)
+		return ln == name || strings.HasPrefix(ln, name+" (") || strings.HasPrefix(ln, name+",")
+	}
+	first = heading(firstTextLine(o.Text))
 	if first {
 		return true, true
 	}
 	for _, ln := range strings.Split(o.Text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(ln), name) {
+		if heading(ln) {
 			return false, true
 		}
 	}
