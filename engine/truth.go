@@ -34,10 +34,15 @@ type truthSource struct {
 	facts     Facts
 	// pending: score and turns candidates not yet seen counting; turnAt
 	// is the turn when they were found.
-	pending bool
-	cands   []counterCand
-	turnAt  int
+	pending  bool
+	cands    []counterCand
+	turnAt   int
+	attempts int // generic resolutions tried without finding the player
 }
+
+// maxResolveAttempts bounds how many observations the generic path looks
+// for the player before it settles for unknown facts.
+const maxResolveAttempts = 64
 
 // genericVictoryTexts are the Inform library's usual victory banners.
 var genericVictoryTexts = []string{"*** You have won ***", "****  You have won  ****"}
@@ -81,7 +86,7 @@ func (e *Env) resolveTruth() {
 	}
 	p := e.findPlayer()
 	if p == 0 || e.m.Parent(p) == 0 {
-		return // not in play yet: try again at the next observation
+		return // not in play yet: see giveUpResolving
 	}
 	t.player, t.facts.Player = p, Inferred
 	room := e.roomOf(p)
@@ -96,6 +101,17 @@ func (e *Env) resolveTruth() {
 	}
 	t.pending, t.turnAt = len(t.cands) > 0, e.turn
 	t.resolved = true
+}
+
+// giveUpResolving counts the observations made without finding the
+// player; after maxResolveAttempts the facts stay unknown for good.
+func (e *Env) giveUpResolving() {
+	t := &e.truth
+	if t.resolved {
+		return
+	}
+	t.attempts++
+	t.resolved = t.attempts >= maxResolveAttempts
 }
 
 // counterCand is a location global followed by what may be the Inform
@@ -230,6 +246,7 @@ func (e *Env) readScoreMoves(status bool) (score, moves int) {
 	b, t := e.b, &e.truth
 	if status {
 		e.confirmCounters()
+		e.giveUpResolving()
 	}
 	if t.pending || (b.generic && t.scoreGlob < 0 && e.m.Version() > 3) {
 		return 0, 0
