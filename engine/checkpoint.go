@@ -108,7 +108,7 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 	e.st = GameState{Episode: st.Episode, Turn: st.Turn, Obs: obs, History: st.History, Reasoning: st.Reasoning,
 		Feedback: st.Feedback, lastProgress: st.LastProgress, bestScore: st.BestScore, failedRow: st.FailedRow, agentTurns: st.AgentTurns}
 	e.gmap.Restore(st.Map)
-	e.failed, e.refused = map[string]bool{}, map[string]string{}
+	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
 	for _, k := range st.Failed {
 		e.failed[k] = true
 	}

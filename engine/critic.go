@@ -93,11 +93,12 @@ type Scope struct {
 	// world hash it left; WorldHash is the world now. An action counts as
 	// already failed only while the world is as its failure left it, and
 	// while playing it would still do nothing but let time pass.
-	Refused   map[string]string
+	Refused   map[string]Refusal
 	WorldHash string
-	// Idle asks whether the action would do nothing but let time pass if
-	// played now (Env.Idle); nil: a recorded failure is enough.
-	Idle func(action string) bool
+	// Idle asks whether the action, played now, would do nothing but let
+	// time pass and get the same reply as when it failed (Env.Idle); nil:
+	// a recorded failure is enough.
+	Idle func(action, reply string) bool
 	// Refuses asks the parser whether a word of the action names nothing
 	// here (Env.Refuses); nil: words outside InScope are refused.
 	Refuses func(action, word string) bool
@@ -138,7 +139,7 @@ func (s Scope) groundTruth(action string) string {
 			}
 		}
 	}
-	if h, ok := s.Refused[key(s.Location, action)]; ok && h == s.WorldHash && (s.Idle == nil || s.Idle(action)) {
+	if r, ok := s.Refused[key(s.Location, action)]; ok && r.World == s.WorldHash && (s.Idle == nil || s.Idle(action, r.Reply)) {
 		return "this exact action already failed here, and nothing has changed since"
 	}
 	return ""
@@ -226,6 +227,13 @@ func (c *Critic) reject(loc int, action string, v Verdict) {
 	}
 	c.rejects++
 	c.rejected[key(loc, action)] = true
+}
+
+// Refusal is an action that did nothing: the world hash it left and the
+// story's reply.
+type Refusal struct {
+	World string
+	Reply string
 }
 
 // failedKey names an action that did nothing at a location in one state of

@@ -28,6 +28,9 @@ type EnvOptions struct {
 	SaveDir string
 	// Autosave writes the machine state to SaveDir after every step.
 	Autosave bool
+	// NoIntro leaves out the binding's intro (the keys and answers typed
+	// before the first observation).
+	NoIntro bool
 }
 
 // Errors of the environment.
@@ -64,6 +67,11 @@ type Env struct {
 	volatile []int
 	// refusalMoves: the parser's refusals count a move (found once).
 	refusalMoves *bool
+	// truth says where the facts are read; won and textScore carry
+	// the episode's victory and last score read from the text.
+	truth     truthSource
+	won       bool
+	textScore int
 }
 
 // NewEnv makes an environment for story; Start runs it to its first prompt.
@@ -92,6 +100,7 @@ func (e *Env) newMachine(seed int) error {
 	e.nameOf = m.ObjectName
 	m.SetHooks(zmachine.Hooks{ObjectMoved: e.moved, AttributeChanged: e.attrChanged})
 	e.turn, e.started, e.hash, e.player = 0, false, "", uint16(e.b.Player)
+	e.truth, e.won, e.textScore = truthSource{}, false, 0
 	return nil
 }
 
@@ -113,7 +122,33 @@ func (e *Env) Start() (Observation, error) {
 	if _, err := e.m.Run(); err != nil {
 		return e.observe("", e.m.TakeOutput(), 0), err
 	}
-	return e.finish("", e.m.TakeOutput(), 0), nil
+	text := e.m.TakeOutput()
+	if !e.opts.NoIntro {
+		for _, in := range e.b.Intro {
+			if e.m.State() == zmachine.Halted {
+				break
+			}
+			if err := e.send(Sanitize(in)); err != nil {
+				return e.observe("", text, 0), fmt.Errorf("intro %q: %w", in, err)
+			}
+			if _, err := e.m.Run(); err != nil {
+				return e.observe("", text+e.m.TakeOutput(), 0), fmt.Errorf("intro %q: %w", in, err)
+			}
+			text += e.m.TakeOutput()
+		}
+	}
+	return e.finish("", text, 0), nil
+}
+
+// send gives the machine one command: a line, or a key when it reads one.
+func (e *Env) send(cmd string) error {
+	if e.m.State() != zmachine.WaitChar {
+		return e.m.SendLine(cmd)
+	}
+	if cmd == "" {
+		return e.m.SendChar(13)
+	}
+	return e.m.SendKey([]rune(cmd)[0])
 }
 
 // Reset starts a new episode with seed and observes its opening.
@@ -141,21 +176,7 @@ func (e *Env) Step(command string) (Observation, error) {
 	e.turn++
 	e.changes = e.changes[:0]
 	restarts := e.m.Restarts()
-	var err error
-	switch e.m.State() {
-	case zmachine.WaitChar:
-		k := '\r'
-		if cmd != "" {
-			k = []rune(cmd)[0]
-		}
-		if k == '\r' {
-			err = e.m.SendChar(13)
-		} else {
-			err = e.m.SendKey(k)
-		}
-	default:
-		err = e.m.SendLine(cmd)
-	}
+	err := e.send(cmd)
 	if err == nil {
 		_, err = e.m.Run()
 	}
@@ -223,9 +244,15 @@ func (e *Env) Observe() Observation { return e.observe("", "", e.m.Restarts()) }
 
 func (e *Env) observe(cmd, text string, restarts int) Observation {
 	obs := Observation{Turn: e.turn, Command: cmd, Text: cleanText(text), Story: e.id}
+	obs.Won = containsAny(text, e.victoryTexts())
+	e.won = e.won || obs.Won
 	obs.Location = e.location()
-	obs.Score, obs.Moves = e.scoreMoves()
+	obs.Score, obs.Moves = e.readScoreMoves(true)
+	obs.Facts = e.truth.facts
 	obs.Inventory = e.inventory(uint16(obs.Location.ID))
+	if obs.Facts.Player == Unknown && e.player != 0 {
+		obs.Facts.Player = Inferred // found among the location's contents
+	}
 	h := e.worldHash()
 	obs.WorldHash = h
 	obs.WorldChanged = e.hash != "" && h != e.hash
@@ -234,7 +261,6 @@ func (e *Env) observe(cmd, text string, restarts int) Observation {
 		obs.Changes = append([]Change(nil), e.changes...)
 	}
 	obs.Died = containsAny(text, e.b.DeathTexts) || (len(e.b.DeathTexts) == 0 && genericDeath(text))
-	obs.Won = containsAny(text, e.b.VictoryTexts)
 	switch {
 	case obs.Won:
 		obs.Ended = EndVictory
@@ -257,33 +283,14 @@ func cleanText(s string) string {
 	return s
 }
 
-func (e *Env) location() Location {
-	g := 0
-	if e.b.LocationGlob != nil {
-		g = *e.b.LocationGlob
-	}
-	id := e.m.Global(g)
-	return Location{ID: int(id), Name: e.nameOf(id)}
-}
-
-func (e *Env) scoreMoves() (score, moves int) {
-	read := func(global *int, addr int) int {
-		switch {
-		case global != nil:
-			return int(int16(e.m.Global(*global)))
-		case addr != 0:
-			return int(int16(e.m.Word(addr)))
-		}
-		return 0
-	}
-	return read(e.b.ScoreGlobal, e.b.ScoreAddr), read(e.b.MovesGlobal, e.b.MovesAddr)
-}
-
 // playerObject is the binding's player, or (generic path) found among the
 // location's contents.
 func (e *Env) playerObject(loc uint16) uint16 {
 	if e.b.Player != 0 {
 		return uint16(e.b.Player)
+	}
+	if e.truth.player != 0 {
+		return e.truth.player
 	}
 	kids := e.m.Children(loc)
 	for _, k := range kids {

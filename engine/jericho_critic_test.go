@@ -2,49 +2,18 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lantern-if/lantern/game_files/bindings"
-	"github.com/lantern-if/lantern/internal/shared"
-	"github.com/lantern-if/lantern/zmachine"
 )
 
 var updateRefusals = flag.Bool("update-refusals", false, "rewrite testdata/ground_truth_refusals.txt from the run")
-
-// jerichoGame is one walkthrough of ../shared/jericho/walkthroughs.json.
-type jerichoGame struct {
-	File        string
-	Seed        int      `json:"seed"`
-	Walkthrough []string `json:"walkthrough"`
-	MaxScore    int      `json:"max_score"`
-}
-
-func jerichoGames(t testing.TB) []jerichoGame {
-	t.Helper()
-	data, err := os.ReadFile(shared.File(t, "jericho/walkthroughs.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	byFile := map[string]jerichoGame{}
-	if err := json.Unmarshal(data, &byFile); err != nil {
-		t.Fatalf("walkthroughs.json: %v", err)
-	}
-	var out []jerichoGame
-	for f, g := range byFile {
-		g.File = f
-		out = append(out, g)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].File < out[j].File })
-	return out
-}
 
 // TestGroundTruthStageOnJerichoWalkthroughs plays every walkthrough of
 // Jericho's suite through the engine's own play path and asks the critic's
@@ -56,25 +25,16 @@ func TestGroundTruthStageOnJerichoWalkthroughs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 38 walkthroughs")
 	}
-	games := jerichoGames(t)
+	games := jerichoSuite(t)
 	bs, err := LoadBindings(bindings.FS())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, g := range games {
-		data, err := os.ReadFile(filepath.Join(shared.Dir(t), "jericho", g.File))
+		env, err := NewEnv(g.story, EnvOptions{Seed: g.walk.Seed, Binding: bs.For(g.story.Info().MD5)})
 		if err != nil {
-			t.Fatal(err)
-		}
-		story, err := zmachine.LoadStory(data)
-		if err != nil {
-			t.Errorf("%s: %v", g.File, err)
-			continue
-		}
-		env, err := NewEnv(story, EnvOptions{Seed: g.Seed, Binding: bs.For(story.Info().MD5)})
-		if err != nil {
-			t.Fatalf("%s: %v", g.File, err)
+			t.Fatalf("%s: %v", g.file, err)
 		}
 		got = append(got, refusalsOf(t, g, env)...)
 	}
@@ -116,9 +76,9 @@ func refusalsOf(t *testing.T, g jerichoGame, env *Env) []string {
 	t.Helper()
 	obs, err := env.Start()
 	if err != nil {
-		t.Fatalf("%s: %v", g.File, err)
+		t.Fatalf("%s: %v", g.file, err)
 	}
-	e := New(Config{CriticThreshold: -0.2, Seed: g.Seed}, env, &listAgent{}, nil, nil, nil, Hooks{})
+	e := New(Config{CriticThreshold: -0.2, Seed: g.walk.Seed}, env, &listAgent{}, nil, nil, nil, Hooks{})
 	e.st.Obs = obs
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -127,20 +87,20 @@ func refusalsOf(t *testing.T, g jerichoGame, env *Env) []string {
 		}
 	}()
 	var out []string
-	for i, cmd := range g.Walkthrough {
+	for i, cmd := range g.walk.Walkthrough {
 		if e.quitting {
 			break
 		}
 		why := e.scope().groundTruth(cmd)
 		if err := e.play(ctx, ActorAgent, cmd, Proposal{Action: cmd}, nil, time.Now(), 0); err != nil {
-			t.Fatalf("%s step %d: %v", g.File, i+1, err)
+			t.Fatalf("%s step %d: %v", g.file, i+1, err)
 		}
 		if why != "" {
 			reply := strings.Join(strings.Fields(e.st.Obs.Text), " ")
 			if len(reply) > 100 {
 				reply = reply[:100]
 			}
-			out = append(out, fmt.Sprintf("%s\t%d\t%s\t%s\t%s", g.File, i+1, cmd, why, reply))
+			out = append(out, fmt.Sprintf("%s\t%d\t%s\t%s\t%s", g.file, i+1, cmd, why, reply))
 		}
 	}
 	return out

@@ -134,7 +134,7 @@ type Engine struct {
 	st       GameState
 	resume   *resumeState      // a checkpoint Run continues (ResumeFrom)
 	failed   map[string]bool   // failedKey: actions that did nothing (the repeated-failure metric)
-	refused  map[string]string // key → the world hash after the action did nothing (the critic)
+	refused  map[string]Refusal // key → what an action that did nothing left (the critic)
 	actions  int
 	repeats  int
 	failures int
@@ -164,7 +164,7 @@ func New(cfg Config, env *Env, agent Agent, critic *Critic, client *llm.Client, 
 		critic = NewCritic(nil, cfg.CriticThreshold)
 	}
 	e := &Engine{cfg: cfg, env: env, agent: agent, critic: critic, client: client, gmap: gmap, hooks: hooks,
-		events: make(chan Event, 256), cmds: make(chan Command, 16), mode: Running, failed: map[string]bool{}, refused: map[string]string{}}
+		events: make(chan Event, 256), cmds: make(chan Command, 16), mode: Running, failed: map[string]bool{}, refused: map[string]Refusal{}}
 	if cfg.StartPaused {
 		e.mode = Paused
 	}
@@ -548,13 +548,13 @@ func (e *Engine) scope() Scope {
 		refused, _ := e.env.Refuses(action, word, e.dict, e.wordLen)
 		return refused
 	}
-	s.Idle = func(action string) bool {
-		idle, ok := e.env.Idle(action)
-		return idle || !ok
+	s.Idle = func(action, reply string) bool {
+		idle, ok := e.env.Idle(action, reply)
+		return idle && ok
 	}
 	s.RefusesUnknown = func(action, word string) bool {
 		refused, ok := e.env.RefusesUnknown(action, word, e.dict, e.wordLen)
-		return refused || !ok
+		return refused && ok
 	}
 	return s
 }
@@ -651,7 +651,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	}
 	if failed {
 		e.failed[k] = true
-		e.refused[key(before.Location.ID, action)] = obs.WorldHash
+		e.refused[key(before.Location.ID, action)] = Refusal{World: obs.WorldHash, Reply: oneLine(obs.Text)}
 		e.st.failedRow++
 	} else {
 		e.st.failedRow = 0
@@ -755,7 +755,7 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	e.gmap.Reset()
 	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
 	// An action that failed in an earlier episode may work in this one.
-	e.failed, e.refused = map[string]bool{}, map[string]string{}
+	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
 	e.st = GameState{Episode: e.st.Episode + 1, Obs: obs, bestScore: obs.Score}
 	if e.client != nil {
 		e.client.Metrics.ResetTurns() // turn numbers start again

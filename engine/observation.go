@@ -61,6 +61,29 @@ const (
 	EndPerson  Ending = "person"   // the person ended it
 )
 
+// Provenance says where one fact of an observation comes from.
+type Provenance string
+
+const (
+	// Bound: read where the story's binding says the fact lives.
+	Bound Provenance = "bound"
+	// Inferred: read where the story's own data suggests it lives (the
+	// v3 status-line globals, the Inform library's globals).
+	Inferred Provenance = "inferred"
+	// Unknown: Lantern cannot read the fact; its value is left zero.
+	Unknown Provenance = "unknown"
+)
+
+// Facts gives the provenance of each ground-truth fact.
+type Facts struct {
+	Location Provenance `json:"location"`
+	Score    Provenance `json:"score"`
+	Moves    Provenance `json:"moves"`
+	Player   Provenance `json:"player"`
+	Victory  Provenance `json:"victory"`
+	Death    Provenance `json:"death"`
+}
+
 // Observation is the ground truth after a step, read from the machine.
 type Observation struct {
 	Turn         int           `json:"turn"`
@@ -76,8 +99,10 @@ type Observation struct {
 	WorldHash    string        `json:"world_hash"`
 	Changes      []Change      `json:"changes,omitempty"`
 	Story        StoryIdentity `json:"story"`
-	ValidExits   []Exit        `json:"valid_exits,omitempty"`
-	Ended        Ending        `json:"ended,omitempty"`
+	// Facts says which of the facts above are bound, inferred or unknown.
+	Facts      Facts  `json:"facts"`
+	ValidExits []Exit `json:"valid_exits,omitempty"`
+	Ended      Ending `json:"ended,omitempty"`
 	// Meta is set when the environment handled the command itself (save,
 	// restore, quit, restart, script) instead of passing it to the story.
 	Meta bool `json:"meta,omitempty"`

@@ -217,7 +217,8 @@ func (e *Env) refuses(action, word string, controls []string, countsRefusals boo
 		return false, false
 	}
 	re := wordRE(word)
-	_, movesBefore := e.scoreMoves()
+	scoreBefore, movesBefore := e.scoreMoves()
+	restarts := e.m.Restarts()
 	worldBefore, locBefore := e.worldHash(), e.location().ID
 	changed := false
 	reply := func(cmd string) (string, bool) {
@@ -233,8 +234,10 @@ func (e *Env) refuses(action, word string, controls []string, countsRefusals boo
 			}
 			out = e.m.TakeOutput()
 			if cmd == action {
-				_, moves := e.scoreMoves()
-				changed = e.worldHash() != worldBefore || e.location().ID != locBefore || (moves != movesBefore && !countsRefusals)
+				score, moves := e.scoreMoves()
+				ended := e.m.State() != zmachine.WaitLine || e.m.Restarts() != restarts ||
+					containsAny(out, e.b.VictoryTexts) || containsAny(out, e.b.DeathTexts)
+				changed = ended || score != scoreBefore || e.worldHash() != worldBefore || e.location().ID != locBefore || (moves != movesBefore && !countsRefusals)
 			}
 			done = true
 			return nil
@@ -334,12 +337,20 @@ func (e *Env) StateHash() string {
 
 // clockBytes are the move counter's two bytes (from the binding).
 func (e *Env) clockBytes() []int {
-	switch {
-	case e.b.MovesGlobal != nil:
-		a := int(e.m.Word(0x0C)) + 2**e.b.MovesGlobal
+	e.resolveTruth()
+	global := func(n int) []int {
+		a := int(e.m.Word(0x0C)) + 2*n
 		return []int{a, a + 1}
-	case e.b.MovesAddr != 0:
-		return []int{e.b.MovesAddr, e.b.MovesAddr + 1}
+	}
+	switch b := e.b; {
+	case !b.generic && b.MovesGlobal != nil:
+		return global(*b.MovesGlobal)
+	case b.MovesAddr != 0 && b.MovesSize == 1:
+		return []int{b.MovesAddr}
+	case b.MovesAddr != 0:
+		return []int{b.MovesAddr, b.MovesAddr + 1}
+	case e.truth.movesGlob >= 0:
+		return global(e.truth.movesGlob)
 	}
 	return nil
 }
@@ -377,13 +388,13 @@ func (e *Env) volatileBytes() []int {
 }
 
 // Idle reports whether action, played now, would do nothing but let time
-// pass. It plays "wait" and the action in probes: what waiting changes
+// pass, and get before, the reply it got when it last did nothing. It plays "wait" and the action in probes: what waiting changes
 // (the clock, timers, wandering characters, the parser's record of the
 // verb) is set aside, and the action is idle when it changes nothing else
 // and its reply is not the reply to waiting (waiting is a move of its own).
 // Pressing a button that cycles a display is not idle. ok is false when
 // the machine cannot be probed.
-func (e *Env) Idle(action string) (idle, ok bool) {
+func (e *Env) Idle(action, before string) (idle, ok bool) {
 	if e.m.State() != zmachine.WaitLine {
 		return false, false
 	}
@@ -397,7 +408,7 @@ func (e *Env) Idle(action string) (idle, ok bool) {
 			if _, err := e.m.Run(); err != nil {
 				return err
 			}
-			reply = strings.Join(strings.Fields(e.m.TakeOutput()), " ")
+			reply = oneLine(cleanText(e.m.TakeOutput()))
 			mem = e.m.DynamicMemory()
 			world = e.worldHash()
 			ok = true
@@ -411,7 +422,7 @@ func (e *Env) Idle(action string) (idle, ok bool) {
 	if !ok1 || !ok2 || len(waited) != len(now) || len(acted) != len(now) {
 		return false, false
 	}
-	if ra == rw || world != e.worldHash() {
+	if ra == rw || world != e.worldHash() || ra != oneLine(cleanText(before)) {
 		return false, true
 	}
 	// The object tree is unchanged (the world hash, which already sets

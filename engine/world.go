@@ -8,7 +8,10 @@ import (
 // moved and attrChanged are the machine's hooks: they record the step's
 // changes to the object tree, minus what the binding says to ignore.
 func (e *Env) moved(obj, from, to uint16) {
-	if contains(e.b.IgnoreMoved, int(obj)) || !e.worldObject(obj) {
+	if contains(e.b.IgnoreMoved, int(obj)) || contains(e.b.IgnoreMovedTo, int(to)) || !e.worldObject(obj) {
+		return
+	}
+	if e.b.OnlyPlayerMoves && e.b.Player != 0 && int(obj) != e.b.Player && int(to) != e.b.Player {
 		return
 	}
 	e.changes = append(e.changes, Change{Kind: "move", Object: int(obj), Name: e.nameOf(obj), From: int(from), To: int(to)})
@@ -35,19 +38,35 @@ func (e *Env) worldHash() string {
 		n = e.m.ObjectCount()
 	}
 	buf := make([]byte, 0, n*9+2*len(e.b.Watch))
+	detached := func(o int) bool {
+		if contains(e.b.Detach, o) {
+			return true
+		}
+		if contains(e.b.DetachWhenAway, o) && e.b.Player != 0 {
+			return e.m.Parent(uint16(o)) != e.m.Parent(uint16(e.b.Player))
+		}
+		return false
+	}
 	for o := 1; o <= n; o++ {
 		obj := uint16(o)
-		if contains(e.b.Detach, o) {
+		if detached(o) {
 			continue
 		}
 		p := e.m.Parent(obj)
-		if contains(e.b.Detach, int(p)) {
+		if p != 0 && detached(int(p)) {
 			p = 0
 		}
 		buf = append(buf, byte(o>>8), byte(o), byte(p>>8), byte(p))
 		attrs := e.m.AttributeBytes(obj)
 		for _, a := range e.b.ClearAttrs {
 			clearBit(attrs, a)
+		}
+		for _, r := range e.b.ClearForHash {
+			for _, a := range r.Attrs {
+				if r.matches(obj, uint8(a)) {
+					clearBit(attrs, a)
+				}
+			}
 		}
 		for _, r := range e.b.IgnoreDiff {
 			if r.Object != o {
