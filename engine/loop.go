@@ -132,8 +132,8 @@ type Engine struct {
 	abandon    bool
 
 	st       GameState
-	resume   *resumeState      // a checkpoint Run continues (ResumeFrom)
-	failed   map[string]bool   // failedKey: actions that did nothing (the repeated-failure metric)
+	resume   *resumeState       // a checkpoint Run continues (ResumeFrom)
+	failed   map[string]bool    // failedKey: actions that did nothing (the repeated-failure metric)
 	refused  map[string]Refusal // key → what an action that did nothing left (the critic)
 	actions  int
 	repeats  int
