@@ -77,17 +77,20 @@ type Model struct {
 	episodes *episodePicker
 	replay   *replay // a past episode shown instead of the live one
 
-	flash     string
-	flashErr  bool
-	flashID   int
-	escArmed  bool
-	endArmed  bool // X pressed once: X again ends the episode
-	escID     int
-	notice    notice
-	checking  bool
-	pull      *pullState
-	themeSet  bool // a theme was chosen (flag or t); the background no longer decides
-	memLoaded bool
+	flash       string
+	flashErr    bool
+	flashID     int
+	escArmed    bool
+	stepping    bool // a step was sent and its turn has not ended
+	queuedSteps int  // n pressed while a step was in flight
+	help        helpView
+	endArmed    bool // X pressed once: X again ends the episode
+	escID       int
+	notice      notice
+	checking    bool
+	pull        *pullState
+	themeSet    bool // a theme was chosen (flag or t); the background no longer decides
+	memLoaded   bool
 }
 
 // New makes the root model.
@@ -283,6 +286,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case replayMsg:
 		return m.handleReplay(msg)
+	case resumedMsg:
+		return m.handleResumed(msg)
+	case flashMsg:
+		return m.setFlash(msg.text, msg.err)
 	case viewerMsg:
 		if m.state == stViewer && m.viewer != nil && m.viewer.id == msg.id {
 			m.viewer.set(msg)
@@ -312,6 +319,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.endArmed = false // any other key: the episode goes on
 		}
 		return m.handleKey(msg)
+	case tea.PasteMsg:
+		if m.state == stInput {
+			return m.paste(msg.Content)
+		}
 	case tea.MouseClickMsg:
 		return m.handleClick(msg.Mouse())
 	case tea.MouseWheelMsg:

@@ -115,8 +115,12 @@ func TestTypedCommandGoesToTheEngineAsOverride(t *testing.T) {
 	if got, want := h.pending(), []engine.Command{engine.Override{Text: "inventory"}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("queued %#v, want %#v", got, want)
 	}
-	// The input stays open for the next command; the history recalls it.
-	h.mustSee("enter sends")
+	// The input stays open for the next command (the footer says what was
+	// sent); the history recalls it.
+	h.mustSee(`sent "inventory"`)
+	if h.m.state != stInput {
+		t.Fatal("the input closed after sending")
+	}
 	h.key("up")
 	if v := h.m.input.Value(); v != "inventory" {
 		t.Errorf("history gives %q", v)
@@ -355,6 +359,20 @@ func TestMissingModelIsPulledWithProgress(t *testing.T) {
 
 func TestEscEscCancelsTheModelCall(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
+	// Nothing in flight: esc says so and arms nothing.
+	h.key("esc", "esc")
+	h.mustSee("nothing to leave or cancel")
+	if len(h.pending()) != 0 {
+		t.Fatalf("esc esc with nothing in flight sent %#v", h.pending())
+	}
+	h.events(engine.TurnStarted{Turn: 1, Actor: engine.ActorAgent})
+	// Esc leaving the input never arms the cancel.
+	h.key("i", "esc", "esc")
+	h.mustSee("esc again cancels")
+	if len(h.pending()) != 0 {
+		t.Fatalf("i, esc, esc sent %#v", h.pending())
+	}
+	h.m.Update(escDoneMsg{id: h.m.escID})
 	h.key("esc")
 	h.mustSee("esc again cancels")
 	if len(h.pending()) != 0 {
@@ -530,8 +548,10 @@ func TestHelpThemesAndBackground(t *testing.T) {
 		t.Errorf("a light background gives theme %q", m.c.theme.Name)
 	}
 	h.key("?")
-	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "supersede memory", "model per role", "Theme: light")
-	h.key("?")
+	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 62 · ↑/↓ pgup/pgdn scroll")
+	h.key("/", "s", "u", "p", "e", "r", "enter")
+	h.mustSee("Memory pane (m)", "supersede memory", "theme light")
+	h.key("esc", "?")
 	h.key("t")
 	h.mustSee("theme: phosphor")
 	if m.c.theme.Name != "phosphor" || m.c.styles.Background == nil {
@@ -653,7 +673,21 @@ func TestThinkingShowsHowLong(t *testing.T) {
 
 type fakeEpisodes struct{ turns map[int64][]memory.Turn }
 
-func (f fakeEpisodes) LastEpisodeID(context.Context) (int64, error) { return int64(len(f.turns)), nil }
+func (f fakeEpisodes) EpisodeSummaries(context.Context) ([]memory.EpisodeSummary, error) {
+	var out []memory.EpisodeSummary
+	for id := int64(len(f.turns)); id > 0; id-- {
+		ts := f.turns[id]
+		e := memory.EpisodeSummary{ID: id, Started: time.Date(2026, 11, 20+int(id), 9, 30, 0, 0, time.Local), Reason: "death", Turns: len(ts)}
+		if id == int64(len(f.turns)) {
+			e.Reason = ""
+		}
+		if len(ts) > 0 {
+			e.Score, e.Moves = ts[len(ts)-1].Score, ts[len(ts)-1].Moves
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
 
 func (f fakeEpisodes) Turns(_ context.Context, ep int64) ([]memory.Turn, error) {
 	return f.turns[ep], nil
@@ -715,7 +749,7 @@ func TestRemappedKeys(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	h := &harness{t: t, m: m, eng: eng}
 	h.events(opening(), engine.Idle{Mode: engine.Paused})
-	h.mustSee("p pause/resume", "x step one turn", "ctrl+q quit")
+	h.mustSee("p run/pause", "x step", "ctrl+q quit")
 	h.key("space")
 	h.key("n")
 	if got := h.pending(); len(got) != 0 {
