@@ -145,6 +145,9 @@ Flags:
 		Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
 		Theme: theme, Keys: cfg.Keys, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
 		Resume: resumed,
+		SavePrefs: func(theme string, models map[string]string) error {
+			return savePrefs(config.UserFile(os.LookupEnv), theme, models)
+		},
 	}
 	if sess.Objectives != nil {
 		opts.Objectives = sess.Objectives

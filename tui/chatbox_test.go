@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -158,4 +159,36 @@ func TestResumeRestoresTranscriptMapAndActors(t *testing.T) {
 	if s := ansi.Strip(m.reasoning.view()[0]); strings.Contains(s, "agent") && strings.Contains(s, "south") {
 		t.Errorf("the person's command is labelled the agent's: %q", s)
 	}
+}
+
+// The model picker starts on the model each role uses, says plainly when
+// there is no server, and a choice is saved for next time.
+func TestModelPickerStartsOnTheModelInUseAndSaves(t *testing.T) {
+	eng := newFakeEngine()
+	models := &fakeModels{host: "127.0.0.1:11434", models: []llm.ModelSummary{{Name: "lantern-tiny"}, {Name: "llama3"}, {Name: "qwen3:4b"}}}
+	var saved []map[string]string
+	m := New(context.Background(), Options{Engine: eng, Models: models, RefreshEvery: -1, Theme: "dark",
+		SavePrefs: func(theme string, ms map[string]string) error { saved = append(saved, ms); return nil }})
+	h := &harness{t: t, m: m, eng: eng}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	for _, msg := range run(h.key("ctrl+l")) {
+		m.Update(msg)
+	}
+	if m.picker.sel != 2 {
+		t.Fatalf("the picker starts on row %d, want 2 (qwen3:4b, in use)", m.picker.sel)
+	}
+	h.key("up", "right")
+	if m.picker.sel != 2 {
+		t.Fatalf("another role starts on row %d, want its model's (2)", m.picker.sel)
+	}
+	h.key("up")
+	for _, msg := range run(h.key("enter")) {
+		m.Update(msg)
+	}
+	if len(saved) != 1 || saved[0]["critic"] != "llama3" {
+		t.Fatalf("saved %v", saved)
+	}
+	m.picker.setModels(nil, unreachable("127.0.0.1:9"))
+	h.mustSee("No model server answers at 127.0.0.1:9")
+	h.mustNotSee("dial tcp")
 }

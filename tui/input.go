@@ -48,7 +48,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		if sm, ok := c.(engine.SetModel); ok {
 			m.roleModels[sm.Role] = sm.Model
-			return tea.Batch(m.send(c), m.setFlash(fmt.Sprintf("%s role → %s", sm.Role, sm.Model), false))
+			return tea.Batch(m.send(c), m.setFlash(fmt.Sprintf("%s role → %s", sm.Role, sm.Model), false),
+				m.savePrefs("", map[string]string{sm.Role: sm.Model}))
 		}
 		return nil
 	case stViewer:

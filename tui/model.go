@@ -381,7 +381,25 @@ func (m *Model) nextTheme() tea.Cmd {
 	next := names[(i+1)%len(names)]
 	m.setTheme(next)
 	m.themeSet = true
+	if save := m.savePrefs(next, nil); save != nil {
+		return tea.Batch(m.setFlash("theme: "+next+" (saved for next time)", false), save)
+	}
 	return m.setFlash("theme: "+next, false)
+}
+
+// savePrefs writes the person's choices off the Update goroutine; nil when
+// there is nowhere to save them.
+func (m *Model) savePrefs(theme string, models map[string]string) tea.Cmd {
+	save := m.opts.SavePrefs
+	if save == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if err := save(theme, models); err != nil {
+			return flashMsg{text: "not saved: " + err.Error(), err: true}
+		}
+		return nil
+	}
 }
 
 // noticeLines is the notice (and a pull's progress) wrapped to the screen.

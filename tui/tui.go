@@ -59,6 +59,10 @@ type Options struct {
 	// SaveObjectives keeps the person's objectives after each change; may
 	// be nil. It runs in a command, never in Update.
 	SaveObjectives func() error
+	// SavePrefs keeps the person's choices in the user's configuration: a
+	// theme ("" when unchanged) and the models chosen per role. It runs in
+	// a command; nil keeps them for this session only.
+	SavePrefs func(theme string, models map[string]string) error
 }
 
 // Resume is a resumed episode: its ID in lantern.db and the engine's map
