@@ -118,7 +118,7 @@ func TestInputBehavesLikeAChatBox(t *testing.T) {
 	}
 	h.mustSee("line cleared")
 	h.flush()
-	h.m.Update(tea.PasteMsg{Content: "north\r\n\nopen door\ntake lamp\n"})
+	h.m.Update(tea.PasteMsg{Content: "north\r\n\nopen door\rtake lamp\n"})
 	want := []engine.Command{engine.Override{Text: "north"}, engine.Override{Text: "open door"}, engine.Override{Text: "take lamp"}}
 	if got := h.pending(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("multi-line paste sent %#v", got)
@@ -191,4 +191,20 @@ func TestModelPickerStartsOnTheModelInUseAndSaves(t *testing.T) {
 	m.picker.setModels(nil, unreachable("127.0.0.1:9"))
 	h.mustSee("No model server answers at 127.0.0.1:9")
 	h.mustNotSee("dial tcp")
+}
+
+// e in the Objectives pane edits the selected objective: the old text is
+// dropped and the new one added.
+func TestObjectiveEdit(t *testing.T) {
+	h := newHarness(t, 120, 40, "dark")
+	h.m.Update(objectivesMsg{active: []string{"Find the lamp"}, completed: []string{"Explore the lane"}})
+	h.key("o", "e")
+	h.mustSee("objective: Find the lamp")
+	h.key("ctrl+u")
+	h.typeText("Light the lamp")
+	h.key("enter")
+	want := []engine.Command{engine.ObjectiveEdit{Op: "drop", Text: "Find the lamp"}, engine.ObjectiveEdit{Op: "add", Text: "Light the lamp"}}
+	if got := h.pending(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("edit sent %#v", got)
+	}
 }

@@ -34,7 +34,7 @@ func (m *Model) helpEntries() []helpEntry {
 		{"Panes", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes, k.Knowledge, k.Theme}},
 		{"Scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Memory pane (m)", []key.Binding{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Back}},
-		{"Objectives pane (o)", []key.Binding{k.Add, k.Complete, k.Drop}},
+		{"Objectives pane (o)", []key.Binding{k.Add, key.NewBinding(key.WithKeys(k.Edit.Keys()...), key.WithHelp(k.Edit.Help().Key, "edit objective")), k.Complete, k.Drop}},
 		{"Map pane (M)", []key.Binding{k.View, k.MapPane}},
 	}
 	var out []helpEntry
@@ -183,7 +183,7 @@ func (m *Model) footerKeys() []key.Binding {
 		return []key.Binding{b(k.View, "read"), b(k.Edit, "edit"), b(k.Add, "add"), b(k.Supersede, "supersede"), b(k.Delete, "delete"),
 			b(k.Browse, "browse"), b(k.Undo, "undo"), pane}
 	case pObjectives:
-		return []key.Binding{b(k.Add, "add"), b(k.Complete, "complete"), b(k.Drop, "drop"), lit("↑/↓", "choose"), pane}
+		return []key.Binding{b(k.Add, "add"), b(k.Edit, "edit"), b(k.Complete, "complete"), b(k.Drop, "drop"), lit("↑/↓", "choose"), pane}
 	case pMap:
 		return append([]key.Binding{lit("enter", "Mermaid"), lit("↑/↓", "scroll")}, append(game, pane)...)
 	case pReasoning:

@@ -201,6 +201,13 @@ func (m *Model) paneKey(k tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(k, keys.Add):
 			return m.openObjInput("add", "")
+		case key.Matches(k, keys.Edit):
+			o, ok := m.objectives.selected()
+			if !ok {
+				return m.setFlash("no objective selected (a adds one)", true)
+			}
+			m.objEditing = o
+			return m.openObjInput("edit", o)
 		case key.Matches(k, keys.Complete):
 			return m.objectiveOp("complete")
 		case key.Matches(k, keys.Drop):
@@ -409,6 +416,8 @@ func (m *Model) openObjInput(op, value string) tea.Cmd {
 	switch op {
 	case "add":
 		m.objInput.Prompt = "new objective: "
+	case "edit":
+		m.objInput.Prompt = "objective: "
 	default:
 		m.objInput.Prompt = op + " objective (text or ID): "
 	}
@@ -437,6 +446,16 @@ func (m *Model) objInputKey(k tea.KeyPressMsg) tea.Cmd {
 		m.objInput.Reset()
 		if text == "" {
 			return nil
+		}
+		if m.objOp == "edit" {
+			// An edit replaces the objective: the old text goes, the new comes.
+			old := m.objEditing
+			m.objEditing = ""
+			if text == old {
+				return nil
+			}
+			return tea.Batch(m.send(engine.ObjectiveEdit{Op: "drop", Text: old}, engine.ObjectiveEdit{Op: "add", Text: text}),
+				m.setFlash("objective edited: "+text, false))
 		}
 		return tea.Batch(m.send(engine.ObjectiveEdit{Op: m.objOp, Text: text}), m.setFlash(fmt.Sprintf("objective %s: %s", m.objOp, text), false))
 	}
@@ -524,12 +543,13 @@ func (m *Model) handleWheel(ms tea.Mouse) tea.Cmd {
 // maxCommand is the longest command the input takes.
 const maxCommand = 200
 
-// paste takes a paste into the command input: one line joins what is typed
+// paste takes a paste into the command input (lines end in LF, CR LF or
+// CR, as terminals send them): one line joins what is typed
 // (cut at maxCommand, with a word); several lines are sent as commands, one
 // per line, in order, as if each were typed and sent.
 func (m *Model) paste(content string) tea.Cmd {
 	var lines []string
-	for _, l := range strings.Split(strings.ReplaceAll(content, "\r\n", "\n"), "\n") {
+	for _, l := range strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(content), "\n") {
 		if l = oneLine(l); l != "" {
 			lines = append(lines, l)
 		}

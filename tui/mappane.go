@@ -94,7 +94,11 @@ func (p *mapPane) neighbourhood() []line {
 	exits := p.m.Exits(id)
 	acts := sortedKeys(exits)
 	if len(acts) == 0 {
-		out = append(out, mkLine(seg{"  no known exits yet", stMuted}))
+		msg := "  no exit tried from here yet"
+		if len(p.m.Adjacent(id)) > 0 {
+			msg += " · the way in is under Next door"
+		}
+		out = append(out, mkLine(seg{msg, stMuted}))
 	}
 	width := 0
 	for _, a := range acts {

@@ -64,18 +64,19 @@ type Model struct {
 	roleModels                  map[string]string
 	stopped, quitting           bool
 
-	state    uiState
-	input    textinput.Model
-	history  []string
-	histAt   int
-	search   textinput.Model
-	objInput textinput.Model
-	objOp    string
-	form     *memForm
-	picker   *modelPicker
-	viewer   *viewer
-	episodes *episodePicker
-	replay   *replay // a past episode shown instead of the live one
+	state      uiState
+	input      textinput.Model
+	history    []string
+	histAt     int
+	search     textinput.Model
+	objInput   textinput.Model
+	objOp      string
+	objEditing string // the objective being edited
+	form       *memForm
+	picker     *modelPicker
+	viewer     *viewer
+	episodes   *episodePicker
+	replay     *replay // a past episode shown instead of the live one
 
 	flash       string
 	flashErr    bool
