@@ -208,6 +208,20 @@ log "offered and resumed the unfinished episode: transcript, map ($map_counts) a
 # turn_now: the turn the status bar shows.
 turn_now() { screen | grep -o 'Turn: [0-9]*' | head -n 1 | grep -o '[0-9]*'; }
 
+# settle: until the turn stays the same for 2 s (a turn in flight when the
+# agent was paused ends first).
+settle() {
+	local a b deadline=$((SECONDS + 30))
+	a=$(turn_now)
+	while ((SECONDS < deadline)); do
+		sleep 2
+		b=$(turn_now)
+		[[ $a == "$b" ]] && return 0
+		a=$b
+	done
+	fail "the turn never settled"
+}
+
 # i, Esc, Esc while the agent thinks: Esc leaves the input, never cancels.
 keys Space
 wait_for "thinking…"
@@ -219,13 +233,14 @@ sleep 0.5
 wait_for running
 keys Space
 wait_for paused
+settle
 log "i, Esc, Esc did not cancel"
 
 # n three times while paused: three turns.
 t0=$(turn_now)
 tmux send-keys -t "$session" n n n
 wait_for "Turn: $((t0 + 3))"
-sleep 1.5
+settle
 wait_for paused "Turn: $((t0 + 3))"
 log "n ×3 played three turns ($t0 → $((t0 + 3)))"
 
@@ -257,6 +272,7 @@ footer_check() {
 	[[ $last == *"? help" ]] || fail "at $1 columns the footer does not end with the help key: '$last'"
 	[[ $last == *"$2"* ]] || fail "at $1 columns the footer lacks '$2': '$last'"
 }
+wait_for "i type" # the last word has gone from the footer
 for cols in 80 120; do
 	tmux resize-window -t "$session" -x "$cols" -y 30
 	sleep 0.5

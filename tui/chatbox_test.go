@@ -208,3 +208,29 @@ func TestObjectiveEdit(t *testing.T) {
 		t.Fatalf("edit sent %#v", got)
 	}
 }
+
+// y copies the focused pane's content; ctrl+o lets the terminal select.
+func TestCopyAndMouseToggle(t *testing.T) {
+	h := newHarness(t, 120, 40, "dark")
+	scene(h)
+	h.key("1", "y")
+	if !strings.Contains(h.m.clipboard, "T4 agent › south") {
+		t.Fatalf("transcript copy %q", h.m.clipboard)
+	}
+	h.mustSee("copied the transcript shown")
+	h.key("5", "y")
+	if !strings.Contains(h.m.clipboard, "flowchart") && !strings.Contains(h.m.clipboard, "graph") {
+		t.Fatalf("map copy %q", h.m.clipboard)
+	}
+	h.key("3", "down", "y")
+	if !strings.Contains(h.m.clipboard, "\n") {
+		t.Fatalf("memory copy %q", h.m.clipboard)
+	}
+	if h.m.View().MouseMode != tea.MouseModeCellMotion {
+		t.Fatal("the mouse starts on")
+	}
+	h.key("ctrl+o")
+	if h.m.View().MouseMode != tea.MouseModeNone {
+		t.Fatal("ctrl+o does not give the terminal the mouse")
+	}
+}

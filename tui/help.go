@@ -31,7 +31,7 @@ func (m *Model) helpEntries() []helpEntry {
 		keys  []key.Binding
 	}{
 		{"Game", []key.Binding{k.Pause, k.Step, k.Input, k.Cancel, k.EndEpisode, k.Retry, k.Pull, k.Models, k.Quit}},
-		{"Panes", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes, k.Knowledge, k.Theme}},
+		{"Panes", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes, k.Knowledge, k.Theme, k.Copy, k.Mouse}},
 		{"Scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Memory pane (m)", []key.Binding{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Back}},
 		{"Objectives pane (o)", []key.Binding{k.Add, key.NewBinding(key.WithKeys(k.Edit.Keys()...), key.WithHelp(k.Edit.Help().Key, "edit objective")), k.Complete, k.Drop}},
@@ -192,11 +192,26 @@ func (m *Model) footerKeys() []key.Binding {
 	return append(game, b(k.Search, "search"), lit("pgup/pgdn", "scroll"), pane, b(k.Episodes, "episodes"))
 }
 
+// helpTail is the end of every footer: "q quit • ? help".
+func (m *Model) helpTail() string {
+	k := m.c.keys
+	m.c.help.SetWidth(0)
+	return " " + m.c.help.ShortHelpView([]key.Binding{k.Quit, k.Help})
+}
+
+// withHelpKey ends a footer message with the help key, cutting the message
+// to fit.
+func (m *Model) withHelpKey(msg string, w int) string {
+	tail := m.helpTail()
+	sep := m.c.styles.HelpDesc.Render(" │")
+	lw := max(w-ansi.StringWidth(tail)-ansi.StringWidth(sep), 0)
+	return fit(fit(msg, lw)+sep+tail, w)
+}
+
 // shortHelp is the footer's help line: the pane's keys, cut to fit, then
 // "q quit • ? help", which are always shown and end the line.
 func (m *Model) shortHelp(w int) string {
-	k := m.c.keys
-	tail := " " + m.c.help.ShortHelpView([]key.Binding{k.Quit, k.Help})
+	tail := m.helpTail()
 	tw := ansi.StringWidth(tail)
 	m.c.help.SetWidth(max(w-tw-2, 0))
 	left := ""

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lantern-if/lantern/engine"
 )
@@ -131,6 +132,14 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		m.picker = newModelPicker(m.opts.Models, m.roleModels)
 		m.state = stModels
 		return listModels(m.ctx, m.opts.Models)
+	case key.Matches(k, keys.Copy):
+		return m.copyFocused()
+	case key.Matches(k, keys.Mouse):
+		m.mouseOff = !m.mouseOff
+		if m.mouseOff {
+			return m.setFlash("mouse off: the terminal selects text (ctrl+o turns the mouse back on)", false)
+		}
+		return m.setFlash("mouse on: click focuses, the wheel scrolls", false)
 	case key.Matches(k, keys.Retry):
 		return m.retryOllama()
 	case key.Matches(k, keys.Pull):
@@ -593,4 +602,33 @@ func (m *Model) paste(content string) tea.Cmd {
 		note += fmt.Sprintf(" (%d cut at %d characters)", cut, maxCommand)
 	}
 	return tea.Batch(m.send(cmds...), m.setFlash(note, cut > 0))
+}
+
+// copyFocused puts the focused pane's content on the clipboard through the
+// terminal (OSC 52): the selected memory, the map as Mermaid, or the
+// transcript lines on screen.
+func (m *Model) copyFocused() tea.Cmd {
+	var text, what string
+	tp, _, mp := m.shown()
+	switch m.focus {
+	case pMemory:
+		sel, ok := m.memory.selected()
+		if !ok {
+			return m.setFlash("no memory selected to copy", true)
+		}
+		text, what = sel.Title+"\n"+sel.Text, "the memory"
+	case pMap:
+		text, what = mp.m.Mermaid(), "the map (Mermaid)"
+	default:
+		var ls []string
+		for _, l := range tp.view() {
+			ls = append(ls, strings.TrimRight(ansi.Strip(l), " "))
+		}
+		text, what = strings.TrimSpace(strings.Join(ls, "\n")), "the transcript shown"
+	}
+	if strings.TrimSpace(text) == "" {
+		return m.setFlash("nothing to copy here", true)
+	}
+	m.clipboard = text
+	return tea.Batch(tea.SetClipboard(text), m.setFlash(fmt.Sprintf("copied %s (%d characters)", what, len(text)), false))
 }

@@ -72,6 +72,8 @@ type Model struct {
 	objInput   textinput.Model
 	objOp      string
 	objEditing string // the objective being edited
+	mouseOff   bool   // the terminal's own selection instead of the mouse
+	clipboard  string // what y copied last
 	form       *memForm
 	picker     *modelPicker
 	viewer     *viewer
@@ -463,6 +465,9 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	if m.mouseOff {
+		v.MouseMode = tea.MouseModeNone
+	}
 	v.BackgroundColor = m.c.styles.Background
 	v.WindowTitle = "Lantern"
 	if m.opts.Story != "" {

@@ -167,15 +167,17 @@ func (m *Model) footerView() string {
 		m.objInput.SetWidth(max(w-ansi.StringWidth(m.objInput.Prompt)-4, 10))
 		return fit(m.objInput.View(), w)
 	}
+	// A word (a flash, the armed cancel) takes the pane's keys' place; the
+	// help key stays at the end.
 	if m.flash != "" {
 		st := s.Flash
 		if m.flashErr {
 			st = s.Error
 		}
-		return fit(st.Render(" "+oneLine(m.flash)), w)
+		return m.withHelpKey(st.Render(" "+oneLine(m.flash)), w)
 	}
 	if m.escArmed && m.thinking {
-		return fit(s.Notice.Render(" esc again cancels the model call in flight"), w)
+		return m.withHelpKey(s.Notice.Render(" esc again cancels the model call in flight"), w)
 	}
 	hl := &m.c.helpLine
 	ctx := fmt.Sprint(m.focus, m.replay != nil)
