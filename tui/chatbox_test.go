@@ -234,3 +234,31 @@ func TestCopyAndMouseToggle(t *testing.T) {
 		t.Fatal("ctrl+o does not give the terminal the mouse")
 	}
 }
+
+// The cursor moves on past the active objectives to the completed ones, so
+// a short pane shows them too.
+func TestCompletedObjectivesReachable(t *testing.T) {
+	h := newHarness(t, 120, 30, "dark")
+	h.m.Update(objectivesMsg{active: []string{"One", "Two", "Three"}, completed: []string{"Zero done", "Minus one done"}})
+	h.key("o")
+	h.mustNotSee("Minus one done")
+	h.key("down", "down", "down", "down", "down", "down")
+	h.mustSee("Minus one done")
+	if _, ok := h.m.objectives.selected(); ok {
+		t.Fatal("a completed objective is offered for editing")
+	}
+}
+
+// Without a reachable server the agent's keys say why they do nothing.
+func TestAgentKeysWithoutServer(t *testing.T) {
+	h := newHarness(t, 120, 40, "dark")
+	h.m.opts.Models = &fakeModels{host: "127.0.0.1:9"}
+	h.m.Update(ollamaMsg{err: unreachable("127.0.0.1:9")})
+	h.key("space")
+	h.mustSee("the agent needs the model server")
+	h.key("n")
+	h.mustSee("n needs the model server")
+	if len(h.pending()) != 0 {
+		t.Fatalf("sent %#v", h.pending())
+	}
+}

@@ -286,6 +286,9 @@ func (m *Model) togglePause() tea.Cmd {
 		m.mode = engine.Paused
 		return m.send(engine.Pause{})
 	}
+	if m.notice.kind == noticeUnreachable {
+		return m.setFlash("the agent needs the model server, which is not reachable: type a command (i), or r to check again", true)
+	}
 	m.mode = engine.Running
 	return m.send(engine.Resume{})
 }
