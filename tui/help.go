@@ -173,6 +173,12 @@ func (m *Model) footerKeys() []key.Binding {
 	lit := func(keys, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
 	}
+	switch m.state {
+	case stHelp:
+		return []key.Binding{lit("↑/↓", "scroll"), lit("/", "search"), lit("esc", "close")}
+	case stForm, stModels, stViewer, stEpisodes:
+		return []key.Binding{lit("esc", "close")}
+	}
 	if m.replay != nil {
 		return []key.Binding{lit("←/→", "step"), lit("home/end", "first/last"), lit("esc", "live game"), b(k.NextPane, "pane")}
 	}

@@ -671,28 +671,6 @@ func TestThinkingShowsHowLong(t *testing.T) {
 	h.mustNotSee("thinking…")
 }
 
-type fakeEpisodes struct{ turns map[int64][]memory.Turn }
-
-func (f fakeEpisodes) EpisodeSummaries(context.Context) ([]memory.EpisodeSummary, error) {
-	var out []memory.EpisodeSummary
-	for id := int64(len(f.turns)); id > 0; id-- {
-		ts := f.turns[id]
-		e := memory.EpisodeSummary{ID: id, Started: time.Date(2026, 11, 20+int(id), 9, 30, 0, 0, time.Local), Reason: "death", Turns: len(ts)}
-		if id == int64(len(f.turns)) {
-			e.Reason = ""
-		}
-		if len(ts) > 0 {
-			e.Score, e.Moves = ts[len(ts)-1].Score, ts[len(ts)-1].Moves
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-func (f fakeEpisodes) Turns(_ context.Context, ep int64) ([]memory.Turn, error) {
-	return f.turns[ep], nil
-}
-
 func TestEpisodeReplay(t *testing.T) {
 	src := fakeEpisodes{turns: map[int64][]memory.Turn{
 		1: {
@@ -715,7 +693,8 @@ func TestEpisodeReplay(t *testing.T) {
 	for _, msg := range run(h.key("enter")) {
 		m.Update(msg)
 	}
-	h.mustSee("Transcript · replay of episode 1", "T1 agent › north", "Explore north.", "✓ accepted by the critic (model, +0.5): new room", "replay 1/2", "L4 Orchard")
+	h.mustSee("Transcript · replay of episode 1", "T1 agent › north", "Explore north.", "✓ accepted by the critic (model, +0.5): new room", "replay 1/2", "L4 Orchard",
+		"←/→ step • home/end first/last • esc live game")
 	h.mustNotSee("T1 agent › look")
 	h.key("right")
 	h.mustSee("T2 human › climb tree", "replay 2/2", "Score 5/100", "L5 Up the Apple Tree")

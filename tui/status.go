@@ -163,6 +163,10 @@ func (m *Model) footerView() string {
 	case stSearch:
 		m.search.SetWidth(max(w-40, 10))
 		return fit(m.search.View()+s.HelpDesc.Render("  enter older · ↓ newer · esc closes"), w)
+	case stForm:
+		// Every key types into the form: no help key to offer here.
+		return fit(s.HelpKey.Render(" ctrl+s")+s.HelpDesc.Render(" save · ")+s.HelpKey.Render("tab")+s.HelpDesc.Render(" next field · ")+
+			s.HelpKey.Render("esc")+s.HelpDesc.Render(" cancel"), w)
 	case stObjInput:
 		m.objInput.SetWidth(max(w-ansi.StringWidth(m.objInput.Prompt)-4, 10))
 		return fit(m.objInput.View(), w)
@@ -180,7 +184,7 @@ func (m *Model) footerView() string {
 		return m.withHelpKey(s.Notice.Render(" esc again cancels the model call in flight"), w)
 	}
 	hl := &m.c.helpLine
-	ctx := fmt.Sprint(m.focus, m.replay != nil)
+	ctx := fmt.Sprint(m.focus, m.replay != nil, m.state)
 	if hl.w != w || hl.gen != m.c.gen || hl.ctx != ctx {
 		hl.w, hl.gen, hl.ctx, hl.s = w, m.c.gen, ctx, m.shortHelp(w)
 	}
