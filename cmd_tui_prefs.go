@@ -22,9 +22,9 @@ import (
 // configuration, else nothing is written.
 
 var (
-	tomlHeader = regexp.MustCompile(`^\s*\[`)
-	themeKeyLine  = regexp.MustCompile(`^\s*theme\s*=`)
-	modelKeyLine  = regexp.MustCompile(`^\s*model\s*=`)
+	tomlHeader   = regexp.MustCompile(`^\s*\[`)
+	themeKeyLine = regexp.MustCompile(`^\s*theme\s*=`)
+	modelKeyLine = regexp.MustCompile(`^\s*model\s*=`)
 )
 
 // savePrefs sets theme (when not "") and each role's model in the TOML file
