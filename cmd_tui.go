@@ -117,13 +117,20 @@ Flags:
 		return exitError
 	}
 	defer sess.Close()
+	var resumed *tui.Resume
 	if !*fresh {
 		if !*resume {
 			*resume = askResume(ctx, sess, stdin, stderr)
 		}
+		if *resume {
+			resumed = resumeView(ctx, sess, log)
+		}
 		if code := resumeOrNot(ctx, sess, *resume, "lantern", stderr); code != exitOK {
 			return code
 		}
+	}
+	if err := sess.RestoreObjectives(); err != nil {
+		log.Warn("objectives", "err", err) // the file is left as it is
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -137,9 +144,14 @@ Flags:
 	opts := tui.Options{
 		Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
 		Theme: theme, Keys: cfg.Keys, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
+		Resume: resumed,
+		SavePrefs: func(theme string, models map[string]string) error {
+			return savePrefs(config.UserFile(os.LookupEnv), theme, models)
+		},
 	}
 	if sess.Objectives != nil {
 		opts.Objectives = sess.Objectives
+		opts.SaveObjectives = sess.SaveObjectives
 	}
 	err = tui.Run(runCtx, opts, stdin, stdout)
 	// Nobody reads the events any more; the engine must still be able to
@@ -189,6 +201,22 @@ func askResume(ctx context.Context, sess *engine.Session, stdin io.Reader, stder
 		return true
 	}
 	return false
+}
+
+// resumeView is what the TUI shows of the episode about to be resumed:
+// its turns (by its ID in lantern.db) and the engine's map.
+func resumeView(ctx context.Context, sess *engine.Session, log *slog.Logger) *tui.Resume {
+	cp, ok, err := sess.Unfinished(ctx)
+	if err != nil || !ok {
+		return nil
+	}
+	r := &tui.Resume{Episode: cp.Episode}
+	if snap, err := engine.CheckpointMap(cp); err == nil {
+		r.Map = &snap
+	} else {
+		log.Warn("resume: map", "err", err)
+	}
+	return r
 }
 
 // storyTitle is the story's name for the status bar.

@@ -68,6 +68,9 @@ func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
 	if !ok {
 		return Reply{}, fmt.Errorf("llm: unknown role %q", req.Role)
 	}
+	if c.Down() {
+		return Reply{}, c.downError(req.Role, role.Model)
+	}
 	start := time.Now()
 	if role.Timeout > 0 {
 		var cancel context.CancelFunc

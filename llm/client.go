@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lantern-if/lantern/config"
@@ -63,6 +64,8 @@ type Client struct {
 	log     *slog.Logger
 	onCall  func(CallMetrics)
 	Metrics *Aggregate
+
+	down atomic.Bool // the last Version check found no server (offline.go)
 
 	mu    sync.Mutex
 	roles map[string]config.Role
@@ -184,8 +187,13 @@ func (t roleTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func (c *Client) Version(ctx context.Context) (string, error) {
 	v, err := c.api.Version(ctx)
 	if err != nil {
-		return "", c.wrap("", "", 1, c.classify(ctx, err))
+		err = c.classify(ctx, err)
+		if errors.Is(err, ErrUnreachable) {
+			c.setDown(true)
+		}
+		return "", c.wrap("", "", 1, err)
 	}
+	c.setDown(false)
 	return v, nil
 }
 

@@ -5,9 +5,15 @@
 #      TestServeFakeOllama): start, see every pane, step one turn (Turn: 1),
 #      type `inventory` and see it in the transcript (Turn: 2), edit the
 #      agent's memory at the lane (through the browser), add a memory and
-#      supersede it, hand back to the agent (resume) and pause, quit;
-#      Memories.md then holds the edit and the supersession. Started again,
-#      Lantern offers to continue the unfinished episode, and does.
+#      supersede it, add an objective, hand back to the agent (resume) and
+#      pause, quit; Memories.md then holds the edit and the supersession.
+#      Started again, Lantern offers to continue the unfinished episode, and
+#      does: the earlier transcript, the map's counts and the objective are
+#      back. Then the keys: `i`, Esc, Esc while the agent thinks does not
+#      cancel; `n` ×3 while paused plays 3 turns; a pasted block plays line
+#      by line; a command sent while the transcript is scrolled up shows its
+#      result; at 80 and 120 columns the footer ends with the help key and
+#      changes with the focused pane.
 #   2. With the server unreachable (OLLAMA_HOST=127.0.0.1:9): the screen names
 #      Ollama and the host, and a typed `inventory` still plays (Turn: 1).
 #
@@ -146,7 +152,7 @@ log "edited a memory"
 
 # Add a memory here, then supersede it.
 keys Escape
-wait_for "L4 Orchard · 1 visits"
+wait_for "L4 Orchard · 1 visit"
 keys a
 wait_for "New memory at L4"
 text "Lunch in the grass"
@@ -162,12 +168,23 @@ keys C-s
 wait_for "[NOTE] Lunch is edible" "by human"
 log "added and superseded a memory"
 
+# An objective of the person's.
+keys o a
+text "Find the lamp"
+keys Enter
+wait_for "• Find the lamp"
+log "added an objective"
+
 # Hand back to the agent, then pause again.
 keys Space
 wait_for running "T3 agent ›"
 keys Space
 wait_for paused
 log "resumed and paused"
+wait_for "Turn: 3"
+map_counts=$(screen | grep -o '[0-9]* rooms\? · [0-9]* links\?' | head -n 1)
+[[ -n $map_counts ]] || fail "no map counts on the screen"
+log "map before quitting: $map_counts"
 quit fake
 
 mem=$(ls "$tmp"/wd-fake/*/Memories.md)
@@ -184,8 +201,90 @@ rm -f "$tmp/exit-fake"
 start fake "$host"
 wait_for "Continue that episode? [Y/n]"
 keys Enter
-wait_for "Resumed episode 1 after turn" "paused" "Turn: "
-log "offered and resumed the unfinished episode"
+wait_for "Resumed episode 1 after turn" "paused" "Turn: 3"
+wait_for "T1 agent › north" "T2 human › inventory" "T3 agent ›" "$map_counts" "Find the lamp"
+log "offered and resumed the unfinished episode: transcript, map ($map_counts) and objective are back"
+
+# turn_now: the turn the status bar shows.
+turn_now() { screen | grep -o 'Turn: [0-9]*' | head -n 1 | grep -o '[0-9]*'; }
+
+# settle: until the turn stays the same for 2 s (a turn in flight when the
+# agent was paused ends first).
+settle() {
+	local a b deadline=$((SECONDS + 30))
+	a=$(turn_now)
+	while ((SECONDS < deadline)); do
+		sleep 2
+		b=$(turn_now)
+		[[ $a == "$b" ]] && return 0
+		a=$b
+	done
+	fail "the turn never settled"
+}
+
+# i, Esc, Esc while the agent thinks: Esc leaves the input, never cancels.
+keys Space
+wait_for "thinking…"
+keys i
+keys Escape # (apart: two Esc bytes at once read as alt+esc)
+keys Escape
+sleep 0.5
+[[ $(screen) != *"cancelled the model call"* ]] || fail "i, Esc, Esc cancelled the model call"
+wait_for running
+keys Space
+wait_for paused
+settle
+log "i, Esc, Esc did not cancel"
+
+# n three times while paused: three turns.
+t0=$(turn_now)
+tmux send-keys -t "$session" n n n
+wait_for "Turn: $((t0 + 3))"
+settle
+wait_for paused "Turn: $((t0 + 3))"
+log "n ×3 played three turns ($t0 → $((t0 + 3)))"
+
+# A pasted block of commands plays line by line.
+t0=$(turn_now)
+keys 1 i
+tmux set-buffer -b lantern-paste $'look\nlook\nlook\nlook\nlook\nlook\nlook\nlook\n'
+tmux paste-buffer -p -b lantern-paste -t "$session"
+wait_for "pasted 8 lines" "Turn: $((t0 + 8))"
+keys Escape
+log "a paste of 8 lines played 8 turns"
+
+# Scrolled up, a command sent shows its result.
+keys PageUp PageUp
+wait_for "End to follow"
+keys i
+text score
+keys Enter
+wait_for "T$((t0 + 9)) human › score"
+[[ $(screen) != *"End to follow"* ]] || fail "the transcript stayed scrolled after sending"
+keys Escape
+log "sending while scrolled followed the transcript"
+
+# The footer at 80 and 120 columns: the focused pane's keys, ending with
+# the help key.
+footer_check() {
+	local last
+	last=$(screen | tail -n 1 | sed 's/[[:space:]]*$//')
+	[[ $last == *"? help" ]] || fail "at $1 columns the footer does not end with the help key: '$last'"
+	[[ $last == *"$2"* ]] || fail "at $1 columns the footer lacks '$2': '$last'"
+}
+wait_for "i type" # the last word has gone from the footer
+for cols in 80 120; do
+	tmux resize-window -t "$session" -x "$cols" -y 30
+	sleep 0.5
+	keys 1
+	footer_check "$cols" "i type"
+	keys 3
+	footer_check "$cols" "e edit"
+	keys 4
+	footer_check "$cols" "c complete"
+done
+tmux resize-window -t "$session" -x 160 -y 50
+log "the footer ends with the help key at 80 and 120 columns and follows the pane"
 quit fake
 
 # 2. With the server unreachable.

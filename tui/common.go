@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -26,6 +27,7 @@ type common struct {
 	help     help.Model
 	helpLine struct {
 		w, gen int
+		ctx    string // the focused pane, the replay
 		s      string
 	}
 	border lipgloss.Border
@@ -388,4 +390,12 @@ func hjoin(blocks ...[]string) []string {
 		out[i] = sb.String()
 	}
 	return out
+}
+
+// plural is "1 room", "2 rooms".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

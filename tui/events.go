@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -8,6 +9,8 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
 )
 
 // handleEvents applies a batch of engine events and re-arms the reader.
@@ -53,7 +56,7 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 		// The map pane keeps its own copy from the turns.
 	case engine.ObjectivesChanged:
 		m.objectives.counts(ev.Active, ev.Completed)
-		return m.loadObjectives()
+		return tea.Batch(m.loadObjectives(), m.saveObjectives())
 	case engine.MetricsUpdated:
 		m.metrics, m.haveMetrics = ev, true
 	case engine.SupervisorChanged:
@@ -63,6 +66,14 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 		return m.engineError(ev)
 	case engine.Idle:
 		m.mode, m.thinking = ev.Mode, false
+		if m.stepping && ev.Mode == engine.Paused {
+			if m.queuedSteps > 0 {
+				m.queuedSteps--
+				m.mode = engine.Stepping
+				return m.send(engine.Step{})
+			}
+			m.stepping = false
+		}
 	case engine.EpisodeEnded:
 		m.transcript.addNote(fmt.Sprintf("Episode %d ended (%s): score %d in %d moves, %d turns.", ev.Episode, ev.Reason, ev.Score, ev.Moves, ev.Turns), stEpisode)
 	case engine.Stopped:
@@ -81,9 +92,7 @@ func (m *Model) turnResult(ev engine.TurnResult) tea.Cmd {
 	o := ev.Observation
 	switch {
 	case ev.Resumed:
-		m.episode = max(ev.Episode, m.episode+1)
-		m.transcript.addNote(fmt.Sprintf("Resumed episode %d after turn %d (the session before stopped there).", m.episode, ev.Turn), stEpisode)
-		m.transcript.addNote(o.Text, stResponse)
+		return m.resumed(ev)
 	case ev.Turn == 0:
 		m.episode++
 		m.transcript.addTurn(ev, m.episode)
@@ -111,6 +120,9 @@ func (m *Model) engineError(ev engine.ErrorEvent) tea.Cmd {
 		return nil
 	}
 	m.log.Warn("engine error", "turn", ev.Turn, "fatal", ev.Fatal, "err", ev.Err)
+	if isModelServerError(ev.Err) && m.opts.Models != nil && m.notice.kind == noticeUnreachable && errors.Is(ev.Err, llm.ErrUnreachable) {
+		return nil // one notice says it already; the skipped calls add nothing
+	}
 	m.reasoning.failed(ev.Turn, shortError(ev.Err))
 	if isModelServerError(ev.Err) && m.opts.Models != nil {
 		m.notice = modelNotice(m.opts.Models.Host(), m.roleModels[config.RoleAgent], ev.Err)
@@ -185,4 +197,77 @@ func (m *Model) handlePull(msg pullMsg) tea.Cmd {
 		ps.percent = float64(msg.p.Completed) / float64(msg.p.Total)
 	}
 	return readPull(ps.ch)
+}
+
+// resumed shows a resumed episode as it stood: its turns from lantern.db
+// (by actor, with their reasoning) and the engine's map; without the
+// database only the last turn's text.
+func (m *Model) resumed(ev engine.TurnResult) tea.Cmd {
+	o := ev.Observation
+	m.episode = max(ev.Episode, m.episode+1)
+	if r := m.opts.Resume; r != nil && r.Map != nil {
+		m.mapp.restore(*r.Map, o.Location)
+	} else {
+		m.mapp.turn(ev)
+	}
+	m.turn, m.score, m.moves, m.loc = ev.Turn, o.Score, o.Moves, o.Location
+	m.memory.moved(o.Location)
+	note := fmt.Sprintf("Resumed episode %d after turn %d (the session before stopped there).", m.episode, ev.Turn)
+	if r := m.opts.Resume; r != nil && m.opts.Episodes != nil {
+		src, ctx, id := m.opts.Episodes, m.ctx, r.Episode
+		return func() tea.Msg {
+			turns, err := src.Turns(ctx, id)
+			return resumedMsg{turns: turns, err: err, note: note, last: o.Text}
+		}
+	}
+	m.transcript.addNote(note, stEpisode)
+	m.transcript.addNote(o.Text, stResponse)
+	return nil
+}
+
+// resumedMsg is a resumed episode's turns, read from lantern.db.
+type resumedMsg struct {
+	turns      []memory.Turn
+	err        error
+	note, last string
+}
+
+func (m *Model) handleResumed(msg resumedMsg) tea.Cmd {
+	if msg.err != nil || len(msg.turns) == 0 {
+		m.transcript.addNote(msg.note, stEpisode)
+		m.transcript.addNote(msg.last, stResponse)
+		if msg.err != nil {
+			m.log.Warn("resume: turns", "err", msg.err)
+			return m.setFlash("the earlier turns could not be read: "+msg.err.Error(), true)
+		}
+		return nil
+	}
+	for _, t := range msg.turns {
+		showStored(m.transcript, m.reasoning, t, m.episode)
+	}
+	if last := msg.turns[len(msg.turns)-1]; last.Turn > 0 {
+		m.lastActor = engine.Actor(last.Actor)
+	}
+	m.transcript.addNote(msg.note, stEpisode)
+	return nil
+}
+
+// saveObjectives keeps the person's objectives (off the Update goroutine).
+func (m *Model) saveObjectives() tea.Cmd {
+	save := m.opts.SaveObjectives
+	if save == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if err := save(); err != nil {
+			return flashMsg{text: "objectives not saved: " + err.Error(), err: true}
+		}
+		return nil
+	}
+}
+
+// flashMsg is a word for the footer from a command.
+type flashMsg struct {
+	text string
+	err  bool
 }

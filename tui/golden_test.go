@@ -13,6 +13,7 @@ import (
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden views in testdata/golden")
@@ -61,6 +62,35 @@ func TestGoldenViews(t *testing.T) {
 		h.m.Update(ollamaMsg{err: unreachable("127.0.0.1:9")})
 		golden(t, "unreachable_80x24", h.m.Render())
 	})
+	t.Run("help_80x24", func(t *testing.T) {
+		h := newHarness(t, 80, 24, "dark")
+		scene(h)
+		h.key("?")
+		golden(t, "help_80x24", h.m.Render())
+		h.key("pgdown")
+		golden(t, "help_80x24_scrolled", h.m.Render())
+		h.key("/", "o", "b", "j", "enter")
+		golden(t, "help_80x24_search", h.m.Render())
+	})
+	t.Run("episodes_80x24", func(t *testing.T) {
+		h := newHarness(t, 80, 24, "dark")
+		h.m.opts.Episodes = sampleEpisodes()
+		scene(h)
+		for _, msg := range run(h.key("E")) {
+			h.m.Update(msg)
+		}
+		golden(t, "episodes_80x24", h.m.Render())
+	})
+	for _, w := range []int{80, 120, 200} {
+		name := fmt.Sprintf("statusbar_%d", w)
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, w, 30, "dark")
+			scene(h)
+			h.events(engine.SupervisorChanged{Turn: 4, Round: 1, Trust: 0.3, Work: 0.2, Comfort: 0.1})
+			rows := strings.Split(h.m.Render(), "\n")
+			golden(t, name, strings.Join(rows[len(rows)-2:], "\n"))
+		})
+	}
 	t.Run("memory_form_120x40", func(t *testing.T) {
 		h := newHarness(t, 120, 40, "dark")
 		scene(h)
@@ -104,4 +134,14 @@ func golden(t *testing.T, name, got string) {
 		}
 	}
 	t.Fatalf("%s: the colours differ from the golden view (the text is the same); run with -update if the change is meant", name)
+}
+
+// sampleEpisodes are two stored episodes: one that ended in a death, one
+// still being played.
+func sampleEpisodes() fakeEpisodes {
+	return fakeEpisodes{turns: map[int64][]memory.Turn{
+		1: {{Episode: 1, Turn: 1, Actor: "agent", Action: "north", Response: "Orchard", LocationID: 4, Location: "Orchard", Moves: 1},
+			{Episode: 1, Turn: 2, Actor: "human", Action: "climb tree", Response: "Up the Apple Tree", LocationID: 5, Location: "Up the Apple Tree", Moves: 2, Score: 5}},
+		2: {{Episode: 2, Turn: 1, Actor: "agent", Action: "south", Response: "Old Well", LocationID: 6, Location: "Old Well", Moves: 1}},
+	}}
 }

@@ -258,3 +258,27 @@ func sampleSections() []memory.Section {
 		}},
 	}
 }
+
+// fakeEpisodes is a run database's read side: episodes by ID; the last
+// one is unfinished, the others ended in a death.
+type fakeEpisodes struct{ turns map[int64][]memory.Turn }
+
+func (f fakeEpisodes) EpisodeSummaries(context.Context) ([]memory.EpisodeSummary, error) {
+	var out []memory.EpisodeSummary
+	for id := int64(len(f.turns)); id > 0; id-- {
+		ts := f.turns[id]
+		e := memory.EpisodeSummary{ID: id, Started: time.Date(2026, 11, 20+int(id), 9, 30, 0, 0, time.Local), Reason: "death", Turns: len(ts)}
+		if id == int64(len(f.turns)) {
+			e.Reason = ""
+		}
+		if len(ts) > 0 {
+			e.Score, e.Moves = ts[len(ts)-1].Score, ts[len(ts)-1].Moves
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func (f fakeEpisodes) Turns(_ context.Context, ep int64) ([]memory.Turn, error) {
+	return f.turns[ep], nil
+}

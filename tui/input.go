@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lantern-if/lantern/engine"
 )
@@ -23,6 +24,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.quitting {
 			return tea.Quit
 		}
+		if m.state == stInput && m.input.Value() != "" {
+			// Like a chat box: ctrl+c clears the line first.
+			m.input.Reset()
+			return m.setFlash("line cleared · ctrl+c again quits", false)
+		}
 		return m.quit()
 	}
 	switch m.state {
@@ -35,10 +41,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case stForm:
 		return m.formKey(k)
 	case stHelp:
-		if key.Matches(k, m.c.keys.Help, m.c.keys.Back) || k.String() == "q" {
-			m.state = stNormal
-		}
-		return nil
+		return m.helpKey(k)
 	case stModels:
 		c, closed := m.picker.key(k.String())
 		if closed {
@@ -46,7 +49,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		if sm, ok := c.(engine.SetModel); ok {
 			m.roleModels[sm.Role] = sm.Model
-			return tea.Batch(m.send(c), m.setFlash(fmt.Sprintf("%s role → %s", sm.Role, sm.Model), false))
+			return tea.Batch(m.send(c), m.setFlash(fmt.Sprintf("%s role → %s", sm.Role, sm.Model), false),
+				m.savePrefs("", map[string]string{sm.Role: sm.Model}))
 		}
 		return nil
 	case stViewer:
@@ -87,13 +91,12 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		m.endArmed = true
 		return m.setFlash(fmt.Sprintf("press %s again to end episode %d (any other key: go on)", keys.EndEpisode.Keys()[0], m.episode), false)
 	case key.Matches(k, keys.Help):
-		m.state = stHelp
+		m.openHelp()
 		return nil
 	case key.Matches(k, keys.Pause):
 		return m.togglePause()
 	case key.Matches(k, keys.Step):
-		m.mode = engine.Stepping
-		return m.send(engine.Step{})
+		return m.step()
 	case key.Matches(k, keys.Input):
 		m.state = stInput
 		m.histAt = len(m.history)
@@ -129,6 +132,14 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		m.picker = newModelPicker(m.opts.Models, m.roleModels)
 		m.state = stModels
 		return listModels(m.ctx, m.opts.Models)
+	case key.Matches(k, keys.Copy):
+		return m.copyFocused()
+	case key.Matches(k, keys.Mouse):
+		m.mouseOff = !m.mouseOff
+		if m.mouseOff {
+			return m.setFlash("mouse off: the terminal selects text (ctrl+o turns the mouse back on)", false)
+		}
+		return m.setFlash("mouse on: click focuses, the wheel scrolls", false)
 	case key.Matches(k, keys.Retry):
 		return m.retryOllama()
 	case key.Matches(k, keys.Pull):
@@ -153,6 +164,21 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.paneKey(k)
 	}
 	return nil
+}
+
+// step plays one agent turn; presses while a step is in flight are queued
+// and played one after another (the engine takes one step at a time).
+func (m *Model) step() tea.Cmd {
+	if m.notice.kind == noticeUnreachable {
+		return m.setFlash("n needs the model server, which is not reachable: type a command (i), or r to check again", true)
+	}
+	if m.stepping {
+		m.queuedSteps++
+		return m.setFlash(fmt.Sprintf("step queued: %d more after this one", m.queuedSteps), false)
+	}
+	m.stepping = true
+	m.mode = engine.Stepping
+	return m.send(engine.Step{})
 }
 
 // paneKey handles the keys that belong to the focused pane.
@@ -184,6 +210,13 @@ func (m *Model) paneKey(k tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(k, keys.Add):
 			return m.openObjInput("add", "")
+		case key.Matches(k, keys.Edit):
+			o, ok := m.objectives.selected()
+			if !ok {
+				return m.setFlash("no objective selected (a adds one)", true)
+			}
+			m.objEditing = o
+			return m.openObjInput("edit", o)
 		case key.Matches(k, keys.Complete):
 			return m.objectiveOp("complete")
 		case key.Matches(k, keys.Drop):
@@ -193,7 +226,25 @@ func (m *Model) paneKey(k tea.KeyPressMsg) tea.Cmd {
 		if key.Matches(k, keys.View) {
 			_, _, mp := m.shown()
 			mp.toggleMermaid()
+			return nil
 		}
+	}
+	return m.noEffect(k)
+}
+
+// noEffect says why a key did nothing where it was pressed.
+func (m *Model) noEffect(k tea.KeyPressMsg) tea.Cmd {
+	keys := m.c.keys
+	name := k.String()
+	switch {
+	case key.Matches(k, keys.Edit, keys.Supersede, keys.Browse, keys.Undo, keys.View):
+		return m.setFlash(fmt.Sprintf("%s works in the Memory pane (m); here it does nothing · ? lists the keys", name), true)
+	case key.Matches(k, keys.Complete):
+		return m.setFlash(fmt.Sprintf("%s works in the Objectives pane (o); here it does nothing · ? lists the keys", name), true)
+	case key.Matches(k, keys.Add, keys.Delete):
+		return m.setFlash(fmt.Sprintf("%s works in the Memory (m) and Objectives (o) panes; here it does nothing · ? lists the keys", name), true)
+	case len(k.Text) > 0:
+		return m.setFlash(fmt.Sprintf("%s does nothing here · ? lists the keys", name), true)
 	}
 	return nil
 }
@@ -230,23 +281,34 @@ func (m *Model) scrollPane(p paneID, n int) {
 }
 
 func (m *Model) togglePause() tea.Cmd {
+	m.queuedSteps = 0
 	if m.mode == engine.Running {
 		m.mode = engine.Paused
 		return m.send(engine.Pause{})
+	}
+	if m.notice.kind == noticeUnreachable {
+		return m.setFlash("the agent needs the model server, which is not reachable: type a command (i), or r to check again", true)
 	}
 	m.mode = engine.Running
 	return m.send(engine.Resume{})
 }
 
-// escape arms "esc esc"; the second esc in time cancels the model call in
-// flight (the turn is not played; the engine pauses).
+// escape arms "esc esc" while a model call is in flight; the second esc in
+// time cancels it (the turn is not played; the engine pauses). With no call
+// in flight esc only says so.
 func (m *Model) escape() tea.Cmd {
+	if !m.thinking {
+		m.escArmed = false
+		return m.setFlash("esc: nothing to leave or cancel here (esc esc cancels a model call in flight)", false)
+	}
 	if m.escArmed {
 		m.escArmed = false
 		m.mode = engine.Paused
+		m.queuedSteps = 0
 		return tea.Batch(m.send(engine.CancelTurn{}), m.setFlash("cancelled the model call; paused", false))
 	}
 	m.escArmed = true
+	m.flash = "" // the footer shows the armed cancel
 	m.escID++
 	id := m.escID
 	return tea.Tick(escWindow, func(time.Time) tea.Msg { return escDoneMsg{id: id} })
@@ -272,15 +334,33 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
 	switch k.String() {
 	case "esc":
+		// Esc only leaves the input; it never arms the cancel.
 		m.state = stNormal
 		m.input.Blur()
-		return m.escape()
+		return nil
+	case "pgup", "pgdown", "ctrl+end":
+		// The transcript scrolls while typing.
+		switch k.String() {
+		case "pgup":
+			m.scrollPane(pTranscript, m.pageOf(pTranscript))
+		case "pgdown":
+			m.scrollPane(pTranscript, -m.pageOf(pTranscript))
+		default:
+			m.scrollPane(pTranscript, -(1 << 20))
+		}
+		return nil
+	case "end":
+		if m.input.Position() >= len([]rune(m.input.Value())) {
+			m.scrollPane(pTranscript, -(1 << 20)) // at the line's end: the transcript follows
+			return nil
+		}
 	case "enter":
 		text := oneLine(m.input.Value())
 		if text == "" {
 			return nil
 		}
 		m.input.Reset()
+		m.transcript.feed.toBottom() // sending follows the transcript
 		if n := len(m.history); n == 0 || m.history[n-1] != text {
 			m.history = append(m.history, text)
 			if len(m.history) > maxHistory {
@@ -348,6 +428,8 @@ func (m *Model) openObjInput(op, value string) tea.Cmd {
 	switch op {
 	case "add":
 		m.objInput.Prompt = "new objective: "
+	case "edit":
+		m.objInput.Prompt = "objective: "
 	default:
 		m.objInput.Prompt = op + " objective (text or ID): "
 	}
@@ -376,6 +458,16 @@ func (m *Model) objInputKey(k tea.KeyPressMsg) tea.Cmd {
 		m.objInput.Reset()
 		if text == "" {
 			return nil
+		}
+		if m.objOp == "edit" {
+			// An edit replaces the objective: the old text goes, the new comes.
+			old := m.objEditing
+			m.objEditing = ""
+			if text == old {
+				return nil
+			}
+			return tea.Batch(m.send(engine.ObjectiveEdit{Op: "drop", Text: old}, engine.ObjectiveEdit{Op: "add", Text: text}),
+				m.setFlash("objective edited: "+text, false))
 		}
 		return tea.Batch(m.send(engine.ObjectiveEdit{Op: m.objOp, Text: text}), m.setFlash(fmt.Sprintf("objective %s: %s", m.objOp, text), false))
 	}
@@ -445,7 +537,7 @@ func (m *Model) handleClick(ms tea.Mouse) tea.Cmd {
 // handleWheel scrolls the pane under the pointer.
 func (m *Model) handleWheel(ms tea.Mouse) tea.Cmd {
 	p := m.lay.paneAt(ms.X, ms.Y)
-	if p < 0 || m.state != stNormal {
+	if p < 0 || (m.state != stNormal && m.state != stInput) {
 		return nil
 	}
 	if m.lay.tabs {
@@ -458,4 +550,88 @@ func (m *Model) handleWheel(ms tea.Mouse) tea.Cmd {
 		m.scrollPane(p, -3)
 	}
 	return nil
+}
+
+// maxCommand is the longest command the input takes.
+const maxCommand = 200
+
+// paste takes a paste into the command input (lines end in LF, CR LF or
+// CR, as terminals send them): one line joins what is typed
+// (cut at maxCommand, with a word); several lines are sent as commands, one
+// per line, in order, as if each were typed and sent.
+func (m *Model) paste(content string) tea.Cmd {
+	var lines []string
+	for _, l := range strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(content), "\n") {
+		if l = oneLine(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	switch len(lines) {
+	case 0:
+		return nil
+	case 1:
+		v := []rune(m.input.Value())
+		at := min(len(v), m.input.Position())
+		text := string(v[:at]) + lines[0]
+		rest := string(v[at:])
+		all := []rune(text + rest)
+		if len(all) <= maxCommand {
+			m.input.SetValue(text + rest)
+			m.input.SetCursor(len([]rune(text)))
+			return nil
+		}
+		m.input.SetValue(string(all[:maxCommand]))
+		m.input.CursorEnd()
+		return m.setFlash(fmt.Sprintf("paste cut to %d of %d characters", maxCommand, len(all)), true)
+	}
+	cut := 0
+	cmds := make([]engine.Command, 0, len(lines))
+	for _, l := range lines {
+		if r := []rune(l); len(r) > maxCommand {
+			l = string(r[:maxCommand])
+			cut++
+		}
+		cmds = append(cmds, engine.Override{Text: l})
+		m.history = append(m.history, l)
+	}
+	if n := len(m.history); n > maxHistory {
+		m.history = m.history[n-maxHistory:]
+	}
+	m.histAt = len(m.history)
+	m.transcript.feed.toBottom()
+	m.log.Info("paste", "commands", len(cmds))
+	note := fmt.Sprintf("pasted %d lines: each plays as a command, in order", len(cmds))
+	if cut > 0 {
+		note += fmt.Sprintf(" (%d cut at %d characters)", cut, maxCommand)
+	}
+	return tea.Batch(m.send(cmds...), m.setFlash(note, cut > 0))
+}
+
+// copyFocused puts the focused pane's content on the clipboard through the
+// terminal (OSC 52): the selected memory, the map as Mermaid, or the
+// transcript lines on screen.
+func (m *Model) copyFocused() tea.Cmd {
+	var text, what string
+	tp, _, mp := m.shown()
+	switch m.focus {
+	case pMemory:
+		sel, ok := m.memory.selected()
+		if !ok {
+			return m.setFlash("no memory selected to copy", true)
+		}
+		text, what = sel.Title+"\n"+sel.Text, "the memory"
+	case pMap:
+		text, what = mp.m.Mermaid(), "the map (Mermaid)"
+	default:
+		var ls []string
+		for _, l := range tp.view() {
+			ls = append(ls, strings.TrimRight(ansi.Strip(l), " "))
+		}
+		text, what = strings.TrimSpace(strings.Join(ls, "\n")), "the transcript shown"
+	}
+	if strings.TrimSpace(text) == "" {
+		return m.setFlash("nothing to copy here", true)
+	}
+	m.clipboard = text
+	return tea.Batch(tea.SetClipboard(text), m.setFlash(fmt.Sprintf("copied %s (%d characters)", what, len(text)), false))
 }

@@ -21,6 +21,7 @@ type keyMap struct {
 	Models, Theme, Help, Retry, Pull key.Binding
 	Knowledge, Episodes              key.Binding
 	EndEpisode                       key.Binding
+	Copy, Mouse                      key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -65,6 +66,8 @@ func defaultKeys() keyMap {
 		Knowledge:  b([]string{"K"}, "K", "knowledge base"),
 		Episodes:   b([]string{"E"}, "E", "replay an episode"),
 		EndEpisode: b([]string{"X"}, "X X", "end the episode"),
+		Copy:       b([]string{"y"}, "y", "copy: memory, map or the transcript shown"),
+		Mouse:      b([]string{"ctrl+o"}, "ctrl+o", "mouse on/off (off: select text)"),
 	}
 }
 

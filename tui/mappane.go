@@ -53,7 +53,7 @@ func (p *mapPane) toggleMermaid() {
 
 func (p *mapPane) info() string {
 	st := p.m.Status()
-	s := fmt.Sprintf("%d rooms · %d links", st.Rooms, st.Connections)
+	s := plural(st.Rooms, "room", "rooms") + " · " + plural(st.Connections, "link", "links")
 	if p.mermaid {
 		s = "Mermaid · " + s
 	}
@@ -94,7 +94,11 @@ func (p *mapPane) neighbourhood() []line {
 	exits := p.m.Exits(id)
 	acts := sortedKeys(exits)
 	if len(acts) == 0 {
-		out = append(out, mkLine(seg{"  no known exits yet", stMuted}))
+		msg := "  no exit tried from here yet"
+		if len(p.m.Adjacent(id)) > 0 {
+			msg += " · the way in is under Next door"
+		}
+		out = append(out, mkLine(seg{msg, stMuted}))
 	}
 	width := 0
 	for _, a := range acts {
@@ -177,4 +181,11 @@ func (p *mapPane) view() []string {
 		out = append(out, strings.Repeat(" ", p.w))
 	}
 	return out
+}
+
+// restore takes the engine's map (a resumed checkpoint's), standing in loc.
+func (p *mapPane) restore(s mapper.Snapshot, loc engine.Location) {
+	p.m.Restore(s)
+	p.here = loc
+	p.ver++
 }

@@ -253,7 +253,7 @@ func (p *memoryPane) lines() (out []line, selFrom, selTo int) {
 	head := []seg{{fmt.Sprintf("L%d %s", id, oneLine(name)), stEpisode}}
 	sec, ok := p.section(id)
 	if ok && sec.Visits > 0 {
-		head = append(head, seg{fmt.Sprintf(" · %d visits", sec.Visits), stMeta})
+		head = append(head, seg{" · " + plural(sec.Visits, "visit", "visits"), stMeta})
 	}
 	out = append(out, mkLine(head...))
 	ms := sec.Memories

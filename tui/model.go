@@ -64,30 +64,36 @@ type Model struct {
 	roleModels                  map[string]string
 	stopped, quitting           bool
 
-	state    uiState
-	input    textinput.Model
-	history  []string
-	histAt   int
-	search   textinput.Model
-	objInput textinput.Model
-	objOp    string
-	form     *memForm
-	picker   *modelPicker
-	viewer   *viewer
-	episodes *episodePicker
-	replay   *replay // a past episode shown instead of the live one
+	state      uiState
+	input      textinput.Model
+	history    []string
+	histAt     int
+	search     textinput.Model
+	objInput   textinput.Model
+	objOp      string
+	objEditing string // the objective being edited
+	mouseOff   bool   // the terminal's own selection instead of the mouse
+	clipboard  string // what y copied last
+	form       *memForm
+	picker     *modelPicker
+	viewer     *viewer
+	episodes   *episodePicker
+	replay     *replay // a past episode shown instead of the live one
 
-	flash     string
-	flashErr  bool
-	flashID   int
-	escArmed  bool
-	endArmed  bool // X pressed once: X again ends the episode
-	escID     int
-	notice    notice
-	checking  bool
-	pull      *pullState
-	themeSet  bool // a theme was chosen (flag or t); the background no longer decides
-	memLoaded bool
+	flash       string
+	flashErr    bool
+	flashID     int
+	escArmed    bool
+	stepping    bool // a step was sent and its turn has not ended
+	queuedSteps int  // n pressed while a step was in flight
+	help        helpView
+	endArmed    bool // X pressed once: X again ends the episode
+	escID       int
+	notice      notice
+	checking    bool
+	pull        *pullState
+	themeSet    bool // a theme was chosen (flag or t); the background no longer decides
+	memLoaded   bool
 }
 
 // New makes the root model.
@@ -283,6 +289,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case replayMsg:
 		return m.handleReplay(msg)
+	case resumedMsg:
+		return m.handleResumed(msg)
+	case flashMsg:
+		return m.setFlash(msg.text, msg.err)
 	case viewerMsg:
 		if m.state == stViewer && m.viewer != nil && m.viewer.id == msg.id {
 			m.viewer.set(msg)
@@ -312,6 +322,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.endArmed = false // any other key: the episode goes on
 		}
 		return m.handleKey(msg)
+	case tea.PasteMsg:
+		if m.state == stInput {
+			return m.paste(msg.Content)
+		}
 	case tea.MouseClickMsg:
 		return m.handleClick(msg.Mouse())
 	case tea.MouseWheelMsg:
@@ -370,7 +384,25 @@ func (m *Model) nextTheme() tea.Cmd {
 	next := names[(i+1)%len(names)]
 	m.setTheme(next)
 	m.themeSet = true
+	if save := m.savePrefs(next, nil); save != nil {
+		return tea.Batch(m.setFlash("theme: "+next+" (saved for next time)", false), save)
+	}
 	return m.setFlash("theme: "+next, false)
+}
+
+// savePrefs writes the person's choices off the Update goroutine; nil when
+// there is nowhere to save them.
+func (m *Model) savePrefs(theme string, models map[string]string) tea.Cmd {
+	save := m.opts.SavePrefs
+	if save == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if err := save(theme, models); err != nil {
+			return flashMsg{text: "not saved: " + err.Error(), err: true}
+		}
+		return nil
+	}
 }
 
 // noticeLines is the notice (and a pull's progress) wrapped to the screen.
@@ -433,6 +465,9 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	if m.mouseOff {
+		v.MouseMode = tea.MouseModeNone
+	}
 	v.BackgroundColor = m.c.styles.Background
 	v.WindowTitle = "Lantern"
 	if m.opts.Story != "" {

@@ -115,8 +115,12 @@ func TestTypedCommandGoesToTheEngineAsOverride(t *testing.T) {
 	if got, want := h.pending(), []engine.Command{engine.Override{Text: "inventory"}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("queued %#v, want %#v", got, want)
 	}
-	// The input stays open for the next command; the history recalls it.
-	h.mustSee("enter sends")
+	// The input stays open for the next command (the footer says what was
+	// sent); the history recalls it.
+	h.mustSee(`sent "inventory"`)
+	if h.m.state != stInput {
+		t.Fatal("the input closed after sending")
+	}
 	h.key("up")
 	if v := h.m.input.Value(); v != "inventory" {
 		t.Errorf("history gives %q", v)
@@ -355,6 +359,20 @@ func TestMissingModelIsPulledWithProgress(t *testing.T) {
 
 func TestEscEscCancelsTheModelCall(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
+	// Nothing in flight: esc says so and arms nothing.
+	h.key("esc", "esc")
+	h.mustSee("nothing to leave or cancel")
+	if len(h.pending()) != 0 {
+		t.Fatalf("esc esc with nothing in flight sent %#v", h.pending())
+	}
+	h.events(engine.TurnStarted{Turn: 1, Actor: engine.ActorAgent})
+	// Esc leaving the input never arms the cancel.
+	h.key("i", "esc", "esc")
+	h.mustSee("esc again cancels")
+	if len(h.pending()) != 0 {
+		t.Fatalf("i, esc, esc sent %#v", h.pending())
+	}
+	h.m.Update(escDoneMsg{id: h.m.escID})
 	h.key("esc")
 	h.mustSee("esc again cancels")
 	if len(h.pending()) != 0 {
@@ -530,8 +548,10 @@ func TestHelpThemesAndBackground(t *testing.T) {
 		t.Errorf("a light background gives theme %q", m.c.theme.Name)
 	}
 	h.key("?")
-	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "supersede memory", "model per role", "Theme: light")
-	h.key("?")
+	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 65 · ↑/↓ pgup/pgdn scroll")
+	h.key("/", "s", "u", "p", "e", "r", "enter")
+	h.mustSee("Memory pane (m)", "supersede memory", "theme light")
+	h.key("esc", "?")
 	h.key("t")
 	h.mustSee("theme: phosphor")
 	if m.c.theme.Name != "phosphor" || m.c.styles.Background == nil {
@@ -651,14 +671,6 @@ func TestThinkingShowsHowLong(t *testing.T) {
 	h.mustNotSee("thinking…")
 }
 
-type fakeEpisodes struct{ turns map[int64][]memory.Turn }
-
-func (f fakeEpisodes) LastEpisodeID(context.Context) (int64, error) { return int64(len(f.turns)), nil }
-
-func (f fakeEpisodes) Turns(_ context.Context, ep int64) ([]memory.Turn, error) {
-	return f.turns[ep], nil
-}
-
 func TestEpisodeReplay(t *testing.T) {
 	src := fakeEpisodes{turns: map[int64][]memory.Turn{
 		1: {
@@ -681,7 +693,8 @@ func TestEpisodeReplay(t *testing.T) {
 	for _, msg := range run(h.key("enter")) {
 		m.Update(msg)
 	}
-	h.mustSee("Transcript · replay of episode 1", "T1 agent › north", "Explore north.", "✓ accepted by the critic (model, +0.5): new room", "replay 1/2", "L4 Orchard")
+	h.mustSee("Transcript · replay of episode 1", "T1 agent › north", "Explore north.", "✓ accepted by the critic (model, +0.5): new room", "replay 1/2", "L4 Orchard",
+		"←/→ step • home/end first/last • esc live game")
 	h.mustNotSee("T1 agent › look")
 	h.key("right")
 	h.mustSee("T2 human › climb tree", "replay 2/2", "Score 5/100", "L5 Up the Apple Tree")
@@ -715,7 +728,7 @@ func TestRemappedKeys(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	h := &harness{t: t, m: m, eng: eng}
 	h.events(opening(), engine.Idle{Mode: engine.Paused})
-	h.mustSee("p pause/resume", "x step one turn", "ctrl+q quit")
+	h.mustSee("p run/pause", "x step", "ctrl+q quit")
 	h.key("space")
 	h.key("n")
 	if got := h.pending(); len(got) != 0 {

@@ -33,8 +33,12 @@ func (p *objectivesPane) setSize(w, h int) { p.w, p.h = w, h }
 func (p *objectivesPane) set(active, completed []string) {
 	p.active, p.completed = active, completed
 	p.nActive, p.nDone = len(active), len(completed)
-	p.sel = min(max(p.sel, 0), max(len(active)-1, 0))
+	p.sel = min(max(p.sel, 0), max(p.rows()-1, 0))
 }
+
+// rows is how many objectives the cursor moves over: the active ones, then
+// the completed ones (shown, not edited).
+func (p *objectivesPane) rows() int { return len(p.active) + len(p.completed) }
 
 func (p *objectivesPane) counts(active, done int) { p.nActive, p.nDone = active, done }
 
@@ -47,7 +51,7 @@ func (p *objectivesPane) selected() (string, bool) {
 }
 
 func (p *objectivesPane) scroll(n int) {
-	p.sel = min(max(p.sel-n, 0), max(len(p.active)-1, 0))
+	p.sel = min(max(p.sel-n, 0), max(p.rows()-1, 0))
 }
 
 func (p *objectivesPane) info() string {
@@ -77,7 +81,10 @@ func (p *objectivesPane) lines() (out []line, selAt int) {
 	}
 	if len(p.completed) > 0 {
 		out = append(out, mkLine(seg{fmt.Sprintf("Completed (%d)", len(p.completed)), stEpisode}))
-		for _, o := range p.completed {
+		for i, o := range p.completed {
+			if len(p.active)+i == p.sel {
+				selAt = len(out)
+			}
 			ls := wrap(o, w, stMuted, "    ")
 			if len(ls) > 0 && len(ls[0].segs) == 2 {
 				ls[0].segs[0] = seg{"  ✓ ", stSuccess}

@@ -198,14 +198,33 @@ func (p *modelPicker) setModels(ms []llm.ModelSummary, err error) {
 	p.loaded = true
 	p.models = ms
 	if err != nil {
-		p.err = err.Error()
+		p.err = pickerError(err)
 	}
+	p.selectCurrent()
+}
+
+// selectCurrent puts the cursor on the model the role uses.
+func (p *modelPicker) selectCurrent() {
 	p.sel = 0
-	for i, m := range ms {
+	for i, m := range p.models {
 		if m.Name == p.current[p.roles[p.role]] {
 			p.sel = i
 		}
 	}
+}
+
+// pickerError is a plain sentence for a failed model list.
+func pickerError(err error) string {
+	var le *llm.Error
+	switch {
+	case errors.Is(err, llm.ErrUnreachable) && errors.As(err, &le):
+		return fmt.Sprintf("No model server answers at %s, so there is no list of models. Is Ollama running? r checks again.", le.Host)
+	case errors.Is(err, llm.ErrUnreachable):
+		return "No model server answers, so there is no list of models. Is Ollama running? r checks again."
+	case errors.Is(err, llm.ErrTimeout):
+		return "The model server did not answer in time; close and try again."
+	}
+	return "The model server could not list its models: " + shortError(err)
 }
 
 // key handles a key; it returns a command for the engine when a model was
@@ -216,8 +235,10 @@ func (p *modelPicker) key(k string) (engine.Command, bool) {
 		return nil, true
 	case "left", "h", "shift+tab":
 		p.role = (p.role - 1 + len(p.roles)) % len(p.roles)
+		p.selectCurrent()
 	case "right", "l", "tab":
 		p.role = (p.role + 1) % len(p.roles)
+		p.selectCurrent()
 	case "up", "k":
 		p.sel = max(p.sel-1, 0)
 	case "down", "j":

@@ -15,15 +15,15 @@ import (
 // EpisodeSource is the run database's read side (*memory.RunDB): past
 // episodes for the episode browser. It is read only from commands.
 type EpisodeSource interface {
-	LastEpisodeID(ctx context.Context) (int64, error)
+	EpisodeSummaries(ctx context.Context) ([]memory.EpisodeSummary, error)
 	Turns(ctx context.Context, episode int64) ([]memory.Turn, error)
 }
 
 // episodesMsg is the list of stored episodes; replayMsg one episode's turns.
 type (
 	episodesMsg struct {
-		last int64
-		err  error
+		eps []memory.EpisodeSummary
+		err error
 	}
 	replayMsg struct {
 		episode int64
@@ -34,8 +34,8 @@ type (
 
 func listEpisodes(ctx context.Context, src EpisodeSource) tea.Cmd {
 	return func() tea.Msg {
-		last, err := src.LastEpisodeID(ctx)
-		return episodesMsg{last: last, err: err}
+		eps, err := src.EpisodeSummaries(ctx)
+		return episodesMsg{eps: eps, err: err}
 	}
 }
 
@@ -48,7 +48,7 @@ func loadEpisode(ctx context.Context, src EpisodeSource, ep int64) tea.Cmd {
 
 // episodePicker lists the stored episodes, newest first.
 type episodePicker struct {
-	ids    []int64
+	eps    []memory.EpisodeSummary
 	sel    int
 	loaded bool
 	err    string
@@ -61,12 +61,12 @@ func (p *episodePicker) view(c *common, w int) []string {
 		return []string{s.Muted.Render("Reading lantern.db…")}
 	case p.err != "":
 		return []string{s.Error.Render(p.err)}
-	case len(p.ids) == 0:
+	case len(p.eps) == 0:
 		return []string{s.Muted.Render("No episodes are stored yet: they are recorded as they are played.")}
 	}
 	out := []string{s.Muted.Render("Replay a stored episode turn by turn, read-only:"), ""}
-	for i, id := range p.ids {
-		row := fit(fmt.Sprintf(" Episode %d", id), max(w, 10))
+	for i, e := range p.eps {
+		row := fit(" "+episodeRow(e), max(w, 10))
 		if i == p.sel {
 			row = s.Selected.Render(row)
 		} else {
@@ -118,23 +118,43 @@ func (r *replay) step() {
 		// each turn ended, so the first room is where turn 1 ended.
 		r.mapp.turn(engine.TurnResult{Observation: engine.Observation{Location: engine.Location{ID: t.LocationID, Name: t.Location}}})
 	}
+	ev := showStored(r.transcript, r.reasoning, t, int(r.episode))
+	if r.pos > 1 {
+		r.mapp.turn(ev)
+	}
+}
+
+// showStored adds a turn of lantern.db to a transcript and a reasoning
+// pane, by its actor, as it was shown when it was played.
+func showStored(tp *transcriptPane, rp *reasoningPane, t memory.Turn, episode int) engine.TurnResult {
 	ev := replayTurn(t)
-	r.transcript.addTurn(ev, int(r.episode))
-	r.reasoning.started(engine.TurnStarted{Turn: t.Turn, Actor: ev.Actor})
+	tp.addTurn(ev, episode)
+	rp.started(engine.TurnStarted{Turn: t.Turn, Actor: ev.Actor})
 	if strings.TrimSpace(t.Reasoning) != "" {
-		r.reasoning.add(t.Turn, rpart{kind: rkReasoning, text: strings.TrimSpace(t.Reasoning)})
+		rp.add(t.Turn, rpart{kind: rkReasoning, text: strings.TrimSpace(t.Reasoning)})
 	}
 	var vs []engine.Verdict
 	if json.Unmarshal([]byte(t.Verdicts), &vs) == nil {
 		for i, v := range vs {
-			r.reasoning.proposal(engine.ProposalMade{Turn: t.Turn, Attempt: i + 1, Action: v.Action})
-			r.reasoning.verdict(engine.CriticVerdict{Turn: t.Turn, Attempt: i + 1, Action: v.Action, Score: v.Score, Justification: v.Justification, Accepted: v.Accepted, Stage: v.Stage})
+			rp.proposal(engine.ProposalMade{Turn: t.Turn, Attempt: i + 1, Action: v.Action})
+			rp.verdict(engine.CriticVerdict{Turn: t.Turn, Attempt: i + 1, Action: v.Action, Score: v.Score, Justification: v.Justification, Accepted: v.Accepted, Stage: v.Stage})
 		}
 	}
-	r.reasoning.played(ev)
-	if r.pos > 1 {
-		r.mapp.turn(ev)
+	rp.played(ev)
+	return ev
+}
+
+// episodeRow is an episode in the list: number, date, score, outcome.
+func episodeRow(e memory.EpisodeSummary) string {
+	date := "—"
+	if !e.Started.IsZero() {
+		date = e.Started.Local().Format("2006-01-02 15:04")
 	}
+	outcome := e.Reason
+	if outcome == "" {
+		outcome = "unfinished"
+	}
+	return fmt.Sprintf("Episode %-3d %s  score %-4d %-9s  %s", e.ID, date, e.Score, plural(e.Turns, "turn", "turns"), outcome)
 }
 
 func replayTurn(t memory.Turn) engine.TurnResult {
@@ -170,9 +190,7 @@ func (m *Model) handleEpisodes(msg episodesMsg) {
 		p.err = msg.err.Error()
 		return
 	}
-	for id := msg.last; id > 0; id-- {
-		p.ids = append(p.ids, id)
-	}
+	p.eps = msg.eps
 }
 
 func (m *Model) episodesKey(k tea.KeyPressMsg) tea.Cmd {
@@ -183,11 +201,12 @@ func (m *Model) episodesKey(k tea.KeyPressMsg) tea.Cmd {
 	case "up", "k":
 		p.sel = max(p.sel-1, 0)
 	case "down", "j":
-		p.sel = min(p.sel+1, max(len(p.ids)-1, 0))
+		p.sel = min(p.sel+1, max(len(p.eps)-1, 0))
 	case "enter":
-		if p.sel < len(p.ids) {
+		if p.sel < len(p.eps) {
+			id := p.eps[p.sel].ID
 			m.state, m.episodes = stNormal, nil
-			return loadEpisode(m.ctx, m.opts.Episodes, p.ids[p.sel])
+			return loadEpisode(m.ctx, m.opts.Episodes, id)
 		}
 	}
 	return nil

@@ -27,7 +27,10 @@ func (m *Model) modeLabel() (string, lipgloss.Style) {
 			return "running · thinking", s.ModeRunning
 		}
 		return "running", s.ModeRunning
-	case m.mode == engine.Stepping:
+	case m.mode == engine.Stepping || m.stepping:
+		if m.queuedSteps > 0 {
+			return fmt.Sprintf("stepping · %d queued", m.queuedSteps), s.ModeStepping
+		}
 		return "stepping", s.ModeStepping
 	case m.state == stInput || m.lastActor == engine.ActorHuman:
 		return "manual", s.ModeManual
@@ -52,22 +55,25 @@ func (m *Model) statusView() string {
 	if m.loc.ID != 0 {
 		loc = fmt.Sprintf("L%d %s", m.loc.ID, oneLine(m.loc.Name))
 	}
+	// Least important first when space is short: the supervisor's gauges,
+	// the last call's tokens, moves, the model, then the story and the
+	// episode; turn, score, location and mode always stay.
 	parts := []statusPart{
-		{"", m.opts.Story, 1},
-		{"Ep ", fmt.Sprint(max(m.episode, 1)), 2},
+		{"", m.opts.Story, 6},
+		{"Ep ", fmt.Sprint(max(m.episode, 1)), 5},
 		{"Turn: ", fmt.Sprint(m.turn), 0},
 		{"Score ", score, 0},
-		{"Moves ", fmt.Sprint(m.moves), 4},
+		{"Moves ", fmt.Sprint(m.moves), 3},
 		{"", loc, 0},
 	}
 	tail := []statusPart{
-		{"", m.roleModels[config.RoleAgent], 5},
+		{"", m.roleModels[config.RoleAgent], 4},
 	}
 	if sv := m.supervisor; m.haveSupervisor {
-		tail = append(tail, statusPart{"", fmt.Sprintf("trust %+.1f work %+.1f comfort %+.1f", sv.Trust, sv.Work, sv.Comfort), 3})
+		tail = append(tail, statusPart{"supervisor ", fmt.Sprintf("trust %+.1f work %+.1f comfort %+.1f", sv.Trust, sv.Work, sv.Comfort), 1})
 	}
 	if m.haveMetrics && m.metrics.LLM.Calls > 0 {
-		tail = append(tail, statusPart{"", fmt.Sprintf("%d tok · %s", m.metrics.LLM.PromptTokens, seconds(m.metrics.LLM.Latency)), 3})
+		tail = append(tail, statusPart{"last call ", fmt.Sprintf("%d tok · %s", m.metrics.LLM.PromptTokens, seconds(m.metrics.LLM.Latency)), 2})
 	}
 	mode, modeStyle := m.modeLabel()
 	if r := m.replay; r != nil {
@@ -106,7 +112,7 @@ func (m *Model) statusView() string {
 		return ansi.StringWidth(render(a)) + bw + 2 + ansi.StringWidth(render(b))
 	}
 	// Drop parts, least important first, until the bar fits.
-	for level := 1; level <= 5 && width(parts, tail) > m.w; level++ {
+	for level := 1; level <= 6 && width(parts, tail) > m.w; level++ {
 		parts = dropLevel(parts, level)
 		tail = dropLevel(tail, level)
 	}
@@ -143,29 +149,44 @@ func (m *Model) footerView() string {
 	w := m.w
 	switch m.state {
 	case stInput:
-		m.input.SetWidth(max(w-ansi.StringWidth(m.input.Prompt)-28, 10))
-		return fit(m.input.View()+s.HelpDesc.Render("  enter sends · esc leaves"), w)
+		hint := s.HelpDesc.Render("  enter sends · esc leaves")
+		if m.flash != "" {
+			st := s.Flash
+			if m.flashErr {
+				st = s.Error
+			}
+			hint = st.Render("  " + oneLine(m.flash))
+		}
+		iw := max(min(w-ansi.StringWidth(m.input.Prompt)-28, 60), 10)
+		m.input.SetWidth(iw)
+		return fit(m.input.View()+hint, w)
 	case stSearch:
 		m.search.SetWidth(max(w-40, 10))
 		return fit(m.search.View()+s.HelpDesc.Render("  enter older · ↓ newer · esc closes"), w)
+	case stForm:
+		// Every key types into the form: no help key to offer here.
+		return fit(s.HelpKey.Render(" ctrl+s")+s.HelpDesc.Render(" save · ")+s.HelpKey.Render("tab")+s.HelpDesc.Render(" next field · ")+
+			s.HelpKey.Render("esc")+s.HelpDesc.Render(" cancel"), w)
 	case stObjInput:
 		m.objInput.SetWidth(max(w-ansi.StringWidth(m.objInput.Prompt)-4, 10))
 		return fit(m.objInput.View(), w)
 	}
+	// A word (a flash, the armed cancel) takes the pane's keys' place; the
+	// help key stays at the end.
 	if m.flash != "" {
 		st := s.Flash
 		if m.flashErr {
 			st = s.Error
 		}
-		return fit(st.Render(" "+oneLine(m.flash)), w)
+		return m.withHelpKey(st.Render(" "+oneLine(m.flash)), w)
 	}
-	if m.escArmed {
-		return fit(s.Notice.Render(" esc again cancels the model call in flight"), w)
+	if m.escArmed && m.thinking {
+		return m.withHelpKey(s.Notice.Render(" esc again cancels the model call in flight"), w)
 	}
 	hl := &m.c.helpLine
-	if hl.w != w || hl.gen != m.c.gen {
-		m.c.help.SetWidth(w - 1)
-		hl.w, hl.gen, hl.s = w, m.c.gen, fit(" "+m.c.help.ShortHelpView(m.c.keys.ShortHelp()), w)
+	ctx := fmt.Sprint(m.focus, m.replay != nil, m.state)
+	if hl.w != w || hl.gen != m.c.gen || hl.ctx != ctx {
+		hl.w, hl.gen, hl.ctx, hl.s = w, m.c.gen, ctx, m.shortHelp(w)
 	}
 	return hl.s
 }
@@ -183,18 +204,7 @@ func (m *Model) dialogView(w, h int) []string {
 	switch m.state {
 	case stHelp:
 		title = "Keys"
-		m.c.help.SetWidth(dw - 4)
-		groups := m.c.keys.FullHelp()
-		for i := 0; i < len(groups); i += 2 {
-			if i > 0 {
-				body = append(body, "")
-			}
-			body = append(body, strings.Split(m.c.help.FullHelpView(groups[i:min(i+2, len(groups))]), "\n")...)
-		}
-		if len(body)+5 <= h {
-			body = append(body, "", m.c.styles.Muted.Render("Memory keys work in the Memory pane (m), objective keys in Objectives (o)."),
-				m.c.styles.Muted.Render("Theme: "+m.c.theme.Name+" · ? or esc closes"))
-		}
+		body = m.helpBody(dw-4, h-2)
 	case stForm:
 		title = "Memory"
 		body = m.form.view()
