@@ -36,6 +36,8 @@ func cmdTUI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs.Int("seed", 0, "random seed (frotz -s semantics; default: loop.seed)")
 	resume := fs.Bool("resume", false, "continue the unfinished episode without asking")
 	fresh := fs.Bool("new", false, "start a new episode without asking, even when one was left unfinished")
+	review := fs.Bool("review", false, "start in review mode: each proposal waits for you (v switches it)")
+	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long, with a countdown (0: wait)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: lantern [tui] [--story F] [--workdir D] [--model M] [--theme T] [--seed N] [--config F]
                     [--resume | --new]
@@ -135,6 +137,11 @@ Flags:
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopped := make(chan error, 1)
+	if *review {
+		if err := sess.Engine.Send(runCtx, engine.SetReview{On: true, AutoAccept: *autoAccept}); err != nil {
+			return exitError
+		}
+	}
 	go func() { stopped <- sess.Engine.Run(runCtx) }()
 
 	maxScore := 0
@@ -144,7 +151,7 @@ Flags:
 	opts := tui.Options{
 		Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
 		Theme: theme, Keys: cfg.Keys, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
-		Resume: resumed,
+		Resume: resumed, Review: *review, AutoAccept: *autoAccept,
 		SavePrefs: func(theme string, models map[string]string) error {
 			return savePrefs(config.UserFile(os.LookupEnv), theme, models)
 		},

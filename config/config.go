@@ -163,6 +163,7 @@ func DefaultKeys() map[string]string {
 		"cancel":     "esc esc",
 		"help":       "?",
 		"quit":       "q",
+		"review":     "v",
 	}
 }
 

@@ -48,6 +48,10 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 		m.reasoning.proposal(ev)
 	case engine.CriticVerdict:
 		m.reasoning.verdict(ev)
+	case engine.ReviewRequested:
+		return m.reviewRequested(ev)
+	case engine.ReviewMode:
+		m.reviewOn = ev.On
 	case engine.TurnResult:
 		return m.turnResult(ev)
 	case engine.MemoryChanged:
@@ -90,6 +94,7 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 
 func (m *Model) turnResult(ev engine.TurnResult) tea.Cmd {
 	o := ev.Observation
+	m.pending = nil
 	switch {
 	case ev.Resumed:
 		return m.resumed(ev)

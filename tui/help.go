@@ -30,7 +30,7 @@ func (m *Model) helpEntries() []helpEntry {
 		title string
 		keys  []key.Binding
 	}{
-		{"Game", []key.Binding{k.Pause, k.Step, k.Input, k.Cancel, k.EndEpisode, k.Retry, k.Pull, k.Models, k.Quit}},
+		{"Game", []key.Binding{k.Pause, k.Step, k.Input, k.Review, k.Cancel, k.EndEpisode, k.Retry, k.Pull, k.Models, k.Quit}},
 		{"Panes", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes, k.Knowledge, k.Theme, k.Copy, k.Mouse}},
 		{"Scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Memory pane (m)", []key.Binding{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Back}},
@@ -52,6 +52,11 @@ func (m *Model) helpEntries() []helpEntry {
 		helpEntry{key: "pgup/pgdn", desc: "scroll the transcript"},
 		helpEntry{key: "end", desc: "follow the transcript (at the line's end)"},
 		helpEntry{key: "ctrl+c", desc: "clear the line (again: quit)"},
+		helpEntry{head: "Review mode (v): a proposal waits for you"},
+		helpEntry{key: "enter/y", desc: "play the proposal"},
+		helpEntry{key: "e", desc: "edit it, then enter plays your command (recorded as human-edited)"},
+		helpEntry{key: "x", desc: "reject it with a reason: the agent proposes again with your reason"},
+		helpEntry{key: "r", desc: "reject it and remember the reason here (a memory)"},
 		helpEntry{head: "Replay (E)"},
 		helpEntry{key: "←/→", desc: "step back/forward"},
 		helpEntry{key: "home/end", desc: "first/last turn"},
@@ -182,7 +187,7 @@ func (m *Model) footerKeys() []key.Binding {
 	if m.replay != nil {
 		return []key.Binding{lit("←/→", "step"), lit("home/end", "first/last"), lit("esc", "live game"), b(k.NextPane, "pane")}
 	}
-	game := []key.Binding{b(k.Pause, "run/pause"), b(k.Step, "step"), b(k.Input, "type")}
+	game := []key.Binding{b(k.Pause, "run/pause"), b(k.Step, "step"), b(k.Input, "type"), b(k.Review, "review")}
 	pane := b(k.NextPane, "pane")
 	switch m.focus {
 	case pMemory:

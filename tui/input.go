@@ -38,6 +38,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.searchKey(k)
 	case stObjInput:
 		return m.objInputKey(k)
+	case stReviewInput:
+		return m.reviewInputKey(k)
 	case stForm:
 		return m.formKey(k)
 	case stHelp:
@@ -69,6 +71,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 	keys := m.c.keys
 	s := k.String()
+	if m.pending != nil && m.replay == nil {
+		if cmd, ok := m.reviewKey(k); ok {
+			return cmd
+		}
+	}
 	// esc: back out of what the pane shows, else arm "esc esc".
 	if key.Matches(k, keys.Cancel) {
 		if m.focus == pMemory && m.memory.back() {
@@ -95,6 +102,8 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(k, keys.Pause):
 		return m.togglePause()
+	case key.Matches(k, keys.Review):
+		return m.toggleReview()
 	case key.Matches(k, keys.Step):
 		return m.step()
 	case key.Matches(k, keys.Input):

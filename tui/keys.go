@@ -22,6 +22,7 @@ type keyMap struct {
 	Knowledge, Episodes              key.Binding
 	EndEpisode                       key.Binding
 	Copy, Mouse                      key.Binding
+	Review                           key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -68,6 +69,7 @@ func defaultKeys() keyMap {
 		EndEpisode: b([]string{"X"}, "X X", "end the episode"),
 		Copy:       b([]string{"y"}, "y", "copy: memory, map or the transcript shown"),
 		Mouse:      b([]string{"ctrl+o"}, "ctrl+o", "mouse on/off (off: select text)"),
+		Review:     b([]string{"v"}, "v", "review mode: you accept, edit or reject each move"),
 	}
 }
 
@@ -79,7 +81,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 // FullHelp is the help screen (help.KeyMap), by column.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Pause, k.Step, k.Input, k.Cancel, k.EndEpisode, k.Retry, k.Pull, k.Models, k.Quit},
+		{k.Pause, k.Step, k.Input, k.Review, k.Cancel, k.EndEpisode, k.Retry, k.Pull, k.Models, k.Quit},
 		{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Theme, k.Knowledge},
 		{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Complete},
@@ -95,6 +97,7 @@ func (km *keyMap) remap(keys map[string]string) {
 		"memory": &km.Memory, "edit": &km.Edit, "supersede": &km.Supersede, "add": &km.Add,
 		"delete": &km.Delete, "undo": &km.Undo, "objectives": &km.Objectives, "models": &km.Models,
 		"theme": &km.Theme, "cancel": &km.Cancel, "help": &km.Help, "quit": &km.Quit,
+		"review": &km.Review,
 	}
 	for action, k := range keys {
 		b, ok := byAction[action]

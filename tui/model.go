@@ -21,15 +21,16 @@ import (
 type uiState int
 
 const (
-	stNormal   uiState = iota
-	stInput            // typing a command for the game
-	stSearch           // typing a search of the transcript
-	stObjInput         // typing an objective
-	stForm             // the memory form
-	stHelp             // the full help
-	stModels           // the model picker
-	stViewer           // a Markdown viewer
-	stEpisodes         // the episode browser
+	stNormal      uiState = iota
+	stInput               // typing a command for the game
+	stSearch              // typing a search of the transcript
+	stObjInput            // typing an objective
+	stForm                // the memory form
+	stHelp                // the full help
+	stModels              // the model picker
+	stViewer              // a Markdown viewer
+	stEpisodes            // the episode browser
+	stReviewInput         // typing an edit of, or the reason against, a proposal (review mode)
 )
 
 // Model is the root model.
@@ -94,6 +95,14 @@ type Model struct {
 	pull        *pullState
 	themeSet    bool // a theme was chosen (flag or t); the background no longer decides
 	memLoaded   bool
+
+	// Review mode: pending is the proposal waiting for the person.
+	reviewOn       bool
+	pending        *engine.ReviewRequested
+	reviewOp       engine.Decision
+	reviewRemember bool
+	reviewInput    textinput.Model
+	reviewTickID   int
 }
 
 // New makes the root model.
@@ -137,6 +146,8 @@ func New(ctx context.Context, opts Options) *Model {
 	m.input = m.newInput("› ", "a command for the story, e.g. inventory")
 	m.search = m.newInput("/ ", "search the transcript")
 	m.objInput = m.newInput("objective: ", "")
+	m.reviewInput = m.newInput("edit › ", "")
+	m.reviewOn = opts.Review
 	m.resize(80, 24)
 	return m
 }
@@ -303,6 +314,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.flash = ""
 		}
 		return nil
+	case reviewTickMsg:
+		if msg.id == m.reviewTickID && m.pending != nil && !m.pending.Deadline.IsZero() {
+			return reviewTick(msg.id) // the footer's countdown
+		}
 	case thinkTickMsg:
 		if msg.id == m.thinkID && m.thinking {
 			m.thinkSecs++
@@ -345,6 +360,8 @@ func (m *Model) updateFocusedInput(msg tea.Msg) tea.Cmd {
 		m.search, cmd = m.search.Update(msg)
 	case stObjInput:
 		m.objInput, cmd = m.objInput.Update(msg)
+	case stReviewInput:
+		m.reviewInput, cmd = m.reviewInput.Update(msg)
 	case stForm:
 		_, cmd = m.form.update(msg)
 	}
@@ -364,7 +381,7 @@ func (m *Model) setTheme(name string) {
 		return
 	}
 	m.c.setTheme(th)
-	for _, ti := range []*textinput.Model{&m.input, &m.search, &m.objInput} {
+	for _, ti := range []*textinput.Model{&m.input, &m.search, &m.objInput, &m.reviewInput} {
 		m.styleInput(ti)
 	}
 	if m.form != nil {

@@ -32,6 +32,8 @@ func (m *Model) modeLabel() (string, lipgloss.Style) {
 			return fmt.Sprintf("stepping · %d queued", m.queuedSteps), s.ModeStepping
 		}
 		return "stepping", s.ModeStepping
+	case m.pending != nil:
+		return "your review", s.ModeStepping
 	case m.state == stInput || m.lastActor == engine.ActorHuman:
 		return "manual", s.ModeManual
 	}
@@ -170,6 +172,12 @@ func (m *Model) footerView() string {
 	case stObjInput:
 		m.objInput.SetWidth(max(w-ansi.StringWidth(m.objInput.Prompt)-4, 10))
 		return fit(m.objInput.View(), w)
+	case stReviewInput:
+		m.reviewInput.SetWidth(max(w-ansi.StringWidth(m.reviewInput.Prompt)-24, 10))
+		return fit(m.reviewInput.View()+s.HelpDesc.Render("  enter sends · esc back"), w)
+	}
+	if m.pending != nil && m.replay == nil {
+		return m.reviewLine(w)
 	}
 	// A word (a flash, the armed cancel) takes the pane's keys' place; the
 	// help key stays at the end.

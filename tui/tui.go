@@ -42,6 +42,10 @@ type Options struct {
 	MaxScore int
 	// Theme names a built-in theme; "" follows the terminal's background.
 	Theme string
+	// Review starts in review mode (the engine was sent SetReview already);
+	// AutoAccept is the auto-accept the v key asks for (0: wait).
+	Review     bool
+	AutoAccept time.Duration
 	// Keys remaps keys by action (lantern.toml's [keys], validated there).
 	Keys map[string]string
 	// KnowledgePath is knowledgebase.md, for the K viewer ("" hides it).
