@@ -47,6 +47,10 @@ type Hooks struct {
 	// StartEpisode runs when an episode starts (managers reset in dependency
 	// order, cross-episode data kept).
 	StartEpisode func(ctx context.Context, episode int) error
+	// EpisodeNumber is the number of the episode about to start (the run
+	// database's next one, so numbers agree across launches); nil counts
+	// from 1 in each run.
+	EpisodeNumber func(ctx context.Context) (int, error)
 	// AfterTurn runs after each played turn; the events it returns are sent.
 	AfterTurn func(ctx context.Context, rec TurnRecord) ([]Event, error)
 	// EpisodeEnded runs when an episode ends.
@@ -125,6 +129,8 @@ type Engine struct {
 
 	st       GameState
 	resume   *resumeState // a checkpoint Run continues (ResumeFrom)
+	played   int          // episodes this Run started (or resumed)
+	seed     int          // the running episode's seed
 	failed   map[string]bool
 	actions  int
 	repeats  int
@@ -671,7 +677,7 @@ func (e *Engine) endEpisode(ctx context.Context, why Ending) error {
 		}
 	}
 	e.emit(ctx, EpisodeEnded(ep))
-	if e.cfg.Episodes > 0 && e.st.Episode >= e.cfg.Episodes {
+	if e.cfg.Episodes > 0 && e.played >= e.cfg.Episodes {
 		e.quitting = true
 		return nil
 	}
@@ -684,7 +690,7 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	var obs Observation
 	var err error
 	if reset {
-		obs, err = e.env.Reset(e.cfg.Seed + e.st.Episode)
+		obs, err = e.env.Reset(e.cfg.Seed + e.played)
 	} else {
 		obs, err = e.env.Start()
 	}
@@ -694,7 +700,18 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	}
 	e.gmap.Reset()
 	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
-	e.st = GameState{Episode: e.st.Episode + 1, Obs: obs, bestScore: obs.Score}
+	number := e.st.Episode + 1
+	if e.hooks.EpisodeNumber != nil {
+		n, err := e.hooks.EpisodeNumber(ctx)
+		if err != nil {
+			e.emit(ctx, ErrorEvent{Err: err})
+		} else if n > 0 {
+			number = n
+		}
+	}
+	e.seed = e.cfg.Seed + e.played
+	e.played++
+	e.st = GameState{Episode: number, Obs: obs, bestScore: obs.Score}
 	if e.client != nil {
 		e.client.Metrics.ResetTurns() // turn numbers start again
 	}
@@ -703,6 +720,10 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 			e.emit(ctx, ErrorEvent{Err: err})
 		}
 	}
-	e.emit(ctx, TurnResult{Turn: 0, Observation: obs})
+	e.emit(ctx, TurnResult{Turn: 0, Observation: obs, Episode: number})
 	return nil
 }
+
+// EpisodeSeed is the random seed the running episode started with (seed +
+// the episodes this run played before it).
+func (e *Engine) EpisodeSeed() int { return e.seed }

@@ -107,6 +107,7 @@ type Session struct {
 	checkpoints bool
 	episode     int64
 	id          StoryIdentity
+	lock        *memory.WorkLock
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -129,9 +130,44 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 	}
 	info := opts.Story.Info()
 	dir := filepath.Join(opts.WorkDir, StoryDir(opts.Name, info.Release))
+	if err := checkWorkDir(opts.WorkDir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "saves"), 0o755); err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
+	// One owner per story folder for the whole session: a second Lantern
+	// would interleave its turns with ours in lantern.db.
+	lock, err := memory.LockWorkDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	s, err := openLocked(opts, dir, lock)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkWorkDir gives plain messages for a work dir that cannot be made.
+func checkWorkDir(dir string) error {
+	if strings.ContainsRune(dir, 0) {
+		return fmt.Errorf("open session: the work dir %q contains a NUL byte", dir)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		target, _ := os.Readlink(dir)
+		return fmt.Errorf("open session: the work dir %s is a symbolic link to %s, which does not exist; create it or point work_dir elsewhere", dir, target)
+	}
+	return nil
+}
+
+func openLocked(opts SessionOptions, dir string, lock *memory.WorkLock) (*Session, error) {
+	info := opts.Story.Info()
 	// With Autosave the machine is saved after every turn as the turn's
 	// checkpoint in lantern.db (recordTurn), not as saves/autosave.qzl: one
 	// write per turn, consistent with the turn's row.
@@ -152,7 +188,7 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 	if window <= 0 {
 		window = 3
 	}
-	s := &Session{Dir: dir, Env: env, DB: db, Memories: store, Map: mapper.New(), id: env.Story(),
+	s := &Session{Dir: dir, Env: env, DB: db, Memories: store, Map: mapper.New(), id: env.Story(), lock: lock,
 		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning, checkpoints: opts.Autosave}
 	if opts.Binding != nil {
 		s.maxScore = opts.Binding.MaxScore
@@ -183,6 +219,7 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 		Objectives:     s.Objectives.Prompt,
 		Knowledge:      s.Knowledge.ForAgent,
 		StartEpisode:   s.startEpisode,
+		EpisodeNumber:  s.nextEpisode,
 		AfterTurn:      s.afterTurn,
 		EpisodeEnded:   s.episodeEnded,
 		Edit:           s.edit,
@@ -223,9 +260,18 @@ func (s *Session) Resume(ctx context.Context) (memory.Checkpoint, error) {
 	return cp, nil
 }
 
-// Close closes the memories and the run database.
+// nextEpisode numbers a new episode from the run database. The row itself
+// is written with the episode's first turn, so a session that plays nothing
+// leaves no empty episode behind.
+func (s *Session) nextEpisode(ctx context.Context) (int, error) {
+	n, err := s.DB.NextEpisode(ctx)
+	return int(n), err
+}
+
+// Close closes the memories and the run database, then gives the work dir
+// up.
 func (s *Session) Close() error {
-	return errors.Join(s.Memories.Close(), s.DB.Close())
+	return errors.Join(s.Memories.Close(), s.DB.Close(), s.lock.Unlock())
 }
 
 func (s *Session) notes() []string {
@@ -251,7 +297,7 @@ func (s *Session) afterTurn(ctx context.Context, rec TurnRecord) ([]Event, error
 // synthesis, the agent's note and current_state.json.
 func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, error) {
 	if s.episode == 0 {
-		id, err := s.DB.StartEpisode(ctx, s.Engine.cfg.Seed+rec.Episode-1)
+		id, err := s.DB.StartEpisodeID(ctx, int64(rec.Episode), s.Engine.EpisodeSeed())
 		if err != nil {
 			return nil, err
 		}

@@ -126,6 +126,23 @@ const EndInterrupted = "interrupted"
 // of the story that never ended (a killed session, not resumed) is marked
 // interrupted, and its checkpoint dropped.
 func (r *RunDB) StartEpisode(ctx context.Context, seed int) (int64, error) {
+	return r.StartEpisodeID(ctx, 0, seed)
+}
+
+// NextEpisode is the number the next episode will get: the episodes are
+// numbered by the database, the same on screen, in knowledgebase.md and in
+// the replay list, across launches.
+func (r *RunDB) NextEpisode(ctx context.Context) (int64, error) {
+	var n int64
+	if err := r.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM episodes`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("next episode: %w", err)
+	}
+	return n, nil
+}
+
+// StartEpisodeID is StartEpisode with the episode's number chosen by the
+// caller (from NextEpisode); id 0 lets the database choose.
+func (r *RunDB) StartEpisodeID(ctx context.Context, id int64, seed int) (int64, error) {
 	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("start episode: %w", err)
@@ -141,11 +158,15 @@ func (r *RunDB) StartEpisode(ctx context.Context, seed int) (int64, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoint WHERE story_md5 = ?`, r.story); err != nil {
 		return 0, fmt.Errorf("start episode: %w", err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO episodes (story_md5, seed, started_at) VALUES (?, ?, ?)`, r.story, seed, now())
+	var want any
+	if id > 0 {
+		want = id
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO episodes (id, story_md5, seed, started_at) VALUES (?, ?, ?, ?)`, want, r.story, seed, now())
 	if err != nil {
 		return 0, fmt.Errorf("start episode: %w", err)
 	}
-	id, err := res.LastInsertId()
+	id, err = res.LastInsertId()
 	if err != nil {
 		return 0, fmt.Errorf("start episode: %w", err)
 	}

@@ -86,6 +86,9 @@ func (m *Model) turnResult(ev engine.TurnResult) tea.Cmd {
 		m.transcript.addNote(o.Text, stResponse)
 	case ev.Turn == 0:
 		m.episode++
+		if ev.Episode > 0 {
+			m.episode = ev.Episode // numbered by the run database
+		}
 		m.transcript.addTurn(ev, m.episode)
 	default:
 		m.transcript.addTurn(ev, m.episode)
