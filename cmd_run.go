@@ -200,10 +200,11 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer) i
 				fmt.Fprintf(stdout, "episode %d ended (%s): score %d in %d moves, %d turns\n", v.Episode, v.Reason, v.Score, v.Moves, v.Turns)
 			}
 		case engine.Idle:
-			// Headless runs never pause on their own; a pause after repeated
-			// model failures ends the run.
+			// Headless runs never pause on their own; a pause (repeated
+			// model failures, a turn that could not be recorded) ends the
+			// run with the error reported above.
 			flush()
-			fmt.Fprintln(stderr, "lantern run: paused after repeated failures; stopping")
+			fmt.Fprintln(stderr, "lantern run: the engine paused; stopping")
 			return exitError
 		case engine.Stopped:
 			flush()

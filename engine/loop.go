@@ -644,6 +644,12 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 		if err != nil {
 			e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
 		}
+		if errors.Is(err, ErrNotRecorded) {
+			// Playing on would lose every turn from here: stop until the
+			// person has fixed the disk or the database.
+			e.mode, e.pending = Paused, nil
+			return nil
+		}
 	}
 	if mapChanged {
 		st := e.gmap.Status()

@@ -108,6 +108,8 @@ type Session struct {
 	episode     int64
 	id          StoryIdentity
 	lock        *memory.WorkLock
+	// record replaces DB.RecordTurn in tests (a write-failing fake).
+	record func(ctx context.Context, t memory.Turn) error
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -293,13 +295,53 @@ func (s *Session) afterTurn(ctx context.Context, rec TurnRecord) ([]Event, error
 	return append(events, s.planTurn(ctx, rec)...), err
 }
 
+// ErrNotRecorded: a played turn could not be written to lantern.db after
+// the retries (disk full, read-only, locked, the database gone). Recording
+// is part of the turn: the engine pauses and headless runs stop.
+var ErrNotRecorded = errors.New("turn not recorded")
+
 // recordTurn is the turn's bookkeeping: the run database, memory
-// synthesis, the agent's note and current_state.json.
+// synthesis, the agent's note and current_state.json. Memory synthesis
+// runs even when the database failed: a played turn is never skipped.
 func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, error) {
+	dbErr := s.recordRow(ctx, rec)
+	if dbErr != nil {
+		dbErr = fmt.Errorf("%w: turn %d of episode %d: %w", ErrNotRecorded, rec.Turn, rec.Episode, dbErr)
+	}
+	var events []Event
+	if rec.After.Location.ID != rec.Before.Location.ID && rec.After.Location.ID != 0 {
+		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil {
+			return nil, errors.Join(dbErr, err)
+		}
+	}
+	res, err := s.synth.ProcessTurn(ctx, rec.managed())
+	if err != nil {
+		// A failed synthesis loses one memory, not the turn.
+		events = append(events, ErrorEvent{Turn: rec.Turn, Err: err})
+	}
+	if res.Stored {
+		events = append(events, MemoryChanged{Location: res.Location, Title: res.Title})
+	}
+	if dbErr != nil {
+		return events, errors.Join(dbErr, s.exportState(rec))
+	}
+	if p := rec.Proposal; strings.TrimSpace(p.Remember) != "" {
+		if _, _, err := s.DB.Remember(ctx, memory.Note{Session: fmt.Sprint(s.episode), Turn: rec.Turn, Content: p.Remember,
+			Importance: p.RememberImportance, Location: rec.Before.Location.Name, LocationID: rec.Before.Location.ID,
+			Score: rec.After.Score, Moves: rec.After.Moves}); err != nil {
+			return events, err
+		}
+	}
+	return events, s.exportState(rec)
+}
+
+// recordRow writes the turn's row (with its checkpoint) to lantern.db,
+// starting the episode's row with its first turn.
+func (s *Session) recordRow(ctx context.Context, rec TurnRecord) error {
 	if s.episode == 0 {
 		id, err := s.DB.StartEpisodeID(ctx, int64(rec.Episode), s.Engine.EpisodeSeed())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.episode = id
 	}
@@ -313,35 +355,14 @@ func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, erro
 	if s.checkpoints {
 		state, err := s.Engine.Checkpoint()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		row.Checkpoint = &memory.Checkpoint{Machine: s.Env.State(), Engine: state}
 	}
-	if err := s.DB.RecordTurn(ctx, row); err != nil {
-		return nil, err
+	if s.record != nil {
+		return s.record(ctx, row)
 	}
-	var events []Event
-	if rec.After.Location.ID != rec.Before.Location.ID && rec.After.Location.ID != 0 {
-		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil {
-			return nil, err
-		}
-	}
-	res, err := s.synth.ProcessTurn(ctx, rec.managed())
-	if err != nil {
-		// A failed synthesis loses one memory, not the turn.
-		events = append(events, ErrorEvent{Turn: rec.Turn, Err: err})
-	}
-	if res.Stored {
-		events = append(events, MemoryChanged{Location: res.Location, Title: res.Title})
-	}
-	if p := rec.Proposal; strings.TrimSpace(p.Remember) != "" {
-		if _, _, err := s.DB.Remember(ctx, memory.Note{Session: fmt.Sprint(s.episode), Turn: rec.Turn, Content: p.Remember,
-			Importance: p.RememberImportance, Location: rec.Before.Location.Name, LocationID: rec.Before.Location.ID,
-			Score: rec.After.Score, Moves: rec.After.Moves}); err != nil {
-			return events, err
-		}
-	}
-	return events, s.exportState(rec)
+	return s.DB.RecordTurn(ctx, row)
 }
 
 // managed is the turn as every manager reads it, built once.
