@@ -485,7 +485,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 func (e *Engine) modelFailed(ctx context.Context, turn int, err error) error {
 	e.failures++
 	e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
-	final := errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrBadRequest)
+	final := errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrBadRequest) || errors.Is(err, llm.ErrReplyTooLarge)
 	if final || e.failures >= e.cfg.MaxFailures {
 		e.mode = Paused
 		e.failures = 0

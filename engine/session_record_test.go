@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/memory"
 )
 
@@ -89,5 +93,34 @@ func TestUnrecordableTurnPausesTheEngine(t *testing.T) {
 				t.Errorf("not recorded at %v, last turn %d, idle at %d; want the engine paused at turn 3", notRecorded, last, idleAt)
 			}
 		})
+	}
+}
+
+// TestHugeReplyPausesTheEngine: an agent reply past the client's cap is a
+// typed error and the engine pauses at once (no retry of the same flood).
+func TestHugeReplyPausesTheEngine(t *testing.T) {
+	story, binding := demoStory(t)
+	client, fake := fakeClient(t)
+	fake.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: strings.Repeat("x", llm.DefaultMaxReply+1)})
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(), Client: client,
+		Engine: Config{Seed: 3, MaxTurns: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	evs := playUntilIdle(t, sess)
+	tooLarge, idle := 0, false
+	for _, ev := range evs {
+		switch v := ev.(type) {
+		case ErrorEvent:
+			if errors.Is(v.Err, llm.ErrReplyTooLarge) {
+				tooLarge++
+			}
+		case Idle:
+			idle = idle || v.Mode == Paused
+		}
+	}
+	if tooLarge != 1 || !idle {
+		t.Errorf("%d reply-too-large errors, paused %v; want one, then paused", tooLarge, idle)
 	}
 }
