@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/memory"
 )
 
 // TestRunStopsAtAnUnrecordedTurn: the headless report exits non-zero when
@@ -24,5 +30,46 @@ func TestRunStopsAtAnUnrecordedTurn(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "turn not recorded") {
 		t.Errorf("stderr does not say the turn was not recorded:\n%s", stderr.String())
+	}
+}
+
+// TestSecondLanternRefused: a headless run on a story folder another
+// process owns refuses at once, naming the owner's PID, and changes
+// nothing.
+func TestSecondLanternRefused(t *testing.T) {
+	dir, repo := isolate(t)
+	bin := buildLantern(t, dir, repo)
+	script := filepath.Join(dir, "script.txt")
+	os.WriteFile(script, []byte("look\n"), 0o644)
+	wd := filepath.Join(dir, "wd")
+	args := []string{"run", "--headless", "--agent", "script:" + script, "--workdir", wd}
+	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+		t.Fatalf("first run: %v\n%s", err, out)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(wd, "*", "lantern.db"))
+	if len(dirs) != 1 {
+		t.Fatalf("story folders: %v", dirs)
+	}
+	sd := filepath.Dir(dirs[0])
+	lock, err := memory.LockWorkDir(sd) // this test process is the other Lantern
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	before, _ := os.ReadFile(dirs[0])
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err == nil {
+		t.Fatalf("second run succeeded:\n%s", out)
+	}
+	if want := fmt.Sprintf("in use by another Lantern (PID %d)", os.Getpid()); !strings.Contains(string(out), want) {
+		t.Errorf("output does not say %q:\n%s", want, out)
+	}
+	if after, _ := os.ReadFile(dirs[0]); !bytes.Equal(before, after) {
+		t.Errorf("the refused run changed lantern.db")
+	}
+	var doc strings.Builder
+	cmdDoctor(context.Background(), []string{"--workdir", wd, "--host", "127.0.0.1:1"}, &doc, &doc)
+	if want := fmt.Sprintf("is in use by PID %d", os.Getpid()); !strings.Contains(doc.String(), want) {
+		t.Errorf("doctor does not say %q:\n%s", want, doc.String())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/bindings"
@@ -33,7 +34,10 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM (systemctl stop, kill) and SIGHUP (the terminal closed) end a
+	// session as SIGINT does: the turn finishes or is abandoned, everything
+	// is flushed and reported, and the process exits cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

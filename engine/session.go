@@ -338,6 +338,9 @@ func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, erro
 // recordRow writes the turn's row (with its checkpoint) to lantern.db,
 // starting the episode's row with its first turn.
 func (s *Session) recordRow(ctx context.Context, rec TurnRecord) error {
+	// The turn was played and reported: a session being stopped (a signal)
+	// still records it, or the resume would not match what was shown.
+	ctx = context.WithoutCancel(ctx)
 	if s.episode == 0 {
 		id, err := s.DB.StartEpisodeID(ctx, int64(rec.Episode), s.Engine.EpisodeSeed())
 		if err != nil {
