@@ -12,7 +12,7 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read memories: %w", err)
 	}
-	return Parse(data), nil
+	return Parse(decodeText(data)), nil
 }
 
 // Check validates a Memories.md for `lantern memories check`: it writes one
