@@ -25,6 +25,11 @@ func Check(w io.Writer, path string) int {
 		fmt.Fprintf(w, "%s: %v\n", path, err)
 		return 1
 	}
+	if raw, err := os.ReadFile(path); err == nil {
+		if enc := Encoding(raw); enc != "" {
+			fmt.Fprintf(w, "%s: note: the file is %s; Lantern reads it as UTF-8 and writes it back as UTF-8 without the mark\n", path, enc)
+		}
+	}
 	probs := f.Problems()
 	for _, p := range probs {
 		fmt.Fprintf(w, "%s:%d: %s\n", path, p.Line, p.Msg)
