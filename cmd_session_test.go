@@ -3,15 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/memory"
 )
 
@@ -71,5 +75,43 @@ func TestSecondLanternRefused(t *testing.T) {
 	cmdDoctor(context.Background(), []string{"--workdir", wd, "--host", "127.0.0.1:1"}, &doc, &doc)
 	if want := fmt.Sprintf("is in use by PID %d", os.Getpid()); !strings.Contains(doc.String(), want) {
 		t.Errorf("doctor does not say %q:\n%s", want, doc.String())
+	}
+}
+
+// TestStoryFileBounds: a FIFO is refused at once (it would hang the
+// read), and a story padded to 8 MB is read only to its header's length
+// plus the margin.
+func TestStoryFileBounds(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "story.z5")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := loadStory(fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errNotRegular) {
+			t.Errorf("FIFO: %v, want errNotRegular", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("loading a FIFO hangs")
+	}
+	demoData := demo.Story()
+	big := append(append([]byte(nil), demoData...), make([]byte, 8<<20)...)
+	path := filepath.Join(dir, "big.z5")
+	os.WriteFile(path, big, 0o644)
+	data, err := readStoryFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > len(demoData)+storyMargin || len(data) < len(demoData) {
+		t.Errorf("read %d bytes of a %d-byte story padded to %d", len(data), len(demoData), len(big))
+	}
+	if _, err := loadStory(path); err != nil {
+		t.Errorf("padded story: %v", err)
 	}
 }

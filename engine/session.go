@@ -475,6 +475,8 @@ type State struct {
 	Inventory []Item        `json:"inventory"`
 	Recent    []RecentTurn  `json:"recent"`
 	Map       string        `json:"mermaid_map"`
+	// Objectives are the active objectives; [] when there are none.
+	Objectives []string `json:"objectives"`
 }
 
 // RecentTurn is a line of the recent log.
@@ -486,7 +488,13 @@ type RecentTurn struct {
 
 func (s *Session) exportState(rec TurnRecord) error {
 	st := State{Story: s.id, Episode: rec.Episode, Turn: rec.Turn, Score: rec.After.Score, Moves: rec.After.Moves,
-		Location: rec.After.Location, Inventory: rec.After.Inventory, Map: s.Map.Mermaid()}
+		Location: rec.After.Location, Inventory: rec.After.Inventory, Map: s.Map.Mermaid(), Objectives: []string{}}
+	if active, _ := s.Objectives.Objectives(); len(active) > 0 {
+		st.Objectives = active
+	}
+	if st.Inventory == nil {
+		st.Inventory = []Item{}
+	}
 	for _, h := range s.Engine.st.History {
 		st.Recent = append(st.Recent, RecentTurn{Turn: h.Turn, Actor: h.Actor, Action: h.Action})
 	}
