@@ -8,6 +8,8 @@
 #      supersede it, hand back to the agent (resume) and pause, quit;
 #      Memories.md then holds the edit and the supersession. Started again,
 #      Lantern offers to continue the unfinished episode, and does.
+#      While it runs, a second Lantern on the same work dir refuses at once,
+#      naming the first one's PID.
 #   2. With the server unreachable (OLLAMA_HOST=127.0.0.1:9): the screen names
 #      Ollama and the host, and a typed `inventory` still plays (Turn: 1).
 #
@@ -24,6 +26,7 @@ fake_pid=""
 
 cleanup() {
 	tmux kill-session -t "$session" 2>/dev/null || true
+	tmux kill-session -t "$session-second" 2>/dev/null || true
 	rm -f "$tmp/host" # the fake server stops when its file goes
 	if [[ -n $fake_pid ]]; then
 		kill "$fake_pid" 2>/dev/null || true
@@ -186,6 +189,22 @@ wait_for "Continue that episode? [Y/n]"
 keys Enter
 wait_for "Resumed episode 1 after turn" "paused" "Turn: "
 log "offered and resumed the unfinished episode"
+
+# A second Lantern on the same work dir refuses, naming the owner's PID.
+tmux new-session -d -s "$session-second" -x 160 -y 20 \
+	"env OLLAMA_HOST='$host' '$tmp/lantern' tui --workdir '$tmp/wd-fake' --model lantern-fake --theme dark; echo \$? > '$tmp/exit-second'; sleep 3600"
+deadline=$((SECONDS + 20))
+until [[ -s $tmp/exit-second ]]; do
+	((SECONDS < deadline)) || fail "the second Lantern did not refuse"
+	sleep 0.2
+done
+second=$(tmux capture-pane -p -t "$session-second")
+tmux kill-session -t "$session-second"
+[[ $(<"$tmp/exit-second") != 0 && $second == *"in use by another Lantern (PID "* ]] || {
+	printf '%s\n' "$second" >&2
+	fail "the second Lantern did not refuse with the owner's PID"
+}
+log "a second Lantern on the same work dir refused, naming the owner"
 quit fake
 
 # 2. With the server unreachable.
