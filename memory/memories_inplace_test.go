@@ -59,6 +59,7 @@ func TestSlowInPlaceSavesLoseNothing(t *testing.T) {
 			pauses[i] = 90 * time.Millisecond
 		}
 	}
+	storeRng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 20))
 	var added []string
 	busy := 0
 	stop := make(chan struct{})
@@ -83,7 +84,7 @@ func TestSlowInPlaceSavesLoseNothing(t *testing.T) {
 				return
 			}
 			added = append(added, title)
-			time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
+			time.Sleep(time.Duration(storeRng.IntN(3)) * time.Millisecond)
 		}
 	}()
 	var person []string
