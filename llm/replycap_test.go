@@ -96,7 +96,7 @@ func TestFormatReminderClipsALongReply(t *testing.T) {
 	s.On("agent", llmtest.Role(config.RoleAgent),
 		llmtest.Reply{Content: strings.Repeat("blah ", 40000)},
 		llmtest.Reply{Content: `{"reasoning": "ok", "action": "north", "mood": "calm"}`})
-	c := newClient(t, s.Host(), time.Second)
+	c := newClient(t, s.Host(), 30*time.Second)
 	if _, _, err := llm.Structured[proposal](context.Background(), c, ask(config.RoleAgent, "move")); err != nil {
 		t.Fatal(err)
 	}
