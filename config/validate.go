@@ -76,6 +76,9 @@ func (c *Config) validate() []Problem {
 	if msg := checkHost(c.Ollama.Host); msg != "" {
 		k.err("ollama.host", "%s", msg)
 	}
+	if n := c.Ollama.MaxReplyKB; n < 16 || n > 64<<10 {
+		k.err("ollama.max_reply_kb", "must be between 16 and 65536 (KiB)")
+	}
 
 	lp := c.Loop
 	if lp.MaxTurnsPerEpisode < 0 {
