@@ -124,3 +124,37 @@ func TestHugeReplyPausesTheEngine(t *testing.T) {
 		t.Errorf("%d reply-too-large errors, paused %v; want one, then paused", tooLarge, idle)
 	}
 }
+
+// TestUnrecordedTurnStillReachesMemories: a turn lantern.db could not take
+// still goes through the memory bookkeeping (the visit to the new room).
+func TestUnrecordedTurnStillReachesMemories(t *testing.T) {
+	story, binding := demoStory(t)
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(), Autosave: true,
+		Agent: recording("north"), Engine: Config{Seed: 3, MaxTurns: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	sess.record = func(context.Context, memory.Turn) error { return fmt.Errorf("write: %w", syscall.EROFS) }
+	evs := playUntilIdle(t, sess)
+	var moved int
+	for _, ev := range evs {
+		if v, ok := ev.(TurnResult); ok && v.Turn == 1 {
+			moved = v.Observation.Location.ID
+		}
+	}
+	if moved == 0 {
+		t.Fatal("turn 1 was not played")
+	}
+	sec, ok := func() (memory.Section, bool) {
+		for _, s := range sess.Memories.Sections() {
+			if s.ID == moved {
+				return s, true
+			}
+		}
+		return memory.Section{}, false
+	}()
+	if !ok || sec.Visits != 1 {
+		t.Errorf("Memories.md after the unrecorded move to L%d: %+v", moved, sec)
+	}
+}
