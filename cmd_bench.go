@@ -576,13 +576,16 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 			finish(string(v.Reason), v.Score, v.Moves, v.Turns)
 		case engine.ErrorEvent:
 			fmt.Fprintf(stderr, "lantern bench: turn %d: %v\n", v.Turn, v.Err)
-			if v.Fatal {
+			if v.Fatal || errors.Is(v.Err, engine.ErrNotRecorded) {
 				rep.Error = v.Err.Error()
 				code = exitError
 			}
 		case engine.Idle:
-			// The engine pauses after repeated model failures: the run ends.
-			rep.Error = "the agent paused after repeated model failures"
+			// The engine pauses after repeated model failures or a turn it
+			// could not record: the run ends.
+			if rep.Error == "" {
+				rep.Error = "the agent paused after repeated model failures"
+			}
 			sess.Engine.Send(ctx, engine.Quit{})
 		case engine.Stopped:
 			if v.Err != nil && rep.Error == "" {

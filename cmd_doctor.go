@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/lantern-if/lantern/memory"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
@@ -405,21 +405,19 @@ func doctorWorkDir(r *doctorReport, cfg *config.Config, storyName string, releas
 		return
 	}
 	sd := filepath.Join(dir, engine.StoryDir(storyName, release))
-	lock := filepath.Join(sd, "Memories.md.lock")
-	if _, err := os.Stat(lock); err != nil {
+	if _, err := os.Stat(sd); err != nil {
 		r.ok("%s: no Lantern has used it yet", sd)
 		return
 	}
-	fl := flock.New(lock)
-	defer fl.Close()
-	locked, err := fl.TryLock()
+	pid, inUse, err := memory.WorkDirOwner(sd)
 	switch {
 	case err != nil:
-		r.fail(fix, "cannot lock %s: %v", lock, err)
-	case !locked:
-		r.fail("close the other Lantern, or give this one another --workdir", "%s is in use: another Lantern holds %s", sd, lock)
+		r.fail(fix, "cannot check %s: %v", sd, err)
+	case inUse && pid > 0:
+		r.fail("close the other Lantern, or give this one another --workdir", "%s is in use by PID %d", sd, pid)
+	case inUse:
+		r.fail("close the other Lantern, or give this one another --workdir", "%s is in use by another Lantern", sd)
 	default:
-		fl.Unlock()
 		r.ok("%s is not in use", sd)
 	}
 }

@@ -23,6 +23,7 @@ func cmdMemories(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(w, `Usage: lantern memories check [FILE]
        lantern memories fmt [-w] [FILE]
        lantern memories show [--location N] [FILE]
+       lantern memories undo [FILE]
   (each also takes --story F, --workdir D, --config F)
 
 Works on a Memories.md, the agent's location memories: by default the one of
@@ -36,6 +37,9 @@ work dir.
          lock, keeping the previous version as Memories.md.backup.
   show   prints every location's memories, or with --location N that
          location's, followed by what the agent's context shows of them.
+  undo   brings back the memories of the last save by hand that deleted
+         several (kept in Memories.md.history/), where they were missing;
+         run again to go further back.
 
 Examples:
   lantern memories check
@@ -52,9 +56,9 @@ Examples:
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return exitOK
-	case "check", "fmt", "show":
+	case "check", "fmt", "show", "undo":
 	default:
-		fmt.Fprintf(stderr, "lantern memories: unknown subcommand %q (want check, fmt or show)\n\n", sub)
+		fmt.Fprintf(stderr, "lantern memories: unknown subcommand %q (want check, fmt, show or undo)\n\n", sub)
 		usage(stderr)
 		return exitUsage
 	}
@@ -102,6 +106,8 @@ Examples:
 	switch sub {
 	case "check":
 		return memory.Check(stdout, path)
+	case "undo":
+		return memoriesUndo(path, stdout, stderr)
 	case "show":
 		if err := memory.Show(stdout, path, location); err != nil {
 			fmt.Fprintf(stderr, "lantern memories show: %v\n", err)
@@ -158,4 +164,25 @@ func fmtInPlace(path string) (bool, error) {
 		return false, nil
 	}
 	return true, atomicfile.Write(path, buf.Bytes(), fi.Mode().Perm(), true)
+}
+
+// memoriesUndo restores the last generation kept of a Memories.md.
+func memoriesUndo(path string, stdout, stderr io.Writer) int {
+	store, err := memory.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "lantern memories undo: %v\n", err)
+		return exitError
+	}
+	defer store.Close()
+	n, err := store.RestoreGeneration()
+	switch {
+	case errors.Is(err, memory.ErrNothingToUndo):
+		fmt.Fprintf(stdout, "%s: nothing to undo (no save by hand deleted several memories)\n", path)
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "lantern memories undo: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "%s: %d memories brought back\n", path, n)
+	return exitOK
 }

@@ -253,10 +253,11 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 				decide(v)
 			}
 		case engine.Idle:
-			// Headless runs never pause on their own; a pause after repeated
-			// model failures ends the run.
+			// Headless runs never pause on their own; a pause (repeated
+			// model failures, a turn that could not be recorded) ends the
+			// run with the error reported above.
 			flush()
-			fmt.Fprintln(stderr, "lantern run: paused after repeated failures; stopping")
+			fmt.Fprintln(stderr, "lantern run: the engine paused; stopping")
 			return exitError
 		case engine.Stopped:
 			flush()

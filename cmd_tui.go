@@ -103,7 +103,7 @@ Flags:
 	for _, f := range cfg.Files {
 		log.Info("config", "level", f.Level, "file", f.Path, "found", f.Found)
 	}
-	client, err := llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, Logger: log})
+	client, err := llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, Logger: log, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10})
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern:", err)
 		return exitUsage

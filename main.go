@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/bindings"
@@ -33,7 +35,10 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM (systemctl stop, kill) and SIGHUP (the terminal closed) end a
+	// session as SIGINT does: the turn finishes or is abandoned, everything
+	// is flushed and reported, and the process exits cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -251,7 +256,7 @@ func openStory(path string) (*zmachine.Story, string, error) {
 }
 
 func loadStory(path string) (*zmachine.Story, error) {
-	data, err := os.ReadFile(path)
+	data, err := readStoryFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load story %q: %w", path, err)
 	}
@@ -274,4 +279,53 @@ func isTopFlag(a string) bool {
 		return true
 	}
 	return false
+}
+
+// Story files are bounded: a story is a regular file (a FIFO or a device
+// would hang the read), read no further than the length its header gives
+// plus a margin, and never past the largest Z-machine story.
+const (
+	maxStoryBytes = 512 << 10 // the largest story any version allows
+	storyMargin   = 64 << 10  // past the header's length: padding, Blorb-less trailers
+)
+
+// errNotRegular: the story path is not a regular file.
+var errNotRegular = errors.New("not a regular file")
+
+func readStoryFile(path string) ([]byte, error) {
+	// Stat before opening: opening a FIFO blocks until a writer comes.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
+	}
+	limit := int64(maxStoryBytes)
+	head := make([]byte, 64)
+	if n, _ := io.ReadFull(f, head); n == len(head) {
+		scale := int64(2)
+		switch v := head[0]; {
+		case v >= 6:
+			scale = 8
+		case v >= 4:
+			scale = 4
+		}
+		if declared := int64(binary.BigEndian.Uint16(head[0x1A:])) * scale; declared > 0 {
+			limit = min(limit, declared+storyMargin)
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	// What lies past the limit is not part of the story.
+	return io.ReadAll(io.LimitReader(f, limit))
 }

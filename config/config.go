@@ -42,6 +42,9 @@ type Config struct {
 type Ollama struct {
 	// Host is host[:port] or a URL, as OLLAMA_HOST takes it.
 	Host string `toml:"host"`
+	// MaxReplyKB caps a model reply's size in KiB; a longer reply is cut
+	// off with an error and the engine pauses.
+	MaxReplyKB int `toml:"max_reply_kb"`
 }
 
 // Loop tunes the turn loop and the managers' rhythm. Defaults follow
@@ -109,7 +112,7 @@ const DefaultTheme = "auto"
 func Defaults() *Config {
 	return &Config{
 		Theme:  DefaultTheme,
-		Ollama: Ollama{Host: DefaultOllamaHost},
+		Ollama: Ollama{Host: DefaultOllamaHost, MaxReplyKB: 512},
 		Loop: Loop{
 			MaxTurnsPerEpisode:          500,
 			Seed:                        0,

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 var (
@@ -25,7 +26,22 @@ type checker struct {
 }
 
 func (k *checker) add(key string, warning bool, format string, args ...any) {
-	k.list = append(k.list, Problem{Key: key, Value: k.c.Get(key), Source: k.c.Sources[key], Msg: fmt.Sprintf(format, args...), Warning: warning})
+	k.list = append(k.list, Problem{Key: key, Value: clip(k.c.Get(key)), Source: k.c.Sources[key], Msg: fmt.Sprintf(format, args...), Warning: warning})
+}
+
+// maxShown bounds a value quoted back in a problem.
+const maxShown = 200
+
+// clip shortens a long value for a message, saying how much was left out.
+func clip(v string) string {
+	if len(v) <= maxShown {
+		return v
+	}
+	cut := maxShown
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", v[:cut], len(v)-cut)
 }
 
 func (k *checker) err(key, format string, args ...any)  { k.add(key, false, format, args...) }
@@ -43,7 +59,9 @@ func (k *checker) atLeast(key string, v, lo int, what string) bool {
 // validate checks every value against what it allows.
 func (c *Config) validate() []Problem {
 	k := &checker{c: c}
-	if fi, err := os.Stat(c.WorkDir); err == nil && !fi.IsDir() {
+	if strings.ContainsRune(c.WorkDir, 0) {
+		k.err("work_dir", "contains a NUL byte; no file system allows one in a path")
+	} else if fi, err := os.Stat(c.WorkDir); err == nil && !fi.IsDir() {
 		k.err("work_dir", "is a file; want a directory (created when missing)")
 	}
 	switch t := c.Theme; {
@@ -57,6 +75,9 @@ func (c *Config) validate() []Problem {
 	}
 	if msg := checkHost(c.Ollama.Host); msg != "" {
 		k.err("ollama.host", "%s", msg)
+	}
+	if n := c.Ollama.MaxReplyKB; n < 16 || n > 64<<10 {
+		k.err("ollama.max_reply_kb", "must be between 16 and 65536 (KiB)")
 	}
 
 	lp := c.Loop

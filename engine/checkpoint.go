@@ -113,6 +113,7 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 		e.failed[k] = true
 	}
 	e.actions, e.repeats = st.Actions, st.Repeats
+	e.played = 1
 	if s, ok := e.agent.(skipper); ok {
 		s.Skip(st.AgentTurns)
 	}

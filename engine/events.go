@@ -75,6 +75,7 @@ type TurnResult struct {
 	// Resumed: the last turn of a checkpoint, reported again when a session
 	// resumes (nothing was played now; Action is empty), in Episode.
 	Resumed bool
+	// Episode is set on an episode's first report (turn 0, or Resumed).
 	Episode int
 	// Verdicts are the critic's, one per proposal (the agent's turns).
 	Verdicts []Verdict

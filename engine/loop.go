@@ -48,6 +48,10 @@ type Hooks struct {
 	// StartEpisode runs when an episode starts (managers reset in dependency
 	// order, cross-episode data kept).
 	StartEpisode func(ctx context.Context, episode int) error
+	// EpisodeNumber is the number of the episode about to start (the run
+	// database's next one, so numbers agree across launches); nil counts
+	// from 1 in each run.
+	EpisodeNumber func(ctx context.Context) (int, error)
 	// AfterTurn runs after each played turn; the events it returns are sent.
 	AfterTurn func(ctx context.Context, rec TurnRecord) ([]Event, error)
 	// EpisodeEnded runs when an episode ends.
@@ -133,6 +137,8 @@ type Engine struct {
 
 	st       GameState
 	resume   *resumeState       // a checkpoint Run continues (ResumeFrom)
+	played   int                // episodes this Run started (or resumed)
+	seed     int                // the running episode's seed
 	failed   map[string]bool    // failedKey: actions that did nothing (the repeated-failure metric)
 	refused  map[string]Refusal // key → what an action that did nothing left (the critic)
 	actions  int
@@ -523,7 +529,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 func (e *Engine) modelFailed(ctx context.Context, turn int, err error) error {
 	e.failures++
 	e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
-	final := errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrBadRequest)
+	final := errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrBadRequest) || errors.Is(err, llm.ErrReplyTooLarge)
 	if final || e.failures >= e.cfg.MaxFailures {
 		e.mode = Paused
 		e.failures = 0
@@ -698,6 +704,12 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 		if err != nil {
 			e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
 		}
+		if errors.Is(err, ErrNotRecorded) {
+			// Playing on would lose every turn from here: stop until the
+			// person has fixed the disk or the database.
+			e.mode, e.pending = Paused, nil
+			return nil
+		}
 	}
 	if mapChanged {
 		st := e.gmap.Status()
@@ -731,7 +743,7 @@ func (e *Engine) endEpisode(ctx context.Context, why Ending) error {
 		}
 	}
 	e.emit(ctx, EpisodeEnded(ep))
-	if e.cfg.Episodes > 0 && e.st.Episode >= e.cfg.Episodes {
+	if e.cfg.Episodes > 0 && e.played >= e.cfg.Episodes {
 		e.quitting = true
 		return nil
 	}
@@ -744,7 +756,7 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	var obs Observation
 	var err error
 	if reset {
-		obs, err = e.env.Reset(e.cfg.Seed + e.st.Episode)
+		obs, err = e.env.Reset(e.cfg.Seed + e.played)
 	} else {
 		obs, err = e.env.Start()
 	}
@@ -756,7 +768,18 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
 	// An action that failed in an earlier episode may work in this one.
 	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
-	e.st = GameState{Episode: e.st.Episode + 1, Obs: obs, bestScore: obs.Score}
+	number := e.st.Episode + 1
+	if e.hooks.EpisodeNumber != nil {
+		n, err := e.hooks.EpisodeNumber(ctx)
+		if err != nil {
+			e.emit(ctx, ErrorEvent{Err: err})
+		} else if n > 0 {
+			number = n
+		}
+	}
+	e.seed = e.cfg.Seed + e.played
+	e.played++
+	e.st = GameState{Episode: number, Obs: obs, bestScore: obs.Score}
 	if e.client != nil {
 		e.client.Metrics.ResetTurns() // turn numbers start again
 	}
@@ -765,6 +788,10 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 			e.emit(ctx, ErrorEvent{Err: err})
 		}
 	}
-	e.emit(ctx, TurnResult{Turn: 0, Observation: obs})
+	e.emit(ctx, TurnResult{Turn: 0, Observation: obs, Episode: number})
 	return nil
 }
+
+// EpisodeSeed is the random seed the running episode started with (seed +
+// the episodes this run played before it).
+func (e *Engine) EpisodeSeed() int { return e.seed }

@@ -61,6 +61,15 @@ func (e *Env) metaSave() string {
 	if err := e.writeFile(slotName(n), e.m.SaveQuetzal()); err != nil {
 		return fmt.Sprintf("[Lantern] Save failed: %v", err)
 	}
+	// The slots are bounded: the oldest go when there are too many.
+	slots := e.slots()
+	for len(slots) > MaxSaveSlots {
+		if root, err := os.OpenRoot(e.opts.SaveDir); err == nil {
+			root.Remove(slotName(slots[0]))
+			root.Close()
+		}
+		slots = slots[1:]
+	}
 	return fmt.Sprintf("[Lantern] Saved as slot %d.", n)
 }
 
@@ -87,6 +96,10 @@ func (e *Env) metaRestore(args []string) string {
 	e.hash = e.worldHash()
 	return fmt.Sprintf("[Lantern] Restored slot %d.", n)
 }
+
+// MaxSaveSlots is how many save slots a story keeps; a save past it drops
+// the oldest.
+const MaxSaveSlots = 50
 
 func slotName(n int) string { return slotPrefix + strconv.Itoa(n) + slotExt }
 

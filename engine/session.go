@@ -107,6 +107,9 @@ type Session struct {
 	checkpoints bool
 	episode     int64
 	id          StoryIdentity
+	lock        *memory.WorkLock
+	// record replaces DB.RecordTurn in tests (a write-failing fake).
+	record func(ctx context.Context, t memory.Turn) error
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -129,9 +132,44 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 	}
 	info := opts.Story.Info()
 	dir := filepath.Join(opts.WorkDir, StoryDir(opts.Name, info.Release))
+	if err := checkWorkDir(opts.WorkDir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "saves"), 0o755); err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
+	// One owner per story folder for the whole session: a second Lantern
+	// would interleave its turns with ours in lantern.db.
+	lock, err := memory.LockWorkDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	s, err := openLocked(opts, dir, lock)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkWorkDir gives plain messages for a work dir that cannot be made.
+func checkWorkDir(dir string) error {
+	if strings.ContainsRune(dir, 0) {
+		return fmt.Errorf("open session: the work dir %q contains a NUL byte", dir)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		target, _ := os.Readlink(dir)
+		return fmt.Errorf("open session: the work dir %s is a symbolic link to %s, which does not exist; create it or point work_dir elsewhere", dir, target)
+	}
+	return nil
+}
+
+func openLocked(opts SessionOptions, dir string, lock *memory.WorkLock) (*Session, error) {
+	info := opts.Story.Info()
 	// With Autosave the machine is saved after every turn as the turn's
 	// checkpoint in lantern.db (recordTurn), not as saves/autosave.qzl: one
 	// write per turn, consistent with the turn's row.
@@ -152,7 +190,7 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 	if window <= 0 {
 		window = 3
 	}
-	s := &Session{Dir: dir, Env: env, DB: db, Memories: store, Map: mapper.New(), id: env.Story(),
+	s := &Session{Dir: dir, Env: env, DB: db, Memories: store, Map: mapper.New(), id: env.Story(), lock: lock,
 		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning, checkpoints: opts.Autosave}
 	if opts.Binding != nil {
 		s.maxScore = opts.Binding.MaxScore
@@ -183,6 +221,7 @@ func OpenSession(opts SessionOptions) (*Session, error) {
 		Objectives:     s.Objectives.Prompt,
 		Knowledge:      s.Knowledge.ForAgent,
 		StartEpisode:   s.startEpisode,
+		EpisodeNumber:  s.nextEpisode,
 		AfterTurn:      s.afterTurn,
 		EpisodeEnded:   s.episodeEnded,
 		Edit:           s.edit,
@@ -223,9 +262,18 @@ func (s *Session) Resume(ctx context.Context) (memory.Checkpoint, error) {
 	return cp, nil
 }
 
-// Close closes the memories and the run database.
+// nextEpisode numbers a new episode from the run database. The row itself
+// is written with the episode's first turn, so a session that plays nothing
+// leaves no empty episode behind.
+func (s *Session) nextEpisode(ctx context.Context) (int, error) {
+	n, err := s.DB.NextEpisode(ctx)
+	return int(n), err
+}
+
+// Close closes the memories and the run database, then gives the work dir
+// up.
 func (s *Session) Close() error {
-	return errors.Join(s.Memories.Close(), s.DB.Close())
+	return errors.Join(s.Memories.Close(), s.DB.Close(), s.lock.Unlock())
 }
 
 func (s *Session) notes() []string {
@@ -247,13 +295,56 @@ func (s *Session) afterTurn(ctx context.Context, rec TurnRecord) ([]Event, error
 	return append(events, s.planTurn(ctx, rec)...), err
 }
 
+// ErrNotRecorded: a played turn could not be written to lantern.db after
+// the retries (disk full, read-only, locked, the database gone). Recording
+// is part of the turn: the engine pauses and headless runs stop.
+var ErrNotRecorded = errors.New("turn not recorded")
+
 // recordTurn is the turn's bookkeeping: the run database, memory
-// synthesis, the agent's note and current_state.json.
+// synthesis, the agent's note and current_state.json. Memory synthesis
+// runs even when the database failed: a played turn is never skipped.
 func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, error) {
+	dbErr := s.recordRow(ctx, rec)
+	if dbErr != nil {
+		dbErr = fmt.Errorf("%w: turn %d of episode %d: %w", ErrNotRecorded, rec.Turn, rec.Episode, dbErr)
+	}
+	var events []Event
+	if rec.After.Location.ID != rec.Before.Location.ID && rec.After.Location.ID != 0 {
+		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil {
+			return nil, errors.Join(dbErr, err)
+		}
+	}
+	res, err := s.synth.ProcessTurn(ctx, rec.managed())
+	if err != nil {
+		// A failed synthesis loses one memory, not the turn.
+		events = append(events, ErrorEvent{Turn: rec.Turn, Err: err})
+	}
+	if res.Stored {
+		events = append(events, MemoryChanged{Location: res.Location, Title: res.Title})
+	}
+	if dbErr != nil {
+		return events, errors.Join(dbErr, s.exportState(rec))
+	}
+	if p := rec.Proposal; strings.TrimSpace(p.Remember) != "" {
+		if _, _, err := s.DB.Remember(ctx, memory.Note{Session: fmt.Sprint(s.episode), Turn: rec.Turn, Content: p.Remember,
+			Importance: p.RememberImportance, Location: rec.Before.Location.Name, LocationID: rec.Before.Location.ID,
+			Score: rec.After.Score, Moves: rec.After.Moves}); err != nil {
+			return events, err
+		}
+	}
+	return events, s.exportState(rec)
+}
+
+// recordRow writes the turn's row (with its checkpoint) to lantern.db,
+// starting the episode's row with its first turn.
+func (s *Session) recordRow(ctx context.Context, rec TurnRecord) error {
+	// The turn was played and reported: a session being stopped (a signal)
+	// still records it, or the resume would not match what was shown.
+	ctx = context.WithoutCancel(ctx)
 	if s.episode == 0 {
-		id, err := s.DB.StartEpisode(ctx, s.Engine.cfg.Seed+rec.Episode-1)
+		id, err := s.DB.StartEpisodeID(ctx, int64(rec.Episode), s.Engine.EpisodeSeed())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.episode = id
 	}
@@ -267,45 +358,25 @@ func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, erro
 	if s.checkpoints {
 		state, err := s.Engine.Checkpoint()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		row.Checkpoint = &memory.Checkpoint{Machine: s.Env.State(), Engine: state}
 	}
-	if err := s.DB.RecordTurn(ctx, row); err != nil {
-		return nil, err
+	var err error
+	if s.record != nil {
+		err = s.record(ctx, row)
+	} else {
+		err = s.DB.RecordTurn(ctx, row)
 	}
-	if len(rec.Reviews) > 0 {
-		rs := make([]memory.Review, 0, len(rec.Reviews))
-		for _, r := range rec.Reviews {
-			rs = append(rs, memory.Review{Turn: rec.Turn, Proposal: r.Proposal, Decision: string(r.Decision), Command: r.Command,
-				Reason: r.Reason, Remembered: r.Remembered, Auto: r.Auto})
-		}
-		if err := s.DB.RecordReviews(ctx, s.episode, rec.Turn, rs); err != nil {
-			return nil, err
-		}
+	if err != nil || len(rec.Reviews) == 0 {
+		return err
 	}
-	var events []Event
-	if rec.After.Location.ID != rec.Before.Location.ID && rec.After.Location.ID != 0 {
-		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil {
-			return nil, err
-		}
+	rs := make([]memory.Review, 0, len(rec.Reviews))
+	for _, r := range rec.Reviews {
+		rs = append(rs, memory.Review{Turn: rec.Turn, Proposal: r.Proposal, Decision: string(r.Decision), Command: r.Command,
+			Reason: r.Reason, Remembered: r.Remembered, Auto: r.Auto})
 	}
-	res, err := s.synth.ProcessTurn(ctx, rec.managed())
-	if err != nil {
-		// A failed synthesis loses one memory, not the turn.
-		events = append(events, ErrorEvent{Turn: rec.Turn, Err: err})
-	}
-	if res.Stored {
-		events = append(events, MemoryChanged{Location: res.Location, Title: res.Title})
-	}
-	if p := rec.Proposal; strings.TrimSpace(p.Remember) != "" {
-		if _, _, err := s.DB.Remember(ctx, memory.Note{Session: fmt.Sprint(s.episode), Turn: rec.Turn, Content: p.Remember,
-			Importance: p.RememberImportance, Location: rec.Before.Location.Name, LocationID: rec.Before.Location.ID,
-			Score: rec.After.Score, Moves: rec.After.Moves}); err != nil {
-			return events, err
-		}
-	}
-	return events, s.exportState(rec)
+	return s.DB.RecordReviews(ctx, s.episode, rec.Turn, rs)
 }
 
 // managed is the turn as every manager reads it, built once.
@@ -415,6 +486,8 @@ type State struct {
 	Inventory []Item        `json:"inventory"`
 	Recent    []RecentTurn  `json:"recent"`
 	Map       string        `json:"mermaid_map"`
+	// Objectives are the active objectives; [] when there are none.
+	Objectives []string `json:"objectives"`
 }
 
 // RecentTurn is a line of the recent log.
@@ -426,7 +499,13 @@ type RecentTurn struct {
 
 func (s *Session) exportState(rec TurnRecord) error {
 	st := State{Story: s.id, Episode: rec.Episode, Turn: rec.Turn, Score: rec.After.Score, Moves: rec.After.Moves,
-		Location: rec.After.Location, Inventory: rec.After.Inventory, Map: s.Map.Mermaid()}
+		Location: rec.After.Location, Inventory: rec.After.Inventory, Map: s.Map.Mermaid(), Objectives: []string{}}
+	if active, _ := s.Objectives.Objectives(); len(active) > 0 {
+		st.Objectives = active
+	}
+	if st.Inventory == nil {
+		st.Inventory = []Item{}
+	}
 	for _, h := range s.Engine.st.History {
 		st.Recent = append(st.Recent, RecentTurn{Turn: h.Turn, Actor: h.Actor, Action: h.Action})
 	}

@@ -158,6 +158,9 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 			return err
 		}
 		if r.Message.Content != "" || r.Message.Thinking != "" {
+			if n := len(content) + len(thinking) + len(r.Message.Content) + len(r.Message.Thinking); n > c.maxReply {
+				return fmt.Errorf("%w: more than %d bytes (the cap is %d)", ErrReplyTooLarge, n, c.maxReply)
+			}
 			content = append(content, r.Message.Content...)
 			thinking = append(thinking, r.Message.Thinking...)
 			if req.OnDelta != nil {
@@ -179,7 +182,7 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrMalformed) {
+		if errors.Is(err, ErrMalformed) || errors.Is(err, ErrReplyTooLarge) {
 			return Reply{}, err
 		}
 		return Reply{}, c.classify(ctx, err)
@@ -188,7 +191,10 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 		if ctx.Err() != nil {
 			return Reply{}, c.classify(ctx, ctx.Err())
 		}
-		return Reply{}, fmt.Errorf("%w: no final message after %d bytes", ErrStreamCut, len(content))
+		if len(content)+len(thinking) == 0 {
+			return Reply{}, fmt.Errorf("%w: the stream ended before any text or final message (the server stopped, or sent a line too long to read)", ErrStreamCut)
+		}
+		return Reply{}, fmt.Errorf("%w: no final message after %d bytes", ErrStreamCut, len(content)+len(thinking))
 	}
 	reply.Content, reply.Thinking = string(content), string(thinking)
 	if m.PromptTokens == 0 {

@@ -53,7 +53,14 @@ type Options struct {
 	Logger     *slog.Logger           // nil: discard
 	// OnCall, if set, receives every call's metrics as it finishes.
 	OnCall func(CallMetrics)
+	// MaxReplyBytes caps a reply's content plus thinking; a longer reply
+	// is cut off with ErrReplyTooLarge. 0: DefaultMaxReply.
+	MaxReplyBytes int
 }
+
+// DefaultMaxReply is the default cap on a model reply: far above any
+// useful answer, far below what would strain memory.
+const DefaultMaxReply = 512 << 10
 
 // Client talks to one Ollama server. It is safe for concurrent use.
 type Client struct {
@@ -64,6 +71,8 @@ type Client struct {
 	log     *slog.Logger
 	onCall  func(CallMetrics)
 	Metrics *Aggregate
+	// maxReply caps a reply's size (Options.MaxReplyBytes).
+	maxReply int
 
 	down atomic.Bool // the last Version check found no server (offline.go)
 
@@ -103,6 +112,10 @@ func New(opts Options) (*Client, error) {
 	c := &Client{
 		api: api.NewClient(base, hc), host: base.Host, base: base, retry: retry, log: log,
 		onCall: opts.OnCall, Metrics: NewAggregate(), roles: map[string]config.Role{}, info: map[string]ModelInfo{},
+		maxReply: opts.MaxReplyBytes,
+	}
+	if c.maxReply <= 0 {
+		c.maxReply = DefaultMaxReply
 	}
 	for k, v := range roles {
 		c.roles[k] = v

@@ -31,6 +31,9 @@ var (
 	ErrContextOverflow = errors.New("prompt does not fit the model's context")
 	// ErrUnsupported: the model lacks a capability the role needs.
 	ErrUnsupported = errors.New("model lacks a needed capability")
+	// ErrReplyTooLarge: the reply grew past the client's cap
+	// (Options.MaxReplyBytes); it is cut off, not retried.
+	ErrReplyTooLarge = errors.New("model reply too large")
 	// ErrToolLoop: the model kept calling tools past the allowed rounds.
 	ErrToolLoop = errors.New("too many tool-call rounds")
 )

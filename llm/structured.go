@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxFormatAttempts is how often a structured call is tried before it fails
@@ -44,7 +45,7 @@ func Structured[T any](ctx context.Context, c *Client, req Request) (T, Reply, e
 			return v, reply, nil
 		}
 		c.log.Warn("reply does not match the schema", "role", req.Role, "attempt", attempt, "err", last)
-		msgs = append(msgs, Assistant(reply.Content), User(reminder(schema, last)))
+		msgs = append(msgs, Assistant(clipReply(reply.Content)), User(reminder(schema, last)))
 	}
 	role, _ := c.Role(req.Role)
 	return zero, reply, &Error{Role: req.Role, Model: role.Model, Host: c.host, Attempts: MaxFormatAttempts,
@@ -105,4 +106,20 @@ func extractJSON(s string) string {
 		return ""
 	}
 	return s[i : j+1]
+}
+
+// maxEcho bounds the part of a rejected reply shown back to the model with
+// the format reminder: enough to see its mistake, never the whole of a
+// runaway reply.
+const maxEcho = 4 << 10
+
+func clipReply(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[… %d more bytes left out]", len(s)-cut)
 }

@@ -12,7 +12,7 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read memories: %w", err)
 	}
-	return Parse(data), nil
+	return Parse(decodeText(data)), nil
 }
 
 // Check validates a Memories.md for `lantern memories check`: it writes one
@@ -24,6 +24,11 @@ func Check(w io.Writer, path string) int {
 	if err != nil {
 		fmt.Fprintf(w, "%s: %v\n", path, err)
 		return 1
+	}
+	if raw, err := os.ReadFile(path); err == nil {
+		if enc := Encoding(raw); enc != "" {
+			fmt.Fprintf(w, "%s: note: the file is %s; Lantern reads it as UTF-8 and writes it back as UTF-8 without the mark\n", path, enc)
+		}
 	}
 	probs := f.Problems()
 	for _, p := range probs {

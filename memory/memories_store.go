@@ -43,11 +43,13 @@ type Store struct {
 	probsOK  bool
 	undo     []deletion
 	undoMu   sync.Mutex // serialises Undo calls
+	recent   []added    // memories this store added lately (keepRecent)
 	reloads  int
 	closed   bool
 
 	budget      Budget
 	lockTimeout time.Duration
+	settle      time.Duration // see WithSettle
 	perm        fs.FileMode
 
 	// beforeWrite, when set (tests), runs after the store has checked the
@@ -78,6 +80,10 @@ const maxUndo = 100
 // between the check and the rename.
 const maxSlips = 3
 
+// maxLateSaves bounds how often one change is redone when in-place saves
+// keep landing in the file it replaces.
+const maxLateSaves = 50
+
 // Option configures a Store.
 type Option func(*Store)
 
@@ -96,6 +102,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 		path:        path,
 		budget:      DefaultBudget(),
 		lockTimeout: 10 * time.Second,
+		settle:      DefaultSettle,
 		perm:        0o644,
 	}
 	for _, o := range opts {
@@ -172,10 +179,26 @@ func (s *Store) removeStaleTemps() {
 }
 
 // refreshLocked reads the file when it changed since it was last read or
-// written and makes it the cache. It reports whether it did.
+// written and makes it the cache. It reports whether it did. A file that
+// shrank or vanished is first given the settle interval (an in-place save
+// may be half done).
 func (s *Store) refreshLocked() (bool, error) {
+	var data []byte
 	fi, err := os.Stat(s.path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("stat: %w", err)
+	}
+	if err != nil {
+		fi = nil
+	} else if data, err = os.ReadFile(s.path); err != nil {
+		return false, fmt.Errorf("read: %w", err)
+	}
+	if fi == nil || !s.fp.exists || sha256.Sum256(data) != s.fp.sum {
+		if fi, data, err = s.settleLocked(fi, data); err != nil {
+			return false, err
+		}
+	}
+	if fi == nil {
 		if !s.fp.exists {
 			return false, nil
 		}
@@ -184,21 +207,17 @@ func (s *Store) refreshLocked() (bool, error) {
 		s.reloads++
 		return true, nil
 	}
-	if err != nil {
-		return false, fmt.Errorf("stat: %w", err)
-	}
-	data, err := os.ReadFile(s.path)
-	if err != nil {
-		return false, fmt.Errorf("read: %w", err)
-	}
 	fp := fingerprint{exists: true, size: fi.Size(), mtime: fi.ModTime(), sum: sha256.Sum256(data)}
 	if s.fp.exists && fp.sum == s.fp.sum {
 		s.fp = fp // same content; only touched (or the same size and time)
 		return false, nil
 	}
 	s.perm = fi.Mode().Perm()
+	next := Parse(decodeText(data))
+	s.keepRecent(next)
+	s.keepGeneration(s.file, next)
 	s.setDisk(data, fp)
-	s.file = Parse(data)
+	s.file = next
 	s.reloads++
 	return true, nil
 }
@@ -247,7 +266,11 @@ func (s *Store) update(what string, op func(*File) error) error {
 	}
 	for slip := 0; ; slip++ {
 		work := s.file.clone()
-		if err := op(work); err != nil {
+		if err := op(work); err != nil && slip > 0 && errors.Is(err, ErrDuplicate) {
+			// the change is already in what was taken from disk; what was
+			// merged into it still has to be written
+			work = s.file.clone()
+		} else if err != nil {
 			if slip > 0 {
 				// the change no longer applies to the edit that slipped in
 				// (it removed the memory, say): put the edit back on disk
@@ -265,31 +288,69 @@ func (s *Store) update(what string, op func(*File) error) error {
 		}
 		backup := s.path + ".backup"
 		oldBackup, _ := os.Stat(backup)
+		// The file being replaced stays open: an editor saving in place
+		// may still be writing into it after the rename.
+		oldFile, _ := os.Open(s.path)
 		if err := atomicfile.Write(s.path, data, s.perm, true); err != nil {
+			closeFile(oldFile)
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		expected, existed := s.disk, s.fp.exists
+		expected, existed, expMtime := s.disk, s.fp.exists, s.fp.mtime
 		s.file = work
 		fp := fingerprint{exists: true, size: int64(len(data)), sum: sha256.Sum256(data)}
 		if fi, err := os.Stat(s.path); err == nil {
 			fp.mtime = fi.ModTime()
 		}
 		s.setDisk(data, fp)
+		// An editor saving in place may have truncated the old file before
+		// the rename: what it writes lands there. Wait for it to settle.
+		if s.lateSave(oldFile, existed, expected, expMtime) && slip < maxLateSaves {
+			late, ok := s.settleOld(oldFile)
+			closeFile(oldFile)
+			if !ok {
+				return nil
+			}
+			ours := s.disk
+			if _, err := s.refreshLocked(); err != nil {
+				return fmt.Errorf("%s: %s: %w", what, s.path, err)
+			}
+			if bytes.Equal(s.disk, ours) {
+				// Nothing saved since: the late save is the version the
+				// change is made on, as for any edit that slipped in.
+				s.file = Parse(decodeText(late))
+			} else {
+				// Saved again on top of our write: keep that, with what the
+				// late save had and it lacks.
+				s.file = s.file.clone()
+				mergeMissing(s.file, Parse(decodeText(late)))
+			}
+			s.reloads++
+			continue
+		}
 		// The write made a new backup from what was on disk just before the
 		// rename. If that is not what the store checked, an edit landed in
 		// between: take it and make the change again on top of it. (When
 		// the backup was not replaced, the file was gone at that moment:
 		// there is nothing to take.)
 		newBackup, err := os.Stat(backup)
-		if err != nil || (oldBackup != nil && os.SameFile(oldBackup, newBackup)) || slip >= maxSlips {
+		if err != nil || (oldBackup != nil && os.SameFile(oldBackup, newBackup)) {
+			closeFile(oldFile)
 			return nil
 		}
 		prev, err := os.ReadFile(backup)
-		if err != nil || (existed && bytes.Equal(prev, expected)) {
+		if err != nil || (existed && bytes.Equal(prev, expected)) || slip >= maxSlips {
+			closeFile(oldFile)
 			return nil
 		}
-		s.file = Parse(prev)
+		closeFile(oldFile)
+		s.file = Parse(decodeText(prev))
 		s.reloads++
+	}
+}
+
+func closeFile(f *os.File) {
+	if f != nil {
+		f.Close()
 	}
 }
 
@@ -317,13 +378,17 @@ func (s *Store) Add(loc int, name string, m Memory) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	return s.update(what, func(f *File) error {
+	err = s.update(what, func(f *File) error {
 		if _, dup := f.duplicate(loc, m); dup {
 			return ErrDuplicate
 		}
 		f.ensureSection(loc, name).insertEntry(m, -1)
 		return nil
 	})
+	if err == nil {
+		s.noteAdded(loc, name, m)
+	}
+	return err
 }
 
 // Edit changes one memory: fn gets a copy to change (any field); the result

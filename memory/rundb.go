@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,14 @@ import (
 // 004), in SQLite. It is safe for concurrent use.
 type RunDB struct {
 	db    *sql.DB
+	path  string
+	ident os.FileInfo // the file opened: a file removed or replaced is noticed
+	// retry bounds RecordTurn's retries: a busy database is retried until
+	// budget has passed, any other failure a few times.
+	retry struct {
+		budget, first time.Duration
+		attempts      int
+	}
 	story string // the story's md5: notes belong to one story file
 	// Statements of every turn, prepared once.
 	insTurn, insCheckpoint *sql.Stmt
@@ -98,7 +107,12 @@ func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}
-	r := &RunDB{db: db, story: storyMD5}
+	r := &RunDB{db: db, story: storyMD5, path: path}
+	r.retry.budget, r.retry.first, r.retry.attempts = 30*time.Second, 100*time.Millisecond, 4
+	if r.ident, err = os.Stat(path); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run database %q: %w", path, err)
+	}
 	if r.insTurn, err = db.Prepare(`INSERT OR REPLACE INTO turns
 		(episode, turn, actor, action, response, reasoning, verdicts, location_id, location, score, moves, prompt_tokens, eval_tokens, llm_ms, turn_ms, failed, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err == nil {
@@ -126,6 +140,23 @@ const EndInterrupted = "interrupted"
 // of the story that never ended (a killed session, not resumed) is marked
 // interrupted, and its checkpoint dropped.
 func (r *RunDB) StartEpisode(ctx context.Context, seed int) (int64, error) {
+	return r.StartEpisodeID(ctx, 0, seed)
+}
+
+// NextEpisode is the number the next episode will get: the episodes are
+// numbered by the database, the same on screen, in knowledgebase.md and in
+// the replay list, across launches.
+func (r *RunDB) NextEpisode(ctx context.Context) (int64, error) {
+	var n int64
+	if err := r.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM episodes`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("next episode: %w", err)
+	}
+	return n, nil
+}
+
+// StartEpisodeID is StartEpisode with the episode's number chosen by the
+// caller (from NextEpisode); id 0 lets the database choose.
+func (r *RunDB) StartEpisodeID(ctx context.Context, id int64, seed int) (int64, error) {
 	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("start episode: %w", err)
@@ -141,11 +172,15 @@ func (r *RunDB) StartEpisode(ctx context.Context, seed int) (int64, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoint WHERE story_md5 = ?`, r.story); err != nil {
 		return 0, fmt.Errorf("start episode: %w", err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO episodes (story_md5, seed, started_at) VALUES (?, ?, ?)`, r.story, seed, now())
+	var want any
+	if id > 0 {
+		want = id
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO episodes (id, story_md5, seed, started_at) VALUES (?, ?, ?, ?)`, want, r.story, seed, now())
 	if err != nil {
 		return 0, fmt.Errorf("start episode: %w", err)
 	}
-	id, err := res.LastInsertId()
+	id, err = res.LastInsertId()
 	if err != nil {
 		return 0, fmt.Errorf("start episode: %w", err)
 	}
@@ -241,6 +276,64 @@ type Checkpoint struct {
 // resumed session never duplicates a turn). With t.Checkpoint the
 // checkpoint is replaced in the same transaction.
 func (r *RunDB) RecordTurn(ctx context.Context, t Turn) error {
+	start := time.Now()
+	wait := r.retry.first
+	for attempt := 1; ; attempt++ {
+		if err := r.present(); err != nil {
+			return fmt.Errorf("record turn %d: %w", t.Turn, err)
+		}
+		err := r.recordTurn(ctx, t)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		busy := isBusy(err)
+		if (busy && time.Since(start)+wait > r.retry.budget) || (!busy && attempt >= r.retry.attempts) {
+			return fmt.Errorf("%w (after %d attempts in %v)", err, attempt, time.Since(start).Round(time.Millisecond))
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return err
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// SetRecordRetry bounds RecordTurn's retries: a busy (locked) database is
+// retried with backoff from first until budget has passed, any other
+// failure up to attempts times.
+func (r *RunDB) SetRecordRetry(budget, first time.Duration, attempts int) {
+	r.retry.budget, r.retry.first, r.retry.attempts = budget, first, max(attempts, 1)
+}
+
+// ErrDatabaseGone: lantern.db was removed or replaced while it was open;
+// what is written would go to a file nobody can read.
+var ErrDatabaseGone = errors.New("the run database was removed or replaced while in use")
+
+// present checks that the file opened is still the one at the path.
+func (r *RunDB) present() error {
+	fi, err := os.Stat(r.path)
+	if err != nil || !os.SameFile(fi, r.ident) {
+		return fmt.Errorf("%s: %w", r.path, ErrDatabaseGone)
+	}
+	return nil
+}
+
+// isBusy: another connection holds the database's lock (SQLITE_BUSY,
+// SQLITE_LOCKED and their extended codes).
+func isBusy(err error) bool {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		c := coded.Code() & 0xff
+		return c == 5 || c == 6
+	}
+	return false
+}
+
+func (r *RunDB) recordTurn(ctx context.Context, t Turn) error {
 	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("record turn %d: %w", t.Turn, err)

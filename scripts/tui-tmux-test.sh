@@ -13,7 +13,8 @@
 #      cancel; `n` ×3 while paused plays 3 turns; a pasted block plays line
 #      by line; a command sent while the transcript is scrolled up shows its
 #      result; at 80 and 120 columns the footer ends with the help key and
-#      changes with the focused pane.
+#      changes with the focused pane. While it runs, a second Lantern on the
+#      same work dir refuses at once, naming the first one's PID.
 #   2. With the server unreachable (OLLAMA_HOST=127.0.0.1:9): the screen names
 #      Ollama and the host, and a typed `inventory` still plays (Turn: 1).
 #
@@ -30,6 +31,7 @@ fake_pid=""
 
 cleanup() {
 	tmux kill-session -t "$session" 2>/dev/null || true
+	tmux kill-session -t "$session-second" 2>/dev/null || true
 	rm -f "$tmp/host" # the fake server stops when its file goes
 	if [[ -n $fake_pid ]]; then
 		kill "$fake_pid" 2>/dev/null || true
@@ -285,6 +287,22 @@ for cols in 80 120; do
 done
 tmux resize-window -t "$session" -x 160 -y 50
 log "the footer ends with the help key at 80 and 120 columns and follows the pane"
+
+# A second Lantern on the same work dir refuses, naming the owner's PID.
+tmux new-session -d -s "$session-second" -x 160 -y 20 \
+	"env OLLAMA_HOST='$host' '$tmp/lantern' tui --workdir '$tmp/wd-fake' --model lantern-fake --theme dark; echo \$? > '$tmp/exit-second'; sleep 3600"
+deadline=$((SECONDS + 20))
+until [[ -s $tmp/exit-second ]]; do
+	((SECONDS < deadline)) || fail "the second Lantern did not refuse"
+	sleep 0.2
+done
+second=$(tmux capture-pane -p -t "$session-second")
+tmux kill-session -t "$session-second"
+[[ $(<"$tmp/exit-second") != 0 && $second == *"in use by another Lantern (PID "* ]] || {
+	printf '%s\n' "$second" >&2
+	fail "the second Lantern did not refuse with the owner's PID"
+}
+log "a second Lantern on the same work dir refused, naming the owner"
 quit fake
 
 # 2. With the server unreachable.

@@ -100,6 +100,9 @@ func (m *Model) turnResult(ev engine.TurnResult) tea.Cmd {
 		return m.resumed(ev)
 	case ev.Turn == 0:
 		m.episode++
+		if ev.Episode > 0 {
+			m.episode = ev.Episode // numbered by the run database
+		}
 		m.transcript.addTurn(ev, m.episode)
 	default:
 		m.transcript.addTurn(ev, m.episode)

@@ -508,6 +508,9 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		m.state, m.form = stNormal, nil
 		return nil
 	case formSave:
+		if m.form.outsideChange(m.opts.Memories) {
+			return nil // the form asks: reload, overwrite or merge
+		}
 		cmds, err := m.form.commands()
 		if err != nil {
 			m.form.err = err.Error()

@@ -29,6 +29,12 @@ type memForm struct {
 	focus   int // 0 title, 1 text, 2 category, 3 status
 	err     string
 	w       int
+	// outside is the memory as Memories.md now has it, when it changed
+	// outside since the form opened (gone: removed there); the person
+	// chooses reload, overwrite or merge before anything is saved.
+	outside  *memory.Memory
+	gone     bool
+	resolved bool
 }
 
 // formCategories and formStatuses are the form's choices, in order.
@@ -152,6 +158,9 @@ func (f *memForm) update(msg tea.Msg) (formResult, tea.Cmd) {
 		}
 		return formOpen, cmd
 	}
+	if f.outside != nil || f.gone {
+		return f.resolve(k.String())
+	}
 	switch k.String() {
 	case "esc":
 		return formCancel, nil
@@ -193,6 +202,97 @@ func (f *memForm) update(msg tea.Msg) (formResult, tea.Cmd) {
 		return formSave, nil
 	}
 	return formOpen, nil
+}
+
+// outsideChange reports whether the memory being edited changed in
+// Memories.md since the form opened (an edit in an editor); the form then
+// asks what to do. New memories never conflict.
+func (f *memForm) outsideChange(src MemorySource) bool {
+	if src == nil || f.resolved || f.op == engine.MemoryAdd {
+		return false
+	}
+	_, _ = src.Refresh()
+	found := false
+	for _, sec := range src.Sections() {
+		if sec.ID != f.loc {
+			continue
+		}
+		found = true
+		for _, m := range sec.Memories {
+			if strings.EqualFold(oneLine(m.Title), oneLine(f.orig.Title)) {
+				if m.Text == f.orig.Text && m.Category == f.orig.Category && m.Status == f.orig.Status {
+					return false
+				}
+				disk := m
+				f.outside = &disk
+				f.err = "Memories.md changed outside since this form opened: r reload theirs · o overwrite with yours · m merge (your changed fields win) · esc cancel"
+				return true
+			}
+		}
+	}
+	if !found {
+		return false // the location is not in the file: nothing to compare
+	}
+	f.gone = true
+	f.err = "This memory was removed from Memories.md outside: o save yours anyway · esc cancel"
+	return true
+}
+
+// resolve handles the answer to the outside-change question.
+func (f *memForm) resolve(key string) (formResult, tea.Cmd) {
+	disk := f.outside
+	switch {
+	case key == "esc":
+		return formCancel, nil
+	case key == "o":
+		if f.gone {
+			f.op = engine.MemoryAdd // it is no longer there to edit
+		}
+		f.outside, f.gone, f.resolved, f.err = nil, false, true, ""
+		return formSave, nil
+	case key == "r" && disk != nil:
+		f.orig = *disk
+		f.title.SetValue(disk.Title)
+		f.text.SetValue(disk.Text)
+		f.setChoices(disk.Category, disk.Status)
+		f.outside, f.err = nil, ""
+		return formOpen, nil
+	case key == "m" && disk != nil:
+		title, text := f.title.Value(), f.text.Value()
+		cat, st := formCategories()[f.cat], formStatuses()[f.status]
+		if title == f.orig.Title {
+			title = disk.Title
+		}
+		if text == f.orig.Text {
+			text = disk.Text
+		}
+		if cat == f.orig.Category {
+			cat = disk.Category
+		}
+		if st == f.orig.Status {
+			st = disk.Status
+		}
+		f.orig = *disk
+		f.title.SetValue(title)
+		f.text.SetValue(text)
+		f.setChoices(cat, st)
+		f.outside, f.resolved, f.err = nil, true, ""
+		return formSave, nil
+	}
+	return formOpen, nil
+}
+
+func (f *memForm) setChoices(cat memory.Category, st memory.Status) {
+	for i, c := range formCategories() {
+		if c == cat {
+			f.cat = i
+		}
+	}
+	for i, s := range formStatuses() {
+		if s == st {
+			f.status = i
+		}
+	}
 }
 
 // commands turns the form into engine commands; an error names what is
