@@ -13,7 +13,9 @@
 #      cancel; `n` ×3 while paused plays 3 turns; a pasted block plays line
 #      by line; a command sent while the transcript is scrolled up shows its
 #      result; at 80 and 120 columns the footer ends with the help key and
-#      changes with the focused pane. While it runs, a second Lantern on the
+#      changes with the focused pane. Review mode (v): a proposal waits in the
+#      footer with its keys, enter plays it, e edits it (human-edited), x
+#      rejects it with a reason and the agent proposes again. While it runs, a second Lantern on the
 #      same work dir refuses at once, naming the first one's PID.
 #   2. With the server unreachable (OLLAMA_HOST=127.0.0.1:9): the screen names
 #      Ollama and the host, and a typed `inventory` still plays (Turn: 1).
@@ -287,6 +289,43 @@ for cols in 80 120; do
 done
 tmux resize-window -t "$session" -x 160 -y 50
 log "the footer ends with the help key at 80 and 120 columns and follows the pane"
+
+# Review mode: each proposal waits for the person; the footer says the keys.
+keys 1
+keys v
+wait_for "review mode on"
+settle
+t0=$(turn_now)
+keys n
+wait_for "reject+remember" "e edit" "x reject"
+sleep 1
+[[ $(turn_now) == "$t0" ]] || fail "review: the proposal was played before the person decided"
+keys Enter
+wait_for "Turn: $((t0 + 1))"
+log "review: the proposal waited in the footer; enter played it"
+keys n
+wait_for "reject+remember"
+keys e
+wait_for "edit ›"
+keys C-u
+text inventory
+keys Enter
+wait_for "T$((t0 + 2)) human-edited › inventory"
+log "review: e played the person's edit, shown as human-edited"
+keys n
+wait_for "reject+remember"
+keys x
+wait_for "why not?"
+text "try the orchard first"
+keys Enter
+wait_for "reject+remember" # the agent proposes again for the same turn
+[[ $(turn_now) == "$((t0 + 2))" ]] || fail "review: a rejection played a turn"
+keys Enter
+wait_for "Turn: $((t0 + 3))"
+keys v
+wait_for "review mode off"
+settle
+log "review: x rejected with a reason and the agent proposed again; v switched review off"
 
 # A second Lantern on the same work dir refuses, naming the owner's PID.
 tmux new-session -d -s "$session-second" -x 160 -y 20 \

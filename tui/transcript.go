@@ -31,8 +31,11 @@ func (t *turnItem) layout(w int) []line {
 		head = mkLine(seg{fmt.Sprintf("Episode %d", t.episode), stEpisode}, seg{" · the story begins", stMeta})
 	} else {
 		label, st := "agent", stAgent
-		if t.actor == engine.ActorHuman {
+		switch t.actor {
+		case engine.ActorHuman:
 			label, st = "human", stHuman
+		case engine.ActorHumanEdited:
+			label, st = "human-edited", stHuman
 		}
 		head = mkLine(seg{fmt.Sprintf("T%d ", t.turn), stMeta}, seg{label, st}, seg{" › ", stMeta}, seg{t.action, stCommand})
 	}
