@@ -261,7 +261,14 @@ func sampleSections() []memory.Section {
 
 // fakeEpisodes is a run database's read side: episodes by ID; the last
 // one is unfinished, the others ended in a death.
-type fakeEpisodes struct{ turns map[int64][]memory.Turn }
+type fakeEpisodes struct {
+	turns   map[int64][]memory.Turn
+	reviews map[int64][]memory.Review
+}
+
+func (f fakeEpisodes) Reviews(_ context.Context, ep int64) ([]memory.Review, error) {
+	return f.reviews[ep], nil
+}
 
 func (f fakeEpisodes) EpisodeSummaries(context.Context) ([]memory.EpisodeSummary, error) {
 	var out []memory.EpisodeSummary

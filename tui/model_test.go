@@ -679,6 +679,8 @@ func TestEpisodeReplay(t *testing.T) {
 			{Episode: 1, Turn: 2, Actor: "human", Action: "climb tree", Response: "Up the Apple Tree", LocationID: 5, Location: "Up the Apple Tree", Moves: 2, Score: 5},
 		},
 		2: {{Episode: 2, Turn: 1, Actor: "agent", Action: "south", Response: "Old Well", LocationID: 6, Location: "Old Well", Moves: 1}},
+	}, reviews: map[int64][]memory.Review{
+		1: {{Turn: 1, Proposal: "east", Decision: "reject", Reason: "the door is boarded", Remembered: true}, {Turn: 1, Proposal: "north", Decision: "accept"}},
 	}}
 	eng := newFakeEngine()
 	m := New(context.Background(), Options{Engine: eng, Episodes: src, RefreshEvery: -1, Theme: "dark", MaxScore: 100})
@@ -696,6 +698,8 @@ func TestEpisodeReplay(t *testing.T) {
 	h.mustSee("Transcript · replay of episode 1", "T1 agent › north", "Explore north.", "✓ accepted by the critic (model, +0.5): new room", "replay 1/2", "L4 Orchard",
 		"←/→ step • home/end first/last • esc live game")
 	h.mustNotSee("T1 agent › look")
+	h.mustSee("You reviewed 2 proposals: 1 accepted (50%), 0 edited, 1 rejected. Reasons:",
+		`you: reject "east": the door is boarded (remembered)`, `you: accept "north"`)
 	h.key("right")
 	h.mustSee("T2 human › climb tree", "replay 2/2", "Score 5/100", "L5 Up the Apple Tree")
 	h.key("left")

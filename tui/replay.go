@@ -17,6 +17,8 @@ import (
 type EpisodeSource interface {
 	EpisodeSummaries(ctx context.Context) ([]memory.EpisodeSummary, error)
 	Turns(ctx context.Context, episode int64) ([]memory.Turn, error)
+	// Reviews are the person's decisions in review mode.
+	Reviews(ctx context.Context, episode int64) ([]memory.Review, error)
 }
 
 // episodesMsg is the list of stored episodes; replayMsg one episode's turns.
@@ -28,6 +30,7 @@ type (
 	replayMsg struct {
 		episode int64
 		turns   []memory.Turn
+		reviews []memory.Review
 		err     error
 	}
 )
@@ -42,7 +45,11 @@ func listEpisodes(ctx context.Context, src EpisodeSource) tea.Cmd {
 func loadEpisode(ctx context.Context, src EpisodeSource, ep int64) tea.Cmd {
 	return func() tea.Msg {
 		turns, err := src.Turns(ctx, ep)
-		return replayMsg{episode: ep, turns: turns, err: err}
+		if err != nil {
+			return replayMsg{episode: ep, err: err}
+		}
+		reviews, err := src.Reviews(ctx, ep)
+		return replayMsg{episode: ep, turns: turns, reviews: reviews, err: err}
 	}
 }
 
@@ -83,14 +90,18 @@ func (p *episodePicker) view(c *common, w int) []string {
 type replay struct {
 	episode    int64
 	turns      []memory.Turn
+	reviews    map[int][]memory.Review // by turn
 	pos        int // turns shown
 	transcript *transcriptPane
 	reasoning  *reasoningPane
 	mapp       *mapPane
 }
 
-func newReplay(c *common, ep int64, turns []memory.Turn) *replay {
-	r := &replay{episode: ep, turns: turns}
+func newReplay(c *common, ep int64, turns []memory.Turn, reviews []memory.Review) *replay {
+	r := &replay{episode: ep, turns: turns, reviews: map[int][]memory.Review{}}
+	for _, rv := range reviews {
+		r.reviews[rv.Turn] = append(r.reviews[rv.Turn], rv)
+	}
 	r.rebuild(c, min(1, len(turns)))
 	return r
 }
@@ -100,6 +111,18 @@ func newReplay(c *common, ep int64, turns []memory.Turn) *replay {
 func (r *replay) rebuild(c *common, n int) {
 	r.transcript, r.reasoning, r.mapp = newTranscript(c), newReasoning(c), newMapPane(c)
 	r.transcript.addNote(fmt.Sprintf("Replay of episode %d (%d turns): ←/→ step, home/end, esc returns to the live game.", r.episode, len(r.turns)), stSystem)
+	if len(r.reviews) > 0 {
+		var all []memory.Review
+		for _, t := range r.turns {
+			all = append(all, r.reviews[t.Turn]...)
+		}
+		st := memory.SumReviews(all)
+		note := fmt.Sprintf("You reviewed %d proposals: %d accepted (%.0f%%), %d edited, %d rejected.", st.Decisions, st.Accepted, 100*st.AcceptanceRate(), st.Edited, st.Rejected)
+		if len(st.Reasons) > 0 {
+			note += " Reasons: " + strings.Join(st.Reasons, "; ") + "."
+		}
+		r.transcript.addNote(note, stSystem)
+	}
 	r.pos = 0
 	for r.pos < n {
 		r.step()
@@ -119,6 +142,19 @@ func (r *replay) step() {
 		r.mapp.turn(engine.TurnResult{Observation: engine.Observation{Location: engine.Location{ID: t.LocationID, Name: t.Location}}})
 	}
 	ev := showStored(r.transcript, r.reasoning, t, int(r.episode))
+	for _, rv := range r.reviews[t.Turn] {
+		text := fmt.Sprintf("you: %s %q", rv.Decision, rv.Proposal)
+		switch {
+		case rv.Command != "":
+			text += fmt.Sprintf(" → %q", rv.Command)
+		case rv.Reason != "":
+			text += ": " + rv.Reason
+		}
+		if rv.Remembered {
+			text += " (remembered)"
+		}
+		r.reasoning.add(t.Turn, rpart{kind: rkVerdict, text: text, ok: rv.Decision != string(engine.DecisionReject)})
+	}
 	if r.pos > 1 {
 		r.mapp.turn(ev)
 	}
@@ -219,7 +255,7 @@ func (m *Model) handleReplay(msg replayMsg) tea.Cmd {
 	if len(msg.turns) == 0 {
 		return m.setFlash(fmt.Sprintf("episode %d has no stored turns", msg.episode), true)
 	}
-	m.replay = newReplay(m.c, msg.episode, msg.turns)
+	m.replay = newReplay(m.c, msg.episode, msg.turns, msg.reviews)
 	m.relayout()
 	return nil
 }
