@@ -91,7 +91,7 @@ type replay struct {
 	episode    int64
 	turns      []memory.Turn
 	reviews    map[int][]memory.Review // by turn
-	pos        int // turns shown
+	pos        int                     // turns shown
 	transcript *transcriptPane
 	reasoning  *reasoningPane
 	mapp       *mapPane
