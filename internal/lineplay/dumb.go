@@ -31,6 +31,10 @@ type dumb struct {
 	buf        []cell // frotz's word buffer, each char with its style
 	prevC      rune
 	style      uint16 // the story's text style (set_text_style)
+	// keysLeft: keys typed on one line for read_char remain, so the next
+	// read_char takes one without showing the screen (dfrotz reads a new
+	// line, and shows what changed, only when none is left).
+	keysLeft bool
 }
 
 // cell is a character and the style it was drawn in.
@@ -498,6 +502,9 @@ func (d *dumb) Status(st zmachine.StatusLine) {
 
 func (d *dumb) ReadLine(char bool) {
 	d.flushBuffer()
+	if char && d.keysLeft {
+		return
+	}
 	if !char && d.cwin == 0 && d.unitsLeft() < 10 {
 		d.screenNewLine()
 	}

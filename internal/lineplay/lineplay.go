@@ -69,6 +69,9 @@ func (s *session) loop(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if s.dumb != nil {
+			s.dumb.keysLeft = len(s.keys) > 0
+		}
 		st, runErr := s.m.Run()
 		text := s.m.TakeOutput()
 		if err := s.write(text); err != nil {

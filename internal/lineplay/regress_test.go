@@ -1,0 +1,90 @@
+package lineplay
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/zmachine"
+	"github.com/lantern-if/lantern/zmachine/zasm"
+)
+
+// Regression stories built with zasm, each played in Lantern and in dfrotz:
+// one per play difference once found on the Jericho suite.
+
+// buildStory assembles a story whose main routine calls body (which may
+// have locals) and quits.
+func buildStory(t *testing.T, v int, body func(b *zasm.Builder, r *zasm.Routine)) []byte {
+	t.Helper()
+	b := zasm.New(v)
+	main := b.Routine("main")
+	b.SetMain(main)
+	r := b.Routine("body", "i", "j", "k")
+	main.Call(r)
+	main.Op("quit")
+	body(b, r)
+	r.RTrue()
+	img, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// againstDfrotz plays img in Lantern and in dfrotz with the same input and
+// requires the same transcript once white space is folded. It returns ours.
+func againstDfrotz(t *testing.T, img []byte, input string) string {
+	t.Helper()
+	story, err := zmachine.LoadStory(img)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	ours := play(t, story, 0, input)
+	shared.Dfrotz(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "story.z")
+	if err := os.WriteFile(p, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	theirs := shared.RunDfrotz(t, dir, p, 0, input, "-Z", "0")
+	if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
+		t.Fatalf("differs from dfrotz %s\nours:\n%s\ndfrotz:\n%s", shared.FirstDiff(a, b), ours, theirs)
+	}
+	return ours
+}
+
+// A story with no abbreviations table (its header address 0) loads and plays.
+func TestAbbreviationsAtZeroPlay(t *testing.T) {
+	for _, v := range []int{3, 5} {
+		img := buildStory(t, v, func(b *zasm.Builder, r *zasm.Routine) {
+			r.Print("No abbreviations here.\n")
+		})
+		img[0x18], img[0x19] = 0, 0
+		out := againstDfrotz(t, img, "")
+		if !strings.Contains(out, "No abbreviations here.") {
+			t.Fatalf("v%d: story text missing:\n%s", v, out)
+		}
+	}
+}
+
+// Keys typed on one line serve several read_char calls; the screen is shown
+// only when a new line is read, so text printed and erased in between never
+// appears.
+func TestKeysFromOneLineShowNoScreen(t *testing.T) {
+	img := buildStory(t, 5, func(b *zasm.Builder, r *zasm.Routine) {
+		r.Print("Press a key.\n")
+		r.Op("read_char", 1).Store(zasm.SP)
+		r.Op("erase_window", -1)
+		r.Print("Hidden text, erased before the next key is read.\n")
+		r.Op("read_char", 1).Store(zasm.SP)
+		r.Op("erase_window", -1)
+		r.Print("Shown text.\n")
+		r.Op("read_char", 1).Store(zasm.SP)
+	})
+	out := againstDfrotz(t, img, "xy\nz\n")
+	if strings.Contains(out, "Hidden") || !strings.Contains(out, "Shown text.") {
+		t.Fatalf("screen shown at the wrong reads:\n%s", out)
+	}
+}
