@@ -540,6 +540,18 @@ func (d *dumb) Restart() {
 	d.restartScreen()
 }
 
+// Beep: dfrotz prints its visual bell at once, ahead of any text not yet
+// shown.
+func (d *dumb) Beep(pitch int) {
+	if pitch == 1 {
+		d.w.WriteString("[HIGH-PITCHED BEEP]\n")
+		return
+	}
+	d.w.WriteString("[LOW-PITCHED BEEP]\n")
+}
+
+func (d *dumb) Flush() { d.flushBuffer() }
+
 func (d *dumb) Quit() {
 	d.flushBuffer()
 	d.showScreen(false)

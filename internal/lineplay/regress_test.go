@@ -88,3 +88,70 @@ func TestKeysFromOneLineShowNoScreen(t *testing.T) {
 		t.Fatalf("screen shown at the wrong reads:\n%s", out)
 	}
 }
+
+// Sound effects 1 and 2 (and sound_effect with no operand) print dfrotz's
+// visual bell; other sounds print nothing.
+func TestBeepsPrinted(t *testing.T) {
+	for _, v := range []int{3, 5} {
+		img := buildStory(t, v, func(b *zasm.Builder, r *zasm.Routine) {
+			r.Print("before ")
+			r.Op("sound_effect", 1)
+			r.Print("one\n")
+			r.Op("sound_effect", 2)
+			r.Op("sound_effect", 3, 2)
+			if v >= 5 {
+				r.Op("sound_effect")
+			}
+			r.Print("end\n")
+		})
+		out := againstDfrotz(t, img, "")
+		if !strings.Contains(out, "[HIGH-PITCHED BEEP]") || !strings.Contains(out, "[LOW-PITCHED BEEP]") {
+			t.Fatalf("v%d: no beeps:\n%s", v, out)
+		}
+	}
+}
+
+// Codes with no character (control codes, DEL, input-only and mouse codes)
+// print nothing; the sentence space prints two spaces; undefined extra
+// characters print '?'.
+func TestUnprintableZSCII(t *testing.T) {
+	codes := []int{0, 3, 8, 10, 11, 12, 27, 31, 127, 128, 154, 155, 223, 224, 251, 252, 254, 255}
+	img := buildStory(t, 5, func(b *zasm.Builder, r *zasm.Routine) {
+		for _, c := range codes {
+			r.Print("[")
+			r.Op("print_char", c)
+			r.Print("]\n")
+		}
+	})
+	out := againstDfrotz(t, img, "")
+	if strings.ContainsRune(out, 127) || !strings.Contains(out, "[]") {
+		t.Fatalf("DEL or control codes printed:\n%q", out)
+	}
+}
+
+// Output stream 3 drops ZSCII 0, keeps '@', turns codes with no character
+// into '?', and printing the table back shows exactly what was written.
+func TestMemoryStreamRoundTrip(t *testing.T) {
+	img := buildStory(t, 5, func(b *zasm.Builder, r *zasm.Routine) {
+		tab := b.Table("tab", 64)
+		r.Op("output_stream", 3, tab)
+		r.Print("a@b")
+		r.Op("print_char", 0)
+		r.Op("print_char", '@')
+		r.Op("print_char", 230)
+		r.Op("print_char", 255)
+		r.Print("z")
+		r.Op("output_stream", -3)
+		r.Op("loadw", tab, 0).Store(r.Local("j"))
+		r.Print("count ")
+		r.Op("print_num", r.Local("j"))
+		r.Print(" [")
+		r.Op("add", tab, 2).Store(r.Local("k"))
+		r.Op("print_table", r.Local("k"), r.Local("j"))
+		r.Print("]\n")
+	})
+	out := againstDfrotz(t, img, "")
+	if !strings.Contains(out, "count 7 [a@b@??z]") {
+		t.Fatalf("stream 3 round trip wrong:\n%s", out)
+	}
+}
