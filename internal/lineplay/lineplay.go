@@ -48,6 +48,7 @@ func Run(ctx context.Context, story *zmachine.Story, opts Options, in io.Reader,
 	s.m = m
 	if !opts.Raw {
 		s.dumb = newDumb(out, story.Version())
+		s.dumb.instr = m.Instruction
 		m.SetScreen(s.dumb)
 		defer s.dumb.flush()
 	}
