@@ -1,6 +1,7 @@
 package lineplay
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +187,68 @@ func TestStatusRedrawSpacing(t *testing.T) {
 			}
 		})
 		againstDfrotz(t, img, "a\nb\nc\n")
+	}
+}
+
+// A RESTORE that fails asks for the file name and says why, as dfrotz does:
+// nothing for a missing or empty file, a message for one that is not a save,
+// one saved from another story, or one missing required chunks.
+func TestFailedRestoreReports(t *testing.T) {
+	other := []byte("FORM\x00\x00\x00\x1aIFZSIFhd\x00\x00\x00\x0d\x00\x63ABCDEF\x12\x34\x00\x00\x10\x00")
+	files := map[string][]byte{
+		"bad.qzl":   []byte("this is not a save file at all"),
+		"empty.qzl": nil,
+		"form.qzl":  []byte("FORM\x00\x00\x00\x04IFZS"),
+		"other.qzl": other,
+	}
+	input := "missing.qzl\nbad.qzl\nempty.qzl\nform.qzl\nother.qzl\n"
+	for _, v := range []int{3, 5} {
+		img := buildStory(t, v, func(b *zasm.Builder, r *zasm.Routine) {
+			for i := 0; i < 5; i++ {
+				r.Print("Restoring.\n")
+				if v >= 5 {
+					r.Op("restore").Store(zasm.SP)
+					r.Op("print_num", zasm.SP)
+				} else {
+					lbl := r.NewLabel("ok")
+					r.Op("restore").Branch(lbl, true)
+					r.Print("failed")
+					r.Label(lbl)
+				}
+				r.NewLine()
+			}
+		})
+		story, err := zmachine.LoadStory(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared.Dfrotz(t)
+		ourDir, theirDir := t.TempDir(), t.TempDir()
+		for name, data := range files {
+			for _, d := range []string{ourDir, theirDir} {
+				if err := os.WriteFile(filepath.Join(d, name), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var out strings.Builder
+		opts := Options{SaveDir: ourDir, DefaultSave: "story.qzl"}
+		if err := Run(context.Background(), story, opts, strings.NewReader(input), &out); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(theirDir, "story.z")
+		if err := os.WriteFile(p, img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		theirs := shared.RunDfrotz(t, theirDir, p, 0, input, "-Z", "0")
+		ours := out.String()
+		if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
+			t.Fatalf("v%d differs from dfrotz %s", v, shared.FirstDiff(a, b))
+		}
+		for _, want := range []string{"Please enter a filename", "This is not a saved game file!", "File was not saved from this story!", "error: no valid stack"} {
+			if !strings.Contains(ours, want) {
+				t.Errorf("v%d: output lacks %q:\n%s", v, want, ours)
+			}
+		}
 	}
 }
