@@ -226,3 +226,8 @@ func (m *Machine) UpperWindow() []string {
 
 // Halted reports whether the story has quit.
 func (m *Machine) Halted() bool { return m.state == Halted }
+
+// Instruction names the instruction being executed (or last executed), as
+// the Standards Document names it ("print", "set_cursor", ...). Screen
+// devices that mimic an interpreter's quirks use it.
+func (m *Machine) Instruction() string { return m.opName() }

@@ -89,6 +89,7 @@ func (m *Machine) exec2(n uint8) {
 		if m.v < 5 {
 			m.illegal()
 		}
+		m.flushScreen()
 		m.out.setColour(a, b)
 	case 28: // throw
 		if m.v < 5 {
@@ -250,6 +251,7 @@ func (m *Machine) execVar(n uint8) {
 	case 15: // set_cursor
 		m.out.setCursor(m, int16(o[0]), int16(o[1]))
 	case 16: // get_cursor
+		m.flushScreen()
 		row, col := m.out.cursor()
 		m.setWord(uint32(o[0]), row)
 		m.setWord(uint32(o[0])+2, col)
@@ -264,11 +266,20 @@ func (m *Machine) execVar(n uint8) {
 			m.screen.SetBuffered(o[0] != 0)
 		}
 	case 19: // output_stream
+		m.flushScreen()
 		m.outputStream(int16(o[0]), o[1])
 	case 20: // input_stream
 		// Input always comes from the host; stream 1 (a file) is not offered.
 	case 21: // sound_effect
-		// No sound: bleeps and samples are silently skipped.
+		// Only the two bleeps sound (no operand means the high one);
+		// samples are skipped.
+		if n := m.nops; (n == 0 || o[0] == 1 || o[0] == 2) && m.screen != nil {
+			pitch := 1
+			if n > 0 {
+				pitch = int(o[0])
+			}
+			m.screen.Beep(pitch)
+		}
 	case 22: // read_char
 		if m.v < 4 {
 			m.illegal()
@@ -309,6 +320,7 @@ func (m *Machine) execVar(n uint8) {
 		if m.v < 5 {
 			m.illegal()
 		}
+		m.flushScreen()
 		m.printTable()
 	case 31: // check_arg_count
 		if m.v < 5 {
@@ -348,6 +360,7 @@ func (m *Machine) execExt(n uint8) {
 	case 12: // check_unicode
 		m.store(checkUnicode(rune(o[0])))
 	case 13: // set_true_colour
+		m.flushScreen()
 	default:
 		m.illegal()
 	}

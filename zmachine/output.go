@@ -86,6 +86,14 @@ func (o *output) flags2Written(m *Machine) {
 func (m *Machine) printZSCII(c uint16) {
 	o := &m.out
 	if n := len(o.mem); n > 0 {
+		// Stream 3 stores what the screen would show: ZSCII 0 is dropped
+		// and a code with no character becomes '?' (as in frotz).
+		switch {
+		case c == 0:
+			return
+		case c >= 155 && c <= 251 && m.unicodeFor(c) == 0, c == 255:
+			c = '?'
+		}
 		s := &o.mem[n-1]
 		m.setByte(s.table+2+uint32(s.count), uint8(c))
 		s.count++
@@ -96,6 +104,9 @@ func (m *Machine) printZSCII(c uint16) {
 		return
 	}
 	m.emit(r)
+	if c == 11 { // the sentence space is two spaces wide
+		m.emit(r)
+	}
 }
 
 // printRune prints a Unicode character (print_unicode).

@@ -406,7 +406,8 @@ func TestQuetzalV5SaveRestore(t *testing.T) {
 			f1, in, cols, std, f2, m4.out.transcript, g)
 	}
 
-	// The story's RESTORE fails cleanly on what it cannot use.
+	// The story's RESTORE fails cleanly on what it cannot use, saying (as
+	// frotz does) that a file not in the story's Quetzal form is no save.
 	for _, c := range []struct {
 		name string
 		data []byte
@@ -421,8 +422,9 @@ func TestQuetzalV5SaveRestore(t *testing.T) {
 		t.Run("RESTORE refuses "+c.name, func(t *testing.T) {
 			m := startTiny(t, st, &memSaver{})
 			m.opts.Saver = &memSaver{data: c.data}
-			if out, s := pressKey(t, m); out != "0\n" || s != Halted {
-				t.Errorf("printed %q, state %v; want \"0\\n\" and the story's quit", out, s)
+			const want = "This is not a saved game file!\n0\n"
+			if out, s := pressKey(t, m); out != want || s != Halted {
+				t.Errorf("printed %q, state %v; want %q and the story's quit", out, s, want)
 			}
 		})
 	}

@@ -31,6 +31,18 @@ type Screen interface {
 	Restart()
 	// Quit: the story ended.
 	Quit()
+	// Beep: sound effect 1 (high) or 2 (low), the only sounds played.
+	Beep(pitch int)
+	// Flush: an instruction that ends the word being printed without other
+	// screen effect (get_cursor, set_colour, output_stream, print_table).
+	Flush()
+}
+
+// flushScreen tells the screen that the word being printed ends here.
+func (m *Machine) flushScreen() {
+	if m.screen != nil {
+		m.screen.Flush()
+	}
 }
 
 // SetScreen attaches a screen device (nil detaches it).

@@ -101,7 +101,10 @@ func LoadStory(data []byte) (*Story, error) {
 		{"object table", word(hObjects), 2 * defaultPropCount(v)},
 		{"globals", word(hGlobals), 480},
 	}
-	if v >= 2 {
+	// A story that never abbreviates may leave the table's address 0 (as
+	// Inform does); interpreters play it, so only a table that is there
+	// must lie inside the file.
+	if v >= 2 && word(hAbbrevs) != 0 {
 		checks = append(checks, struct {
 			name string
 			addr int

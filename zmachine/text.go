@@ -137,10 +137,12 @@ func (m *Machine) zsciiRune(c uint16) (rune, bool) {
 			return r, true
 		}
 		return '?', true
-	case c == 0:
-		return 0, false
+	case c == 255:
+		return '?', true
 	}
-	return '?', true
+	// The other control codes, DEL (127), the input-only codes 128–154 and
+	// the mouse codes 252–254 print nothing (as in frotz).
+	return 0, false
 }
 
 func (m *Machine) unicodeFor(c uint16) rune {

@@ -31,13 +31,66 @@ type dumb struct {
 	buf        []cell // frotz's word buffer, each char with its style
 	prevC      rune
 	style      uint16 // the story's text style (set_text_style)
+	// keysLeft: keys typed on one line for read_char remain, so the next
+	// read_char takes one without showing the screen (dfrotz reads a new
+	// line, and shows what changed, only when none is left).
+	keysLeft bool
+	// instr names the instruction being executed (nil: unknown).
+	instr   func() string
+	origins map[string]uint16
 }
 
-// cell is a character and the style it was drawn in.
-type cell struct {
-	r     rune
-	style uint16
+// origin numbers the path along which text is being drawn: the instruction
+// (the text-printing ones share one path, as in frotz) and the flush kind
+// (print_char draws spaces and new lines alike).
+func (d *dumb) origin(kind byte) uint16 {
+	name := ""
+	if d.instr != nil {
+		name = d.instr()
+	}
+	switch name {
+	case "print", "print_ret", "print_addr", "print_paddr":
+		name = "text"
+	case "print_char":
+		if kind == flushLine {
+			kind = flushWord
+		}
+	}
+	key := name + "/" + string(kind)
+	n, ok := d.origins[key]
+	if !ok {
+		if d.origins == nil {
+			d.origins = map[string]uint16{}
+		}
+		n = uint16(len(d.origins) + 2)
+		d.origins[key] = n
+	}
+	return n
 }
+
+// cell is a character, the style it was drawn in and where the drawing
+// came from. dfrotz's cells carry colour fields that its plain output never
+// sets, so a cell redrawn with the same character and style still counts as
+// changed when it was drawn along another path through the interpreter (an
+// instruction flushing the word buffer, a space or a new line inside a
+// print): origin stands for that path, so that a status line redrawn
+// differently shows as dfrotz shows it.
+type cell struct {
+	r      rune
+	style  uint16
+	origin uint16
+}
+
+// Flush kinds: what ended the word being drawn.
+const (
+	flushOp     = 'o' // an instruction (set_cursor, set_window, read, ...)
+	flushWord   = 'w' // a space or a hyphen inside printed text
+	flushLine   = 'n' // a new line inside printed text
+	flushDirect = 'd' // unbuffered text, drawn character by character
+)
+
+// originInput marks the typed text dfrotz copies onto the screen.
+const originInput = 1
 
 // blankCell is an erased cell.
 var blankCell = cell{r: ' '}
@@ -282,8 +335,15 @@ func (d *dumb) screenWord(s []cell) {
 	d.cur().xCur += len(s)
 }
 
-func (d *dumb) flushBuffer() {
+func (d *dumb) flushBuffer() { d.flushAs(flushOp) }
+
+// flushAs draws the buffered word, tagged with the path that ended it.
+func (d *dumb) flushAs(kind byte) {
 	if len(d.buf) > 0 {
+		o := d.origin(kind)
+		for i := range d.buf {
+			d.buf[i].origin = o
+		}
 		d.screenWord(d.buf)
 	}
 	d.buf = d.buf[:0]
@@ -291,7 +351,7 @@ func (d *dumb) flushBuffer() {
 }
 
 func (d *dumb) newLine() {
-	d.flushBuffer()
+	d.flushAs(flushLine)
 	d.screenNewLine()
 }
 
@@ -304,11 +364,12 @@ func (d *dumb) printChar(r rune) {
 	}
 	c := cell{r: r, style: d.drawStyle()}
 	if d.cur().attr&8 == 0 {
+		c.origin = d.origin(flushDirect)
 		d.screenChar(c)
 		return
 	}
 	if r == ' ' || (d.prevC == '-' && r != '-') {
-		d.flushBuffer()
+		d.flushAs(flushWord)
 	}
 	d.prevC = r
 	d.buf = append(d.buf, c)
@@ -498,6 +559,9 @@ func (d *dumb) Status(st zmachine.StatusLine) {
 
 func (d *dumb) ReadLine(char bool) {
 	d.flushBuffer()
+	if char && d.keysLeft {
+		return
+	}
 	if !char && d.cwin == 0 && d.unitsLeft() < 10 {
 		d.screenNewLine()
 	}
@@ -517,7 +581,7 @@ func (d *dumb) Input(text string, char bool) {
 	for _, r := range text {
 		i := d.curRow*d.cols + d.curCol + n
 		if i >= 0 && i < len(d.cells) {
-			d.cells[i] = cell{r: r}
+			d.cells[i] = cell{r: r, origin: originInput}
 		}
 		n++
 	}
@@ -532,6 +596,18 @@ func (d *dumb) Restart() {
 	d.style = 0
 	d.restartScreen()
 }
+
+// Beep: dfrotz prints its visual bell at once, ahead of any text not yet
+// shown.
+func (d *dumb) Beep(pitch int) {
+	if pitch == 1 {
+		d.w.WriteString("[HIGH-PITCHED BEEP]\n")
+		return
+	}
+	d.w.WriteString("[LOW-PITCHED BEEP]\n")
+}
+
+func (d *dumb) Flush() { d.flushBuffer() }
 
 func (d *dumb) Quit() {
 	d.flushBuffer()

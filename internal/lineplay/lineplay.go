@@ -48,6 +48,7 @@ func Run(ctx context.Context, story *zmachine.Story, opts Options, in io.Reader,
 	s.m = m
 	if !opts.Raw {
 		s.dumb = newDumb(out, story.Version())
+		s.dumb.instr = m.Instruction
 		m.SetScreen(s.dumb)
 		defer s.dumb.flush()
 	}
@@ -68,6 +69,9 @@ func (s *session) loop(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if s.dumb != nil {
+			s.dumb.keysLeft = len(s.keys) > 0
 		}
 		st, runErr := s.m.Run()
 		text := s.m.TakeOutput()

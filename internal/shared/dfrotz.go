@@ -12,9 +12,10 @@ import (
 
 // RunDfrotz runs Debian's dfrotz as the references were made (-m -p -q:
 // no status line, no pauses, no banner; -s seed) on story, in dir (a new
-// temporary directory when empty), typing input. It returns what dfrotz
-// printed; a failure or a run over a minute fails t.
-func RunDfrotz(t testing.TB, dir, story string, seed int, input string) string {
+// temporary directory when empty), typing input; flags go before the
+// others (the Jericho suite adds -Z 0). It returns what dfrotz printed; a
+// failure or a run over a minute fails t.
+func RunDfrotz(t testing.TB, dir, story string, seed int, input string, flags ...string) string {
 	t.Helper()
 	bin := Dfrotz(t)
 	if dir == "" {
@@ -22,7 +23,8 @@ func RunDfrotz(t testing.TB, dir, story string, seed int, input string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-m", "-p", "-q", "-s", fmt.Sprint(seed), story)
+	args := append(append([]string{}, flags...), "-m", "-p", "-q", "-s", fmt.Sprint(seed), story)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(input)
 	var out, errb bytes.Buffer
