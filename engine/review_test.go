@@ -140,3 +140,23 @@ func TestReviewRejectEditAccept(t *testing.T) {
 		t.Errorf("reviews in lantern.db: %+v", st)
 	}
 }
+
+// The room the story begins in counts as visited, in the episode.
+func TestStartingRoomIsAVisit(t *testing.T) {
+	story, binding := demoStory(t)
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(),
+		Agent: &promptAgent{}, Engine: Config{Seed: 1, StartPaused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go sess.Engine.Run(ctx)
+	h := &harness{t: t, e: sess.Engine, ctx: ctx}
+	h.until(Idle{})
+	data, err := os.ReadFile(filepath.Join(sess.Dir, "Memories.md"))
+	if err != nil || !strings.Contains(string(data), "**Visits:** 1 | **Episodes:** 1") {
+		t.Fatalf("Memories.md after the opening (%v):\n%s", err, data)
+	}
+}

@@ -548,8 +548,15 @@ func (s *Session) openPlanning(client *llm.Client, story string) error {
 // startEpisode resets the managers in dependency order for a new episode;
 // what they learned across episodes (Memories.md, knowledgebase.md, the
 // map, the supervisor's gauges and memory, the person's objectives) stays.
-func (s *Session) startEpisode(_ context.Context, _ int) error {
+func (s *Session) startEpisode(_ context.Context, episode int) error {
 	s.synth.Reset()
+	// The story begins somewhere: that is a visit too (the starting room
+	// would otherwise read "Visits: 0 | Episodes: none").
+	if start := s.Engine.st.Obs.Location; start.ID > 0 {
+		if err := s.Memories.RecordVisit(start.ID, start.Name, episode); err != nil {
+			return err
+		}
+	}
 	s.Knowledge.Reset()
 	before, _ := s.Objectives.Counts()
 	s.Objectives.Reset()
