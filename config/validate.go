@@ -1,13 +1,11 @@
 package config
 
 import (
+	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -213,8 +211,8 @@ func (c *Config) checkRole(k *checker, name string) {
 	if r.NumPredict < 0 {
 		k.err(key("num_predict"), "must be 0 (no limit) or more")
 	}
-	if r.KeepAlive < 0 {
-		k.err(key("keep_alive"), `must be "0s" (the server's default) or longer`)
+	if r.KeepAlive == 0 {
+		k.warn(key("keep_alive"), `"0s" unloads the model after every call, so each call loads it again; a negative value keeps it loaded`)
 	}
 	switch {
 	case r.Timeout < time.Second:
@@ -223,39 +221,28 @@ func (c *Config) checkRole(k *checker, name string) {
 		k.warn(key("timeout"), "under 10s fails a model's first call, which loads it")
 	}
 	switch r.Think {
-	case ThinkAuto, ThinkOn, ThinkOff:
+	case ThinkAuto, ThinkOn, ThinkOff, ThinkLow, ThinkMedium, ThinkHigh:
 	default:
-		k.err(key("think"), `must be "auto" (think when the model can), "on" or "off"`)
+		k.err(key("think"), `must be "auto" (think when the model can), "on", "off", or an effort level "low", "medium" or "high"`)
 	}
 	switch n := r.NumCtx; {
 	case n < 0 || n > 0 && n < 512:
-		k.err(key("num_ctx"), "must be 0 (sized for each call from the prompt) or at least 512")
+		k.err(key("num_ctx"), "must be 0 (8192, or the model's length if shorter) or at least 512")
 	case n > 0 && n < 4096:
-		k.warn(key("num_ctx"), "Ollama silently cuts prompts longer than num_ctx; 0 sizes it for each call")
+		k.warn(key("num_ctx"), "prompts longer than num_ctx are refused; 0 gives 8192 or the model's length")
 	}
 }
 
 // checkHost says what is wrong with an Ollama host, or "".
 func checkHost(h string) string {
-	const want = `want host[:port] or a URL, such as "127.0.0.1:11434" or "http://gpu-box:11434"`
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return "must not be empty; " + want
+	if strings.TrimSpace(h) == "" {
+		return "must not be empty; " + ErrBadHost.Error()
 	}
-	if !strings.Contains(h, "://") {
-		h = "http://" + h
-	}
-	u, err := url.Parse(h)
-	if err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return want
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "the port must be between 1 and 65535"
+	if _, err := OllamaURL(h); err != nil {
+		if errors.Is(err, ErrBadHost) {
+			return ErrBadHost.Error()
 		}
-	}
-	if strings.ContainsAny(u.Hostname(), " \t") || net.ParseIP(u.Hostname()) == nil && strings.ContainsAny(u.Hostname(), "[]") {
-		return want
+		return "the port must be between 1 and 65535"
 	}
 	return ""
 }

@@ -149,9 +149,8 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 		}
 		ar.Tools = append(ar.Tools, at)
 	}
-	if role.KeepAlive > 0 {
-		ar.KeepAlive = &api.Duration{Duration: role.KeepAlive}
-	}
+	// Sent as Ollama reads it: 0 unloads, negative keeps loaded.
+	ar.KeepAlive = &api.Duration{Duration: role.KeepAlive}
 	if th := c.think(ctx, role); th != nil {
 		ar.Think = th
 	}
@@ -256,15 +255,17 @@ func options(r config.Role, numCtx int) map[string]any {
 	return o
 }
 
-// think turns the role's setting into the request's: on and off are sent as
-// such; auto thinks when the model can (and says nothing when we cannot
-// tell, leaving it to the server).
+// think turns the role's setting into the request's: on, off and the
+// effort levels are sent as such; auto thinks when the model can (and says
+// nothing when we cannot tell, leaving it to the server).
 func (c *Client) think(ctx context.Context, r config.Role) *api.ThinkValue {
 	switch r.Think {
 	case config.ThinkOn:
 		return &api.ThinkValue{Value: true}
 	case config.ThinkOff:
 		return &api.ThinkValue{Value: false}
+	case config.ThinkLow, config.ThinkMedium, config.ThinkHigh:
+		return &api.ThinkValue{Value: string(r.Think)}
 	}
 	if info, ok := c.cachedInfo(r.Model); ok {
 		return &api.ThinkValue{Value: info.Has(CapThinking)}

@@ -135,21 +135,15 @@ func transportOf(hc *http.Client) http.RoundTripper {
 	return http.DefaultTransport
 }
 
-// ParseHost reads an OLLAMA_HOST value: "host", "host:port" or a URL.
+// ParseHost reads an OLLAMA_HOST value by Ollama's own rules (see
+// config.OllamaURL); empty means DefaultHost.
 func ParseHost(h string) (*url.URL, error) {
-	h = strings.TrimSpace(h)
-	if h == "" {
+	if strings.TrimSpace(h) == "" {
 		h = DefaultHost
 	}
-	if !strings.Contains(h, "://") {
-		h = "http://" + h
-	}
-	u, err := url.Parse(h)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("ollama host %q: not a host[:port] or URL", h)
-	}
-	if u.Port() == "" {
-		u.Host = net.JoinHostPort(u.Hostname(), "11434")
+	u, err := config.OllamaURL(h)
+	if err != nil {
+		return nil, fmt.Errorf("ollama host %q: %w", h, err)
 	}
 	return u, nil
 }

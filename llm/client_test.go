@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -429,6 +430,48 @@ func TestSplitReasoning(t *testing.T) {
 		r, rest := llm.SplitReasoning(tc.in)
 		if r != tc.reasoning || rest != tc.rest {
 			t.Errorf("SplitReasoning(%q) = %q, %q", tc.in, r, rest)
+		}
+	}
+}
+
+func TestThinkLevelsAndKeepAliveAsOllamaReadsThem(t *testing.T) {
+	s := llmtest.New(t)
+	s.AddModel(testModel, 8192, "thinking")
+	s.On("any", llmtest.AnyCall(), llmtest.Reply{Content: "a"}, llmtest.Reply{Content: "b"}, llmtest.Reply{Content: "c"})
+	roles := roles(time.Second)
+	set := func(name string, th config.Think, ka time.Duration) {
+		r := roles[name]
+		r.Think, r.KeepAlive = th, ka
+		roles[name] = r
+	}
+	set(config.RoleAgent, config.ThinkHigh, -time.Second)
+	set(config.RoleCritic, config.ThinkLow, 0)
+	set(config.RoleMemory, config.ThinkOff, 10*time.Minute)
+	c, err := llm.New(llm.Options{Host: s.Host(), Roles: roles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{config.RoleAgent, config.RoleCritic, config.RoleMemory} {
+		if _, err := c.Chat(context.Background(), ask(r, "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []struct {
+		think any
+		keep  time.Duration
+	}{{"high", -1}, {"low", 0}, {false, 10 * time.Minute}}
+	for i, r := range s.ChatRequests() {
+		if r.Chat.Think == nil || r.Chat.Think.Value != want[i].think {
+			t.Errorf("call %d: think %+v, want %v", i, r.Chat.Think, want[i].think)
+		}
+		ka := r.Chat.KeepAlive
+		switch {
+		case ka == nil:
+			t.Errorf("call %d: no keep_alive sent", i)
+		case want[i].keep < 0 && ka.Duration >= 0 && ka.Duration != time.Duration(math.MaxInt64),
+			want[i].keep >= 0 && ka.Duration != want[i].keep:
+			// Ollama decodes a negative keep_alive as "forever".
+			t.Errorf("call %d: keep_alive %v, want %v", i, ka.Duration, want[i].keep)
 		}
 	}
 }
