@@ -93,6 +93,7 @@ func TestBenchLLMAgentFakeServer(t *testing.T) {
 	s.ScriptPlanning()
 	t.Setenv("OLLAMA_HOST", s.Host())
 	t.Setenv("LANTERN_LOOP_OBJECTIVE_UPDATE_INTERVAL", "2") // from the configuration into the session
+	t.Setenv("LANTERN_MANAGERS_SUPERVISOR_INTERVAL", "1")
 	code, out, stderr := runCLI(t, "", "bench", "--model", "fake", "--episodes", "2", "--max-turns", "4", "--json")
 	if code != exitOK {
 		t.Fatalf("bench: exit %d\n%s", code, stderr)
@@ -116,7 +117,7 @@ func TestBenchLLMAgentFakeServer(t *testing.T) {
 		t.Errorf("%d calls unattributed", rep.Dropped)
 	}
 	// The planning managers run in a bench as in any run: the supervisor
-	// each turn, objectives, and the episode synthesis at each end.
+	// each turn (as configured), objectives, and the episode synthesis at each end.
 	roles := map[string]int{}
 	for _, r := range s.ChatRequests() {
 		roles[r.Role]++

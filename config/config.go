@@ -75,7 +75,8 @@ type Managers struct {
 	// Knowledge: knowledgebase.md updated every
 	// loop.knowledge_update_interval turns and at each episode's end.
 	Knowledge bool `toml:"knowledge"`
-	// Supervisor: a round every SupervisorInterval turns.
+	// Supervisor: a round (two model calls) every SupervisorInterval turns;
+	// the default keeps a run within about 2.5 model calls a turn.
 	Supervisor         bool `toml:"supervisor"`
 	SupervisorInterval int  `toml:"supervisor_interval"`
 	// Extractor asks the extractor role after each turn for what the
@@ -139,7 +140,7 @@ func Defaults() *Config {
 			EnhancedObjectiveContext: true,
 			Knowledge:                true,
 			Supervisor:               true,
-			SupervisorInterval:       1,
+			SupervisorInterval:       10,
 		},
 		Keys:    map[string]string{},
 		Roles:   DefaultRoles(),

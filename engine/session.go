@@ -66,7 +66,7 @@ type Planning struct {
 	Knowledge         bool
 	KnowledgeInterval int
 	KnowledgeBudget   int
-	// Supervisor: a round every SupervisorEvery turns (1) with a memory of
+	// Supervisor: a round every SupervisorEvery turns (10) with a memory of
 	// SupervisorK rounds in full (3); its feedback reaches the agent's next
 	// prompt.
 	Supervisor      bool
@@ -78,7 +78,7 @@ type Planning struct {
 // intervals.
 func DefaultPlanning() Planning {
 	return Planning{Objectives: true, ObjectiveInterval: 15, RefineInterval: 50, Knowledge: true, KnowledgeInterval: 100,
-		KnowledgeBudget: 2000, Supervisor: true, SupervisorEvery: 1, SupervisorK: 3}
+		KnowledgeBudget: 2000, Supervisor: true, SupervisorEvery: 10, SupervisorK: 3}
 }
 
 // Session is an open run.
