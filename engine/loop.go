@@ -716,6 +716,10 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 		e.emit(ctx, MapChanged{Rooms: st.Rooms, Connections: st.Connections})
 	}
 	rec.Duration = time.Since(start)
+	if e.client != nil {
+		// Again, after the managers ran: their calls belong to this turn.
+		rec.LLMMetrics = e.client.Metrics.Turn(turn)
+	}
 	e.emit(ctx, MetricsUpdated{Turn: turn, LLM: rec.LLMMetrics, Harness: rec.Duration - llmTime, Repeated: e.RepeatedFailedRate()})
 	if obs.Ended != NotEnded {
 		return e.endEpisode(ctx, obs.Ended)

@@ -292,7 +292,13 @@ func (s *Session) notes() []string {
 // then runs the planning managers (objectives, knowledge, supervisor).
 func (s *Session) afterTurn(ctx context.Context, rec TurnRecord) ([]Event, error) {
 	events, err := s.recordTurn(ctx, rec)
-	return append(events, s.planTurn(ctx, rec)...), err
+	events = append(events, s.planTurn(ctx, rec)...)
+	if err == nil && s.Engine.client != nil {
+		// The row was written before the managers' calls: count them too.
+		m := s.Engine.client.Metrics.Turn(rec.Turn)
+		err = s.DB.UpdateTurnTokens(ctx, s.episode, rec.Turn, m.PromptTokens, m.EvalTokens)
+	}
+	return events, err
 }
 
 // ErrNotRecorded: a played turn could not be written to lantern.db after

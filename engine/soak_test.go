@@ -250,17 +250,16 @@ func BenchmarkTurnAllManagers(b *testing.B) {
 // number over every episode so far (the soak found them growing).
 func TestTurnMetricsPerEpisode(t *testing.T) {
 	sess, _ := soakSession(t, Config{MaxTurns: 2, Episodes: 3, Seed: 1, CriticThreshold: -0.2})
-	var first llm.Summary
 	n := 0
 	for _, ev := range runAll(t, sess) {
 		switch v := ev.(type) {
 		case MetricsUpdated:
-			if n++; n == 1 {
-				first = v.LLM
-			}
-			// Every turn asks the agent and the critic once.
-			if v.LLM.Calls != 2 || v.LLM.PromptTokens != first.PromptTokens || v.LLM.EvalTokens != first.EvalTokens {
-				t.Errorf("turn %d (%d turns played): model metrics %+v, want 2 calls and the first turn's tokens (%+v)", v.Turn, n, v.LLM, first)
+			n++
+			// Every turn asks the agent and the critic once, and memory
+			// synthesis when its triggers fire; the fake counts 42 prompt
+			// tokens a call. A sum over episodes would exceed both.
+			if v.LLM.Calls < 2 || v.LLM.Calls > 3 || v.LLM.PromptTokens != 42*v.LLM.Calls {
+				t.Errorf("turn %d (%d turns played): model metrics %+v, want 2 or 3 calls of 42 prompt tokens", v.Turn, n, v.LLM)
 			}
 		case ErrorEvent:
 			t.Errorf("turn %d: %v", v.Turn, v.Err)

@@ -537,3 +537,14 @@ func (r *RunDB) notes(ctx context.Context, where string, args ...any) ([]Note, e
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// UpdateTurnTokens sets a recorded turn's model token counts, once every
+// manager that ran after the turn has made its calls: the turn's row is
+// written before they run, and its counts must cover every role.
+func (r *RunDB) UpdateTurnTokens(ctx context.Context, episode int64, turn, prompt, eval int) error {
+	if _, err := r.db.ExecContext(ctx, `UPDATE turns SET prompt_tokens = ?, eval_tokens = ? WHERE episode = ? AND turn = ?`,
+		prompt, eval, episode, turn); err != nil {
+		return fmt.Errorf("update turn %d tokens: %w", turn, err)
+	}
+	return nil
+}
