@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -251,6 +252,7 @@ func BenchmarkTurnAllManagers(b *testing.B) {
 func TestTurnMetricsPerEpisode(t *testing.T) {
 	sess, _ := soakSession(t, Config{MaxTurns: 2, Episodes: 3, Seed: 1, CriticThreshold: -0.2})
 	n := 0
+	var fromEvents []int
 	for _, ev := range runAll(t, sess) {
 		switch v := ev.(type) {
 		case MetricsUpdated:
@@ -258,6 +260,7 @@ func TestTurnMetricsPerEpisode(t *testing.T) {
 			// Every turn asks the agent and the critic once, and memory
 			// synthesis when its triggers fire; the fake counts 42 prompt
 			// tokens a call. A sum over episodes would exceed both.
+			fromEvents = append(fromEvents, v.LLM.PromptTokens, v.LLM.EvalTokens)
 			if v.LLM.Calls < 2 || v.LLM.Calls > 3 || v.LLM.PromptTokens != 42*v.LLM.Calls {
 				t.Errorf("turn %d (%d turns played): model metrics %+v, want 2 or 3 calls of 42 prompt tokens", v.Turn, n, v.LLM)
 			}
@@ -267,5 +270,20 @@ func TestTurnMetricsPerEpisode(t *testing.T) {
 	}
 	if n != 6 {
 		t.Fatalf("%d turns played, want 6", n)
+	}
+	// lantern.db holds the same counts as the status bar's event, turn by
+	// turn: the managers' calls included.
+	var rows []int
+	for ep := int64(1); ep <= 3; ep++ {
+		turns, err := sess.DB.Turns(context.Background(), ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range turns {
+			rows = append(rows, r.PromptTokens, r.EvalTokens)
+		}
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(fromEvents) {
+		t.Errorf("lantern.db's prompt and reply tokens by turn %v, the status events' %v", rows, fromEvents)
 	}
 }
