@@ -175,16 +175,21 @@ func sections(in Input) []section {
 		}
 		fmt.Fprintf(&notes, "- %s\n", clip(n, 200))
 	}
+	// What changes rarely comes first, so consecutive prompts share the
+	// longest prefix and Ollama's prompt cache skips evaluating it: the
+	// knowledge (once an episode or every many turns), the objectives, the
+	// coach's feedback (once a supervisor round), the notes, then what moves
+	// with the player, and last what changes every turn.
 	return []section{
-		{"Game state", state, 10},
-		{fmt.Sprintf("Memories at L%d", in.LocationID), in.LocationMemory, 8},
-		{"Previous turns", recent.String(), 7},
-		{"Objectives", obj.String(), 6},
-		{"Map", in.Map, 4},
-		{"Notes", notes.String(), 3},
 		{"Knowledge", clip(in.Knowledge, 1600), 5},
+		{"Objectives", obj.String(), 6},
 		{"Coach", in.Feedback, 5},
 		{"The person says", bullets(in.Person), 9},
+		{"Notes", notes.String(), 3},
+		{"Map", in.Map, 4},
+		{fmt.Sprintf("Memories at L%d", in.LocationID), in.LocationMemory, 8},
+		{"Previous turns", recent.String(), 7},
+		{"Game state", state, 10},
 		{"Warning", in.Warning, 9},
 	}
 }

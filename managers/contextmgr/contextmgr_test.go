@@ -22,7 +22,8 @@ func TestBuildOrderAndStablePrefix(t *testing.T) {
 		t.Fatalf("first message must be the fixed system prompt")
 	}
 	u := msgs[1].Content
-	order := []string{"## Game state", "## Memories at L85", "## Previous turns", "## Objectives", "## Map", "## Notes", "## Coach"}
+	// Stable sections first, for Ollama's prompt cache; the turn's state last.
+	order := []string{"## Objectives", "## Coach", "## Notes", "## Map", "## Memories at L85", "## Previous turns", "## Game state"}
 	last := -1
 	for _, h := range order {
 		i := strings.Index(u, h)
@@ -33,6 +34,14 @@ func TestBuildOrderAndStablePrefix(t *testing.T) {
 	}
 	if strings.Contains(u, "T9 ") {
 		t.Errorf("only the last 3 turns belong in the prompt:\n%s", u)
+	}
+	// The next turn's prompt shares everything before the moving sections.
+	next := sample()
+	next.Turn, next.Moves, next.LastText = 13, 12, "You open the window."
+	u2 := Build(next)[1].Content
+	stable := u[:strings.Index(u, "## Map")]
+	if !strings.HasPrefix(u2, stable) {
+		t.Errorf("the next turn's prompt does not start with this one's stable part:\n%s", stable)
 	}
 }
 
