@@ -94,8 +94,8 @@ func TestReviewRejectEditAccept(t *testing.T) {
 				h.send(Step{})
 			}
 		}
-		if len(results) == 2 {
-			break
+		if _, idle := ev.(Idle); idle && len(results) == 2 {
+			break // turn 2 is recorded: the engine is idle again
 		}
 	}
 	if len(requests) != 3 || requests[0].Action != "east" || requests[1].Action != "look" || requests[2].Action != "north" {
