@@ -3,8 +3,6 @@ package engine
 import (
 	"sort"
 	"strings"
-
-	"github.com/lantern-if/lantern/zmachine"
 )
 
 // Probing tries commands on the machine and puts it back exactly as it was
@@ -27,22 +25,10 @@ type probeState struct {
 // try runs cmd in a probe and reports the resulting state.
 func (e *Env) try(cmd string) (probeState, bool) {
 	var st probeState
-	ok := false
-	e.m.Probe(func() error {
-		if e.m.State() != zmachine.WaitLine {
-			return nil
-		}
-		if err := e.m.SendLine(cmd); err != nil {
-			return err
-		}
-		if _, err := e.m.Run(); err != nil {
-			return err
-		}
+	ok := e.probe(cmd, func(string) {
 		st.loc = e.location()
 		st.score, _ = e.scoreMoves()
 		st.hash = e.worldHash()
-		ok = true
-		return nil
 	})
 	return st, ok
 }

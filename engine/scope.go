@@ -223,24 +223,14 @@ func (e *Env) refuses(action, word string, controls []string, countsRefusals boo
 	changed := false
 	reply := func(cmd string) (string, bool) {
 		out := ""
-		done := false
-		e.m.Probe(func() error {
-			e.m.TakeOutput()
-			if err := e.m.SendLine(cmd); err != nil {
-				return err
-			}
-			if _, err := e.m.Run(); err != nil {
-				return err
-			}
-			out = e.m.TakeOutput()
+		done := e.probe(cmd, func(got string) {
+			out = got
 			if cmd == action {
 				score, moves := e.scoreMoves()
 				ended := e.m.State() != zmachine.WaitLine || e.m.Restarts() != restarts ||
 					containsAny(out, e.b.VictoryTexts) || containsAny(out, e.b.DeathTexts)
 				changed = ended || score != scoreBefore || e.worldHash() != worldBefore || e.location().ID != locBefore || (moves != movesBefore && !countsRefusals)
 			}
-			done = true
-			return nil
 		})
 		return strings.Join(strings.Fields(strings.ToLower(out)), " "), done
 	}
@@ -274,17 +264,10 @@ func (e *Env) refusalsCountMoves(probe string) bool {
 		return *e.refusalMoves
 	}
 	_, before := e.scoreMoves()
-	counts, ok := false, false
-	e.m.Probe(func() error {
-		if err := e.m.SendLine(probe); err != nil {
-			return err
-		}
-		if _, err := e.m.Run(); err != nil {
-			return err
-		}
+	counts := false
+	ok := e.probe(probe, func(string) {
 		_, after := e.scoreMoves()
-		counts, ok = after != before, true
-		return nil
+		counts = after != before
 	})
 	if ok {
 		e.refusalMoves = &counts
@@ -295,21 +278,8 @@ func (e *Env) refusalsCountMoves(probe string) bool {
 // Look is the room's description as the story gives it to "look", read in
 // a probe (nothing changes); "" when the machine cannot be probed.
 func (e *Env) Look() string {
-	if e.m.State() != zmachine.WaitLine {
-		return ""
-	}
 	out := ""
-	e.m.Probe(func() error {
-		e.m.TakeOutput()
-		if err := e.m.SendLine("look"); err != nil {
-			return err
-		}
-		if _, err := e.m.Run(); err != nil {
-			return err
-		}
-		out = cleanText(e.m.TakeOutput())
-		return nil
-	})
+	e.probe("look", func(reply string) { out = cleanText(reply) })
 	return strings.TrimSpace(out)
 }
 
@@ -363,16 +333,7 @@ func (e *Env) volatileBytes() []int {
 	}
 	after := func(cmd string) []byte {
 		var mem []byte
-		e.m.Probe(func() error {
-			if err := e.m.SendLine(cmd); err != nil {
-				return err
-			}
-			if _, err := e.m.Run(); err != nil {
-				return err
-			}
-			mem = e.m.DynamicMemory()
-			return nil
-		})
+		e.probe(cmd, func(string) { mem = e.m.DynamicMemory() })
 		return mem
 	}
 	a := after(strings.Repeat("qzxjv vjxqzk ", 9))
@@ -400,19 +361,10 @@ func (e *Env) Idle(action, before string) (idle, ok bool) {
 	}
 	e.volatileBytes() // found outside the probes below
 	try := func(cmd string) (mem []byte, world, reply string, ok bool) {
-		e.m.Probe(func() error {
-			e.m.TakeOutput()
-			if err := e.m.SendLine(cmd); err != nil {
-				return err
-			}
-			if _, err := e.m.Run(); err != nil {
-				return err
-			}
-			reply = oneLine(cleanText(e.m.TakeOutput()))
+		ok = e.probe(cmd, func(got string) {
+			reply = oneLine(cleanText(got))
 			mem = e.m.DynamicMemory()
 			world = e.worldHash()
-			ok = true
-			return nil
 		})
 		return mem, world, reply, ok
 	}
@@ -462,4 +414,29 @@ func (e *Env) objectEntries() (from, to int) {
 // in groups 1 and 2; words may hold punctuation ("cat_robot->desist();").
 func wordRE(word string) *regexp.Regexp {
 	return regexp.MustCompile(`(?i)(^|[\s.,!?"'])` + regexp.QuoteMeta(word) + `($|[\s.,!?"'])`)
+}
+
+// probe plays cmd in a probe (nothing of it stays: zmachine.Machine.Probe)
+// and hands seen the story's reply while the machine is still in the
+// probed state; it reports whether the command could be played.
+func (e *Env) probe(cmd string, seen func(reply string)) bool {
+	if e.m.State() != zmachine.WaitLine {
+		return false
+	}
+	played := false
+	e.m.Probe(func() error {
+		e.m.TakeOutput()
+		if err := e.m.SendLine(cmd); err != nil {
+			return err
+		}
+		if _, err := e.m.Run(); err != nil {
+			return err
+		}
+		played = true
+		if seen != nil {
+			seen(e.m.TakeOutput())
+		}
+		return nil
+	})
+	return played
 }
