@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
@@ -159,4 +160,38 @@ func TestStartingRoomIsAVisit(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), "**Visits:** 1 | **Episodes:** 1") {
 		t.Fatalf("Memories.md after the opening (%v):\n%s", err, data)
 	}
+}
+
+// An auto-accept plays a proposal nobody decided on, marked as such.
+func TestReviewAutoAccept(t *testing.T) {
+	story, binding := demoStory(t)
+	agent := &promptAgent{actions: []string{"north"}}
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
+		Engine: Config{Seed: 1, StartPaused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go sess.Engine.Run(ctx)
+	h := &harness{t: t, e: sess.Engine, ctx: ctx}
+	h.until(Idle{})
+	h.send(SetReview{On: true, AutoAccept: time.Millisecond})
+	h.send(Step{})
+	var req ReviewRequested
+	for ev := range sess.Engine.Events() {
+		switch v := ev.(type) {
+		case ReviewRequested:
+			req = v
+		case TurnResult:
+			if v.Turn == 1 {
+				if req.Deadline.IsZero() || len(v.Reviews) != 1 || !v.Reviews[0].Auto || v.Reviews[0].Decision != DecisionAccept || v.Action != "north" {
+					t.Fatalf("auto-accept: request %+v, turn %+v", req, v)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("no turn was played")
 }
