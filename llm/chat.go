@@ -85,13 +85,6 @@ func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
 	for attempt := 1; ; attempt++ {
 		m.Attempts = attempt
 		reply, err = c.chatOnce(ctx, role, req, &m)
-		if errors.Is(err, ErrReplyLength) && !m.LengthRetried && role.NumPredict > 0 && ctx.Err() == nil {
-			// One more try with twice the reply budget.
-			c.log.Warn("reply cut at num_predict, retrying with a larger budget", "role", req.Role, "model", role.Model, "num_predict", role.NumPredict)
-			m.LengthRetried = true
-			role.NumPredict *= 2
-			reply, err = c.chatOnce(ctx, role, req, &m)
-		}
 		if err == nil || !transient(err) || attempt >= c.retry.Attempts || ctx.Err() != nil {
 			break
 		}
@@ -155,8 +148,7 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 		ar.Think = th
 	}
 	var reply Reply
-	done, doneReason := false, ""
-
+	done := false
 	var content, thinking []byte
 	err = c.api.Chat(ctx, ar, func(r api.ChatResponse) error {
 		// The api client does not stop reading on cancellation by itself:
@@ -183,7 +175,6 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 		}
 		if r.Done {
 			done = true
-			doneReason = r.DoneReason
 			m.PromptTokens, m.EvalTokens = r.PromptEvalCount, r.EvalCount
 			m.PromptEval, m.Eval, m.Load, m.Total = r.PromptEvalDuration, r.EvalDuration, r.LoadDuration, r.TotalDuration
 		}
@@ -207,11 +198,6 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 	reply.Content, reply.Thinking = string(content), string(thinking)
 	if m.PromptTokens == 0 {
 		m.PromptTokens, m.PromptEstimated = estimateTokens(req), true
-	} else {
-		c.learnRatio(role.Model, req, m.PromptTokens)
-	}
-	if doneReason == "length" {
-		return reply, lengthError(role, numCtx)
 	}
 	if reply.Content == "" && reply.Thinking == "" && len(reply.ToolCalls) == 0 {
 		return Reply{}, ErrEmptyReply
@@ -273,12 +259,56 @@ func (c *Client) think(ctx context.Context, r config.Role) *api.ThinkValue {
 	return nil
 }
 
-// lengthError is the typed error for a reply Ollama stopped at its length
-// limit (done_reason "length"): num_predict when the role sets one, else
-// the end of the context.
-func lengthError(r config.Role, numCtx int) error {
-	if r.NumPredict > 0 {
-		return fmt.Errorf("%w: num_predict %d", ErrReplyLength, r.NumPredict)
+// numCtx sizes the context for this call: the estimated prompt plus room
+// for the reply, rounded up, within the model's context length. A prompt
+// that cannot fit is an error; a reply that may not fit is a warning.
+func (c *Client) numCtx(ctx context.Context, r config.Role, req Request, m *CallMetrics) (int, error) {
+	if r.NumCtx > 0 {
+		m.NumCtx = r.NumCtx
+		return r.NumCtx, nil
 	}
-	return fmt.Errorf("%w: the context of %d tokens filled up (num_predict unset)", ErrReplyLength, numCtx)
+	est := estimateTokens(req)
+	reserve := 1024
+	if r.NumPredict > 0 {
+		reserve = r.NumPredict
+	}
+	n := roundUp(est+reserve, 1024)
+	if n < 2048 {
+		n = 2048
+	}
+	info, err := c.Show(ctx, r.Model)
+	if err != nil {
+		return 0, err
+	}
+	if max := info.ContextLength; max > 0 {
+		if est > max {
+			return 0, fmt.Errorf("%w: about %d tokens, the model takes %d", ErrContextOverflow, est, max)
+		}
+		if n > max {
+			c.log.Warn("prompt leaves little room for the reply", "model", r.Model, "prompt_tokens_est", est, "context", max)
+			n = max
+		}
+	}
+	m.NumCtx = n
+	return n, nil
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
+
+// estimateTokens guesses a prompt's size: about 3.5 characters a token, plus
+// a little per message, plus the schema and tool declarations.
+func estimateTokens(req Request) int {
+	chars := 0
+	for _, m := range req.Messages {
+		chars += len(m.Content) + len(m.Thinking) + 16
+	}
+	if req.Format != nil {
+		if b, err := json.Marshal(req.Format); err == nil {
+			chars += len(b)
+		}
+	}
+	for _, t := range req.Tools {
+		chars += len(t.Name) + len(t.Description) + 200
+	}
+	return chars*2/7 + 8
 }

@@ -29,9 +29,6 @@ var (
 	ErrEmptyReply = errors.New("empty reply from the model")
 	// ErrContextOverflow: the prompt cannot fit the model's context.
 	ErrContextOverflow = errors.New("prompt does not fit the model's context")
-	// ErrReplyLength: the model's reply was cut off at its length limit
-	// (Ollama's done_reason "length").
-	ErrReplyLength = errors.New("reply cut off at its length limit")
 	// ErrUnsupported: the model lacks a capability the role needs.
 	ErrUnsupported = errors.New("model lacks a needed capability")
 	// ErrReplyTooLarge: the reply grew past the client's cap

@@ -23,7 +23,6 @@ type CallMetrics struct {
 	Attempts        int           `json:"attempts"`
 	FormatRetries   int           `json:"format_retries,omitempty"`
 	NumCtx          int           `json:"num_ctx"`
-	LengthRetried   bool          `json:"length_retried,omitempty"` // cut at num_predict, tried again with more
 	Err             string        `json:"error,omitempty"`
 }
 
