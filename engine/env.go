@@ -63,7 +63,7 @@ type Env struct {
 	changes []Change
 	player  uint16
 	nameOf  func(uint16) string
-	// volatile are the input buffers' bytes (StateHash), found once.
+	// volatile are the input buffers' bytes (Idle sets them aside), found once.
 	volatile []int
 	// refusalMoves: the parser's refusals count a move (found once).
 	refusalMoves *bool

@@ -477,11 +477,10 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 		}
 		verdicts = append(verdicts, v)
 		e.emit(ctx, CriticVerdict{Turn: turn, Attempt: attempt, Action: p.Action, Score: v.Score, Justification: v.Justification, Accepted: v.Accepted, Stage: v.Stage})
-		chosen := v.Accepted || attempt == e.cfg.MaxProposals
-		if chosen && !v.Accepted && best != nil && bestScore > v.Score {
-			p, v = *best, verdicts[bestAt]
-		}
-		if chosen && e.reviewing {
+		if e.reviewing && (v.Accepted || attempt == e.cfg.MaxProposals) {
+			if !v.Accepted && best != nil && bestScore > v.Score {
+				p, v = *best, verdicts[bestAt] // the cap: the best proposal goes to the person
+			}
 			d, auto, abandoned := e.review(ctx, turn, attempt, p, v)
 			if abandoned {
 				return nil

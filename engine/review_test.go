@@ -30,6 +30,26 @@ func (a *promptAgent) Propose(_ context.Context, prompt []llm.Message, rejected 
 
 func (*promptAgent) Scripted() bool { return false }
 
+// pausedDemo opens a session on the demo with agent, runs its engine
+// (paused) until it is idle, and returns it with a harness; both end with
+// the test.
+func pausedDemo(t *testing.T, agent Agent) (*Session, *harness) {
+	t.Helper()
+	story, binding := demoStory(t)
+	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
+		Engine: Config{Seed: 1, StartPaused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go sess.Engine.Run(ctx)
+	h := &harness{t: t, e: sess.Engine, ctx: ctx}
+	h.until(Idle{})
+	return sess, h
+}
+
 func TestDecisionLines(t *testing.T) {
 	tests := []struct {
 		line string
@@ -58,19 +78,8 @@ func TestDecisionLines(t *testing.T) {
 // at the location; an edit plays the person's command as human-edited with
 // the proposal kept; everything is recorded in lantern.db.
 func TestReviewRejectEditAccept(t *testing.T) {
-	story, binding := demoStory(t)
 	agent := &promptAgent{actions: []string{"east", "look", "north", "south"}}
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
-		Engine: Config{Seed: 1, StartPaused: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go sess.Engine.Run(ctx)
-	h := &harness{t: t, e: sess.Engine, ctx: ctx}
-	h.until(Idle{})
+	sess, h := pausedDemo(t, agent)
 	h.send(SetReview{On: true})
 	h.send(Step{})
 	var requests []ReviewRequested
@@ -128,11 +137,11 @@ func TestReviewRejectEditAccept(t *testing.T) {
 	if !strings.Contains(sess.Engine.hooks.LocationMemory(results[0].Observation.Location.ID), "The person: the door is boarded shut") {
 		t.Error("the remembered rejection is not shown to the agent at that location")
 	}
-	eps, err := sess.DB.Episodes(ctx)
+	eps, err := sess.DB.Episodes(h.ctx)
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("episodes %v %v", eps, err)
 	}
-	rs, err := sess.DB.Reviews(ctx, eps[0].ID)
+	rs, err := sess.DB.Reviews(h.ctx, eps[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,18 +153,7 @@ func TestReviewRejectEditAccept(t *testing.T) {
 
 // The room the story begins in counts as visited, in the episode.
 func TestStartingRoomIsAVisit(t *testing.T) {
-	story, binding := demoStory(t)
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(),
-		Agent: &promptAgent{}, Engine: Config{Seed: 1, StartPaused: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go sess.Engine.Run(ctx)
-	h := &harness{t: t, e: sess.Engine, ctx: ctx}
-	h.until(Idle{})
+	sess, _ := pausedDemo(t, &promptAgent{})
 	data, err := os.ReadFile(filepath.Join(sess.Dir, "Memories.md"))
 	if err != nil || !strings.Contains(string(data), "**Visits:** 1 | **Episodes:** 1") {
 		t.Fatalf("Memories.md after the opening (%v):\n%s", err, data)
@@ -164,19 +162,8 @@ func TestStartingRoomIsAVisit(t *testing.T) {
 
 // An auto-accept plays a proposal nobody decided on, marked as such.
 func TestReviewAutoAccept(t *testing.T) {
-	story, binding := demoStory(t)
 	agent := &promptAgent{actions: []string{"north"}}
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
-		Engine: Config{Seed: 1, StartPaused: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go sess.Engine.Run(ctx)
-	h := &harness{t: t, e: sess.Engine, ctx: ctx}
-	h.until(Idle{})
+	sess, h := pausedDemo(t, agent)
 	h.send(SetReview{On: true, AutoAccept: time.Millisecond})
 	h.send(Step{})
 	var req ReviewRequested

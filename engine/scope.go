@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"regexp"
 	"sort"
 	"strings"
@@ -281,28 +279,6 @@ func (e *Env) Look() string {
 	out := ""
 	e.probe("look", func(reply string) { out = cleanText(reply) })
 	return strings.TrimSpace(out)
-}
-
-// StateHash is a hash of the story's whole dynamic memory (object tree,
-// globals, timers) except the bytes every command rewrites (the input and
-// parse buffers, found by probing two nonsense commands) and the move
-// counter: an action that leaves it unchanged did nothing at all, though
-// the clock moved; one that changes it did something (time-driven events
-// advanced, a counter moved), even when the object tree is the same.
-func (e *Env) StateHash() string {
-	mem := e.m.DynamicMemory()
-	for _, a := range e.volatileBytes() {
-		if a < len(mem) {
-			mem[a] = 0
-		}
-	}
-	for _, a := range e.clockBytes() {
-		if a >= 0 && a < len(mem) {
-			mem[a] = 0
-		}
-	}
-	sum := sha1.Sum(mem)
-	return hex.EncodeToString(sum[:8])
 }
 
 // clockBytes are the move counter's two bytes (from the binding).
