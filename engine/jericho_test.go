@@ -64,11 +64,33 @@ type walkFigures struct {
 	score, moves     int
 	won, wonBefore   bool // won on the final turn; won on an earlier one
 	changes          int  // location ID changes
-	first, shown     int  // name heads the text; name heads a line or the status line (or dark)
+	kinds            [headingKinds]int
+	examples         []string // turns where the literal rule fails
 	ended            Ending
 	lastLoc          Location
 	unknownLocations int
 }
+
+// literal counts the location changes that meet the literal rule: the
+// name heads the turn's text, or the turn is in darkness.
+func (f walkFigures) literal() int { return f.kinds[headingFirst] + f.kinds[headingDark] }
+
+// shown counts the location changes where the name shows anywhere: a line
+// of the text, the status line, or darkness.
+func (f walkFigures) shown() int { return f.literal() + f.kinds[headingLater] + f.kinds[headingStatus] }
+
+// headingKind says how a turn that changes the location shows the new
+// location's name.
+type headingKind int
+
+const (
+	headingFirst  headingKind = iota // the first non-blank line of the text is the name
+	headingDark                      // the turn is in darkness
+	headingLater                     // the name is a later line: the story narrates first
+	headingStatus                    // the name is on the status line only
+	headingAbsent                    // the name shows nowhere
+	headingKinds
+)
 
 // playWalkthrough plays a walkthrough through an Env with the story's
 // binding and gathers its figures.
@@ -83,7 +105,7 @@ func playWalkthrough(t *testing.T, g jerichoGame, b *Binding) walkFigures {
 		t.Fatalf("start: %v", err)
 	}
 	var f walkFigures
-	prev := o.Location.ID
+	prev := o.Location
 	for i, c := range g.walk.Walkthrough {
 		o, err = e.Step(c)
 		if err != nil {
@@ -93,90 +115,84 @@ func playWalkthrough(t *testing.T, g jerichoGame, b *Binding) walkFigures {
 		if o.Won && i < len(g.walk.Walkthrough)-1 {
 			f.wonBefore = true
 		}
-		if o.Location.ID != prev && o.Location.ID != 0 {
+		if o.Location.ID != prev.ID && o.Location.ID != 0 {
 			f.changes++
-			first, shown := locationShown(o, e.Machine().UpperWindow())
-			if first {
-				f.first++
-			}
-			if shown {
-				f.shown++
-			} else if testing.Verbose() && os.Getenv("LANTERN_JERICHO_DEBUG") != "" {
-				t.Logf("turn %d %q: location %d %q, text starts %q", o.Turn, c, o.Location.ID, o.Location.Name, firstTextLine(o.Text))
+			k := locationHeading(o, e.Machine().UpperWindow())
+			f.kinds[k]++
+			if k != headingFirst && k != headingDark && (len(f.examples) < 3 || os.Getenv("LANTERN_JERICHO_DEBUG") != "") {
+				f.examples = append(f.examples, fmt.Sprintf("%s step %d %q: %d %q -> %d %q, text starts %q", g.file,
+					i+1, c, prev.ID, prev.Name, o.Location.ID, o.Location.Name, firstTextLine(o.Text)))
 			}
 		}
 		if o.Location.ID == 0 {
 			f.unknownLocations++
 		}
-		prev = o.Location.ID
+		prev = o.Location
 	}
 	f.score, f.moves, f.won, f.ended, f.lastLoc = o.Score, o.Moves, o.Won, o.Ended, o.Location
 	return f
 }
 
+// firstTextLine is the first non-blank line of a turn's text.
 func firstTextLine(s string) string {
-	return firstLine(strings.TrimLeft(s, " \n"))
+	for _, ln := range strings.Split(s, "\n") {
+		if strings.TrimSpace(ln) != "" {
+			return ln
+		}
+	}
+	return ""
 }
 
-// locationShown reports whether the observation's location name is the
-// first line of the turn's text (the line is the name, perhaps followed by
-// " (on the bed)"), and whether it is any line of the text or shows on the
-// status line (a story without room headings), or the turn is in darkness.
-func locationShown(o Observation, upper []string) (first, shown bool) {
+// isHeading reports whether a line of text is the room heading for name:
+// the name itself, perhaps followed by where the player is within the room
+// (" (on the bed)") and perhaps framed by the story's heading marks
+// ("<< Closet >>").
+func isHeading(line, name string) bool {
+	line = strings.TrimSpace(strings.Trim(strings.TrimSpace(line), "<>=*"))
+	return line == name || strings.HasPrefix(line, name+" (")
+}
+
+// inDarkness reports whether a turn's text says the player is in the dark.
+func inDarkness(text string) bool {
+	low := strings.ToLower(text)
+	return strings.HasPrefix(strings.TrimSpace(firstTextLine(text)), "Darkness") ||
+		strings.Contains(low, "pitch dark") || strings.Contains(low, "pitch black") ||
+		strings.Contains(low, "too dark")
+}
+
+// locationHeading classifies how the observation's text shows its
+// location's name.
+func locationHeading(o Observation, upper []string) headingKind {
 	name := strings.TrimSpace(o.Location.Name)
+	switch {
+	case name != "" && isHeading(firstTextLine(o.Text), name):
+		return headingFirst
+	case inDarkness(o.Text):
+		return headingDark
+	}
 	if name == "" {
-		return false, false
-	}
-	heading := func(ln string) bool {
-		ln = strings.TrimSpace(ln)
-		return ln == name || strings.HasPrefix(ln, name+" (") || strings.HasPrefix(ln, name+",")
-	}
-	first = heading(firstTextLine(o.Text))
-	if first {
-		return true, true
+		return headingAbsent
 	}
 	for _, ln := range strings.Split(o.Text, "\n") {
-		if heading(ln) {
-			return false, true
+		if isHeading(ln, name) {
+			return headingLater
 		}
 	}
 	for _, row := range upper {
 		if strings.Contains(row, name) {
-			return false, true
+			return headingStatus
 		}
 	}
-	low := strings.ToLower(o.Text)
-	dark := strings.HasPrefix(firstTextLine(o.Text), "Darkness") || strings.Contains(low, "pitch dark") ||
-		strings.Contains(low, "pitch black") || strings.Contains(low, "too dark")
-	return false, dark
+	return headingAbsent
 }
-
-// jerichoKnownShort lists the walkthroughs that end below Jericho's maximum
-// in Debian's dfrotz too (same seed, same commands): the score read is the
-// story's own, the walkthrough just does not earn every point outside
-// Jericho's interpreter.
-var jerichoKnownShort = map[string]string{
-	"anchor.z8":   "dfrotz: 99 of 100",
-	"balances.z5": "dfrotz: 50 of 51",
-	"curses.z5":   "dfrotz: 450 of 550",
-	"lostpig.z8":  "dfrotz: 6 of 7",
-	"theatre.z5":  "dfrotz: 47 of 50",
-	"yomomma.z8":  "dfrotz: 34 of 35",
-}
-
-// jerichoNoHeadings lists stories that print no room names (a description
-// only, and no name on the status line): their location changes cannot be
-// checked against the text.
-var jerichoNoHeadings = map[string]bool{"murdac.z5": true}
-
-// jerichoOneRoom lists stories played in a single location: their location
-// must be known and never change.
-var jerichoOneRoom = map[string]bool{"acorncourt.z5": true, "weapon.z5": true}
 
 // TestJerichoGroundTruth plays every walkthrough of the shared suite with
 // its seed through the environment and checks the ground truth: the final
-// score is Jericho's maximum, the final turn is a victory, and the location
-// names agree with the text.
+// score is Jericho's maximum (or, for the walkthroughs Jericho itself wins
+// short of it, exactly Jericho's figure), the final turn is a victory, and
+// the location names agree with the text: the new location's name is the
+// first line of the turn (or the turn is dark) on nine changes in ten,
+// except where the story narrates first, and shows somewhere on nine in ten.
 func TestJerichoGroundTruth(t *testing.T) {
 	bs, err := LoadBindings(bindings.FS())
 	if err != nil {
@@ -193,12 +209,22 @@ func TestJerichoGroundTruth(t *testing.T) {
 			f := playWalkthrough(t, g, b)
 			ratio := 1.0
 			if f.changes > 0 {
-				ratio = float64(f.shown) / float64(f.changes)
+				ratio = float64(f.shown()) / float64(f.changes)
 			}
-			table = append(table, fmt.Sprintf("%-16s score %4d/%-4d won %-5v loc changes %4d first-line %4d shown %4d (%.0f%%)",
-				g.file, f.score, g.walk.MaxScore, f.won, f.changes, f.first, f.shown, 100*ratio))
-			if why, ok := jerichoKnownShort[g.file]; ok {
-				t.Logf("final score %d of %d (%s)", f.score, g.walk.MaxScore, why)
+			lit := 1.0
+			if f.changes > 0 {
+				lit = float64(f.literal()) / float64(f.changes)
+			}
+			k := f.kinds
+			table = append(table, fmt.Sprintf("%-16s score %4d/%-4d won %-5v changes %4d | first %4d dark %3d later %3d status %3d absent %3d | literal %5.1f%% shown %5.1f%%",
+				g.file, f.score, g.walk.MaxScore, f.won, f.changes, k[headingFirst], k[headingDark], k[headingLater], k[headingStatus], k[headingAbsent], 100*lit, 100*ratio))
+			for _, ex := range f.examples {
+				t.Logf("literal rule fails: %s", ex)
+			}
+			if short, ok := jerichoKnownShort[g.file]; ok {
+				if f.score != short.score {
+					t.Errorf("final score %d, want %d of %d as in Jericho (%s)", f.score, short.score, g.walk.MaxScore, short.source)
+				}
 			} else if f.score != g.walk.MaxScore {
 				t.Errorf("final score %d, want %d", f.score, g.walk.MaxScore)
 			}
@@ -217,8 +243,22 @@ func TestJerichoGroundTruth(t *testing.T) {
 			if f.changes < 5 {
 				t.Errorf("location changed %d times, want at least 5", f.changes)
 			}
-			if ratio < 0.9 && !jerichoNoHeadings[g.file] {
-				t.Errorf("location name shown on %d of %d changes (%.0f%%), want 90%%", f.shown, f.changes, 100*ratio)
+			if jerichoNoHeadings[g.file] {
+				return
+			}
+			if ratio < 0.9 {
+				t.Errorf("location name shown on %d of %d changes (%.0f%%), want 90%%", f.shown(), f.changes, 100*ratio)
+			}
+			floor, why := 90, ""
+			if n, ok := jerichoNarratesFirst[g.file]; ok {
+				floor, why = n.floor, n.why
+			}
+			if 100*f.literal() < floor*f.changes {
+				t.Errorf("location name first (or dark) on %d of %d changes (%.0f%%), want %d%%", f.literal(), f.changes, 100*lit, floor)
+			} else if why != "" && 100*f.literal() >= 90*f.changes {
+				t.Errorf("literal rule now met on %d of %d changes: drop the narrates-first entry (%s)", f.literal(), f.changes, why)
+			} else if why != "" {
+				t.Logf("literal rule on %.0f%% (story narrates first: %s)", 100*lit, why)
 			}
 		})
 	}
