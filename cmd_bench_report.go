@@ -146,7 +146,10 @@ func printBench(w io.Writer, r *benchReport, width int) {
 		fmt.Fprintf(w, " (Ollama at %s)", r.Host)
 	}
 	fmt.Fprintln(w)
-	if r.DB != "" && r.ID != 0 {
+	switch {
+	case r.Index != "" && r.ID != 0:
+		fmt.Fprintf(w, "Stored as run %d in %s (its episodes in %s)\n", r.ID, r.Index, r.DB)
+	case r.DB != "" && r.ID != 0:
 		fmt.Fprintf(w, "Stored as run %d in %s\n", r.ID, r.DB)
 	}
 	eps := r.Summary[:len(r.Summary)-1]
