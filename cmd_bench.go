@@ -423,7 +423,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	progress.Close()
 	cancel()
 	rep.Ended = time.Now()
-	rep.Complete = len(rep.Episodes) == o.episodes && rep.Error == "" && ctx.Err() == nil
+	rep.Complete = len(rep.Episodes) == count && rep.Error == "" && ctx.Err() == nil
 	if ctx.Err() != nil && rep.Error == "" {
 		rep.Error = "interrupted"
 	}
