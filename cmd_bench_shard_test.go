@@ -202,3 +202,12 @@ func TestBenchWorkDir(t *testing.T) {
 		t.Errorf("--workdir: exit %d\n%s\n%s", code, stderr, out)
 	}
 }
+
+func decodeReport(t *testing.T, out string) benchReport {
+	t.Helper()
+	var rep benchReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return rep
+}
