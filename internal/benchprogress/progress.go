@@ -105,14 +105,20 @@ type Reporter interface {
 	Close()
 }
 
-// Plain writes a status line when at least Every has passed since the last
-// one (checked at each update), for logs and pipes.
+// Plain writes a status line when at least every has passed since the
+// last one: at an update, and (once Start has run) on a clock between
+// updates, so a slow model call does not silence it. For logs and pipes.
 type Plain struct {
-	mu    sync.Mutex
-	w     io.Writer
-	every time.Duration
-	now   func() time.Time
-	last  time.Time
+	mu     sync.Mutex
+	w      io.Writer
+	every  time.Duration
+	now    func() time.Time
+	last   time.Time // the last status line
+	status Status
+	at     time.Time // when status came
+	have   bool
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 // NewPlain writes to w at most once per every; now is the clock (nil:
@@ -121,17 +127,55 @@ func NewPlain(w io.Writer, every time.Duration, now func() time.Time) *Plain {
 	if now == nil {
 		now = time.Now
 	}
-	return &Plain{w: w, every: every, now: now, last: now()}
+	return &Plain{w: w, every: every, now: now, last: now(), stop: make(chan struct{})}
 }
 
-// Update writes the status when the interval has passed.
+// Start writes the newest status every interval until Close, updates or
+// not.
+func (p *Plain) Start() *Plain {
+	p.done = make(chan struct{})
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(p.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				p.Tick()
+			}
+		}
+	}()
+	return p
+}
+
+// Update records the status and writes it when the interval has passed.
 func (p *Plain) Update(s Status) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if t := p.now(); t.Sub(p.last) >= p.every {
-		p.last = t
-		fmt.Fprintf(p.w, "lantern bench: %s\n", strings.Join(s.Fields(), ", "))
+	p.status, p.at, p.have = s, p.now(), true
+	p.write()
+}
+
+// Tick writes the newest status, its clock moved on, when the interval has
+// passed.
+func (p *Plain) Tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.write()
+}
+
+// write prints the status when due; the caller holds the lock.
+func (p *Plain) write() {
+	t := p.now()
+	if !p.have || t.Sub(p.last) < p.every {
+		return
 	}
+	p.last = t
+	s := p.status
+	s.Elapsed += t.Sub(p.at)
+	fmt.Fprintf(p.w, "lantern bench: %s\n", strings.Join(s.Fields(), ", "))
 }
 
 // Line writes text as it is.
@@ -141,5 +185,15 @@ func (p *Plain) Line(text string) {
 	fmt.Fprintln(p.w, text)
 }
 
-// Close does nothing: every plain line is complete.
-func (p *Plain) Close() {}
+// Close stops the clock; every line written is complete.
+func (p *Plain) Close() {
+	select {
+	case <-p.stop:
+		return
+	default:
+	}
+	close(p.stop)
+	if p.done != nil {
+		<-p.done
+	}
+}

@@ -74,7 +74,38 @@ func TestPlainEveryInterval(t *testing.T) {
 	if s := tr.Status(); s.Done != 1 || s.TurnsPlayed != 1 || s.Calls != 2 {
 		t.Errorf("status %+v", s)
 	}
+	// Between updates the clock writes the newest status, time moved on.
+	out.Reset()
+	p := tr.r.(*Plain)
+	c.t = c.t.Add(28 * time.Second) // 29 s after the last status line
+	p.Tick()
+	if out.Len() != 0 {
+		t.Fatalf("a tick before the interval: %q", out.String())
+	}
+	c.t = c.t.Add(10 * time.Second)
+	p.Tick()
+	want = "lantern bench: episode 4 (2/2), turn 0/10, score 5/100, calls 2, latency 1.5s, left ≤12m20s\n"
+	if out.String() != want {
+		t.Errorf("tick line\n got %q\nwant %q", out.String(), want)
+	}
 	tr.Close()
+}
+
+// TestPlainClock: started, a plain display writes on its own clock until
+// closed.
+func TestPlainClock(t *testing.T) {
+	var out syncBuffer
+	p := NewPlain(&out, 10*time.Millisecond, nil).Start()
+	p.Update(Status{Episode: 1, Count: 1, MaxTurns: 10})
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(out.String(), "\n") < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.Close()
+	p.Close()
+	if n := strings.Count(out.String(), "lantern bench: episode 1"); n < 2 {
+		t.Errorf("%d lines on the clock: %q", n, out.String())
+	}
 }
 
 // TestLiveRedrawsInPlace: on a terminal the status is one line rewritten

@@ -13,7 +13,7 @@ import (
 const PlainEvery = 30 * time.Second
 
 // New picks the display for w: Live on a terminal, Plain every PlainEvery
-// otherwise.
+// otherwise. Close it when the run ends.
 func New(w io.Writer) Reporter {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		width, _, err := term.GetSize(f.Fd())
@@ -22,7 +22,7 @@ func New(w io.Writer) Reporter {
 		}
 		return NewLive(w, width, nil)
 	}
-	return NewPlain(w, PlainEvery, nil)
+	return NewPlain(w, PlainEvery, nil).Start()
 }
 
 // Tracker turns a benchmark's events into statuses for a Reporter.
@@ -84,6 +84,11 @@ func (t *Tracker) Calls(n int, latency time.Duration) {
 // EpisodeEnded: the current episode is over; line says how it went.
 func (t *Tracker) EpisodeEnded(line string) {
 	t.s.Done++
+	if t.s.Done < t.s.Count {
+		// Until the next episode reports its opening, the status is of
+		// that episode at turn 0.
+		t.s.Episode, t.s.Turn = t.s.Episode+1, 0
+	}
 	t.r.Line(line)
 	t.update()
 }
