@@ -132,6 +132,12 @@ func TestBenchShardsMergeToTheWholeRun(t *testing.T) {
 			t.Errorf("%s: exit %d, want an error saying %q:\n%s", tc.name, code, tc.want, stderr)
 		}
 	}
+	if code, _, stderr := runCLI(t, "", "bench", "merge", "--help"); code != exitOK || !strings.Contains(stderr, "Usage: lantern bench merge") {
+		t.Errorf("merge --help: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "bench", "--help"); code != exitOK || !strings.Contains(stderr, "--shard") || !strings.Contains(stderr, "bench merge DB...") {
+		t.Errorf("bench --help: exit %d %s", code, stderr)
+	}
 	if code, _, stderr := runCLI(t, "", "bench", "merge"); code != exitUsage || !strings.Contains(stderr, "DB...") {
 		t.Errorf("merge without databases: exit %d %s", code, stderr)
 	}
