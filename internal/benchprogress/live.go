@@ -48,7 +48,7 @@ func newLive(w io.Writer, width int, now func() time.Time) *Live {
 		now = time.Now
 	}
 	return &Live{w: w, width: width, now: now, start: now(), spin: spinner.MiniDot,
-		bar:  progress.New(progress.WithWidth(24), progress.WithoutPercentage(), progress.WithFillCharacters('█', '░')),
+		bar:  progress.New(progress.WithWidth(30), progress.WithoutPercentage(), progress.WithFillCharacters('█', '░')),
 		stop: make(chan struct{})}
 }
 
@@ -71,15 +71,21 @@ func (l *Live) loop() {
 	}
 }
 
-// View is the status line as it is drawn now, cut to the width.
+// View is the status line as it is drawn now: the facts first, then as
+// wide a bar as the terminal leaves room for (none when narrow), cut to the
+// width.
 func (l *Live) View() string {
 	s := l.status
 	if s.Elapsed == 0 {
 		s.Elapsed = l.now().Sub(l.start)
 	}
 	spin := lipgloss.NewStyle().Foreground(lipgloss.Color("6")).Render(l.spin.Frames[l.frame%len(l.spin.Frames)])
-	pct := fmt.Sprintf("%3.0f%%", 100*s.Fraction())
-	line := spin + " " + l.bar.ViewAs(s.Fraction()) + " " + pct + "  " + strings.Join(s.Fields(), " · ")
+	facts := fmt.Sprintf("%3.0f%%  ", 100*s.Fraction()) + strings.Join(s.Fields(), " · ")
+	line := spin + " " + facts
+	if room := l.width - 1 - ansi.StringWidth(line) - 1; room >= 8 {
+		l.bar.SetWidth(min(room, 30))
+		line = spin + " " + l.bar.ViewAs(s.Fraction()) + " " + facts
+	}
 	return ansi.Truncate(line, l.width-1, "…")
 }
 

@@ -58,7 +58,8 @@ func (s Status) Left() (time.Duration, bool) {
 	return per * time.Duration(remaining), true
 }
 
-// Fields writes the status's facts as short "name value" parts.
+// Fields writes the status's facts as short "name value" parts, the most
+// wanted first (a narrow terminal cuts the end).
 func (s Status) Fields() []string {
 	score := fmt.Sprint(s.Score)
 	if s.MaxScore > 0 {
@@ -68,15 +69,15 @@ func (s Status) Fields() []string {
 		fmt.Sprintf("episode %d (%d/%d)", s.Episode, min(s.Done+1, s.Count), s.Count),
 		fmt.Sprintf("turn %d/%d", s.Turn, s.MaxTurns),
 		"score " + score,
-		fmt.Sprintf("calls %d", s.Calls),
-	}
-	if s.Calls > 0 {
-		parts = append(parts, "latency "+Duration(s.Latency))
 	}
 	if left, ok := s.Left(); ok {
 		parts = append(parts, "left ≤"+Duration(left))
 	} else {
 		parts = append(parts, "left ?")
+	}
+	parts = append(parts, fmt.Sprintf("calls %d", s.Calls))
+	if s.Calls > 0 {
+		parts = append(parts, "latency "+Duration(s.Latency))
 	}
 	return parts
 }

@@ -61,7 +61,7 @@ func TestPlainEveryInterval(t *testing.T) {
 	}
 	c.t = c.t.Add(25 * time.Second)
 	tr.Calls(2, 3*time.Second)
-	want := "lantern bench: episode 3 (1/2), turn 1/10, score 5/100, calls 2, latency 1.5s, left ≤11m05s\n"
+	want := "lantern bench: episode 3 (1/2), turn 1/10, score 5/100, left ≤11m05s, calls 2, latency 1.5s\n"
 	if out.String() != want {
 		t.Fatalf("status line\n got %q\nwant %q", out.String(), want)
 	}
@@ -84,7 +84,7 @@ func TestPlainEveryInterval(t *testing.T) {
 	}
 	c.t = c.t.Add(10 * time.Second)
 	p.Tick()
-	want = "lantern bench: episode 4 (2/2), turn 0/10, score 5/100, calls 2, latency 1.5s, left ≤12m20s\n"
+	want = "lantern bench: episode 4 (2/2), turn 0/10, score 5/100, left ≤12m20s, calls 2, latency 1.5s\n"
 	if out.String() != want {
 		t.Errorf("tick line\n got %q\nwant %q", out.String(), want)
 	}
@@ -141,6 +141,12 @@ func TestLiveRedrawsInPlace(t *testing.T) {
 	l.Close()
 	if out.String() != "\r\x1b[K" {
 		t.Errorf("close left %q", out.String())
+	}
+	// At 80 columns the bar gives way; the time left is still shown.
+	l80 := newLive(&out, 80, c.now)
+	l80.Update(tr.Status())
+	if v := ansi.Strip(l80.View()); strings.Contains(v, "█") || !strings.Contains(v, "left ≤") || ansi.StringWidth(v) > 79 {
+		t.Errorf("80 columns: %q", v)
 	}
 	narrow := newLive(&out, 30, c.now)
 	narrow.Update(tr.Status())
