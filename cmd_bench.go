@@ -19,6 +19,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/benchprogress"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -31,6 +32,9 @@ import (
 // the episodes and turns the run played.
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return cmdBenchMerge(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
@@ -40,7 +44,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Int("seed", 0, "random seed; episode n uses seed+n-1 (default: loop.seed)")
 	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay a walkthrough (restarted each episode)")
 	fs.String("model", "", "model for every role (default: the configured ones)")
-	fs.String("workdir", "", "work dir (default: the configured one)")
+	fs.String("workdir", "", "work dir to play in (default: a fresh one under the story's folder of the configured work dir)")
+	shard := fs.String("shard", "", "play shard i/n of the episodes (join the shards with lantern bench merge)")
 	label := fs.String("label", "", "a name for the run (default: the agent's model, or the script)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	compare := fs.Bool("compare", false, "compare two stored runs: lantern bench --compare A B")
@@ -48,7 +53,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	width := fs.Int("width", 60, "width of the score chart")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: lantern bench [--story F] [--episodes N] [--max-turns N] [--agent llm|script:FILE]
-                    [--model M] [--seed N] [--label L] [--json]
+                    [--model M] [--seed N] [--label L] [--json] [--shard i/n] [--workdir D]
+       lantern bench merge DB... [--story F] [--json]
        lantern bench --compare A B [--story F] [--json]
        lantern bench --list [--story F]
 
@@ -59,6 +65,15 @@ turn p50/p95, model latency p50/p95 and harness overhead per turn; then a
 chart of score over turns. The run is stored in the story's lantern.db
 (in the work dir), where --compare finds it by the number printed.
 
+Each run plays in a fresh work dir of its own (printed at the start), so the
+memories and knowledge of normal play are not shared and runs compare;
+--workdir D plays in D instead. A terminal shows a live status line; other
+outputs get a status line every 30 seconds.
+
+--shard i/n plays the i-th of n equal parts of the episodes (each with the
+seed the whole run gives it), for splitting a benchmark across machines;
+lantern bench merge joins the parts' databases into one report.
+
 --compare A B sets two runs side by side with the difference; each of A and
 B is a stored run's number, "last", "prev", or a file saved from --json.
 
@@ -67,6 +82,7 @@ Examples:
   lantern bench --agent script:game_files/demo/walkthrough.txt --episodes 2
   lantern bench --compare prev last
   lantern bench --json --model qwen3:8b > qwen3-8b.json
+  lantern bench --shard 2/3 --episodes 9 --model qwen3:4b
 
 Flags:
 `)
@@ -111,7 +127,9 @@ Flags:
 		return compareBenchRuns(ctx, db, fs.Arg(0), fs.Arg(1), *asJSON, *width, stdout, stderr)
 	}
 	_, modelSet := setFlags(fs)["model"]
-	return runBench(ctx, cfg, benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width}, stdout, stderr)
+	_, workdirSet := setFlags(fs)["workdir"]
+	return runBench(ctx, cfg, benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width,
+		shard: *shard, workdirSet: workdirSet}, stdout, stderr)
 }
 
 // setFlags lists the flags given on the command line.
@@ -128,6 +146,10 @@ type benchOptions struct {
 	modelSet bool
 	json     bool
 	width    int
+	// shard is --shard's i/n ("" for the whole run); workdirSet: --workdir
+	// was given, so the run plays there rather than in a fresh work dir.
+	shard      string
+	workdirSet bool
 }
 
 // replayAgent plays a walkthrough from its first line at each episode: turn
@@ -270,6 +292,11 @@ type benchReport struct {
 	Episodes  []benchEpisode    `json:"episodes"`
 	Dropped   int               `json:"llm_calls_unattributed,omitempty"`
 	Summary   []benchMetrics    `json:"metrics"` // one per episode, then the whole run
+	// Shard is the part of a split benchmark the run played (nil: all).
+	Shard *benchShardInfo `json:"shard,omitempty"`
+	// Index is the work dir's lantern.db that lists the run when it
+	// played in a work dir of its own (DB).
+	Index string `json:"index_database,omitempty"`
 }
 
 // benchMetrics are DESIGN.md §8's metrics for an episode or a whole run.
@@ -313,6 +340,12 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	info := story.Info()
 	rep := &benchReport{Story: filepath.Base(name), StoryMD5: info.MD5, Release: info.Release, MaxScore: binding.MaxScore, Agent: o.agent,
 		Seed: cfg.Loop.Seed, MaxTurns: cfg.Loop.MaxTurnsPerEpisode, Requested: o.episodes, Label: o.label}
+	firstEpisode, count, firstSeed, shardInfo, err := benchPlan(o.shard, o.episodes, cfg.Loop.Seed, cfg.Model(config.RoleAgent))
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern bench:", err)
+		return exitUsage
+	}
+	rep.Shard, rep.Requested = shardInfo, count
 
 	var agent engine.Agent
 	if f, ok := strings.CutPrefix(o.agent, "script:"); ok {
@@ -352,9 +385,16 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 			rep.Label = "script " + filepath.Base(strings.TrimPrefix(o.agent, "script:"))
 		}
 	}
+	workDir, err := benchWorkDir(cfg, name, info.Release, o.workdirSet)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern bench:", err)
+		return exitError
+	}
+	ecfg := engineConfig(cfg, count)
+	ecfg.Seed = firstSeed
 	sess, err := engine.OpenSession(engine.SessionOptions{
-		Story: story, Name: name, Binding: binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
-		Engine: engineConfig(cfg, o.episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
+		Story: story, Name: name, Binding: binding, WorkDir: workDir, Client: client, Agent: agent, Autosave: true,
+		Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow,
 		Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
 	})
 	if err != nil {
@@ -368,15 +408,22 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		fmt.Fprintln(stderr, "lantern bench:", err)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "lantern bench: %s, %s, %d episode(s) of at most %d turns\n", rep.Story, rep.Label, o.episodes, rep.MaxTurns)
+	fmt.Fprintf(stderr, "lantern bench: %s, %s, %d episode(s) of at most %d turns\n", rep.Story, rep.Label, count, rep.MaxTurns)
+	if rep.Shard != nil {
+		fmt.Fprintf(stderr, "lantern bench: shard %d/%d: episodes %d to %d of %d\n", rep.Shard.Index, rep.Shard.Count, firstEpisode, firstEpisode+count-1, o.episodes)
+	}
+	fmt.Fprintf(stderr, "lantern bench: work dir %s\n", workDir)
 	rep.Started = time.Now()
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go sess.Engine.Run(rctx)
-	code := collectBench(rctx, sess, queue, rep, stderr)
+	progress := benchprogress.NewTracker(benchprogress.New(stderr), benchprogress.Run{FirstEpisode: firstEpisode, Count: count,
+		MaxTurns: rep.MaxTurns, MaxScore: rep.MaxScore}, nil)
+	code := collectBench(rctx, sess, queue, rep, progress)
+	progress.Close()
 	cancel()
 	rep.Ended = time.Now()
-	rep.Complete = len(rep.Episodes) == o.episodes && rep.Error == "" && ctx.Err() == nil
+	rep.Complete = len(rep.Episodes) == count && rep.Error == "" && ctx.Err() == nil
 	if ctx.Err() != nil && rep.Error == "" {
 		rep.Error = "interrupted"
 	}
@@ -394,9 +441,13 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		after = 0
 	}
 	all := rep.Summary[len(rep.Summary)-1]
-	id, err := sess.DB.SaveBenchRun(context.Background(), memory.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent],
+	run := memory.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent],
 		Episodes: len(rep.Episodes), FirstEpisode: first, LastEpisode: after, Score: all.Score, Complete: rep.Complete,
-		Started: rep.Started, Ended: rep.Ended, Report: data})
+		Started: rep.Started, Ended: rep.Ended, Report: data}
+	id, err := sess.DB.SaveBenchRun(context.Background(), run)
+	if err == nil && !o.workdirSet {
+		id, rep.Index, err = indexBenchRun(context.Background(), cfg, name, info.Release, info.MD5, run)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern bench:", err)
 		code = exitError
@@ -442,7 +493,7 @@ func benchPreflight(ctx context.Context, client *llm.Client, cfg *config.Config,
 
 // collectBench reads the engine's events until it stops, filling in the
 // report's episodes.
-func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, rep *benchReport, stderr io.Writer) int {
+func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, rep *benchReport, progress *benchprogress.Tracker) int {
 	var ep *benchEpisode
 	visited := map[int]bool{}
 	actions := 0    // played turns so far in the run
@@ -456,6 +507,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 		visited = map[int]bool{opening.Location.ID: true}
 		repeatsAt = repeatsRun
 		best = opening.Score
+		progress.EpisodeStarted(n, opening.Score)
 	}
 	finish := func(ending string, score, moves, turns int) {
 		if ep == nil {
@@ -469,10 +521,10 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 		sort.Ints(ep.Visited)
 		ep.Memories = withMemories(filepath.Join(sess.Dir, "Memories.md"), ep.Visited)
 		rep.Episodes = append(rep.Episodes, *ep)
-		fmt.Fprintf(stderr, "lantern bench: episode %d: %s, score %d in %d moves, %d turns\n", ep.Episode, ending, score, moves, turns)
+		progress.EpisodeEnded(fmt.Sprintf("lantern bench: episode %d: %s, score %d in %d moves, %d turns", ep.Episode, ending, score, moves, turns))
 		ep = nil
 	}
-	episode := 0
+	episode := rep.firstEpisode() - 1
 	var last engine.Observation
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
@@ -498,6 +550,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 				ep.Milestone = append(ep.Milestone, milestone{Score: o.Score, Turn: v.Turn})
 			}
 			ep.Scores = append(ep.Scores, o.Score)
+			progress.Turn(v.Turn, o.Score)
 			ep.Critic.Add(engine.Tally(v.Verdicts))
 			if len(v.Reviews) > 0 {
 				if ep.Reviews == nil {
@@ -529,6 +582,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 			if harness < 0 {
 				harness = 0
 			}
+			progress.Calls(len(calls), lat)
 			ep.Prompt = append(ep.Prompt, prompt)
 			ep.Calls = append(ep.Calls, len(calls))
 			ep.HarnessUS = append(ep.HarnessUS, harness.Microseconds())
@@ -545,11 +599,12 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 					if c.Err != "" {
 						ep.Errors++
 					}
+					progress.Calls(1, c.Latency)
 				}
 			}
 			finish(string(v.Reason), v.Score, v.Moves, v.Turns)
 		case engine.ErrorEvent:
-			fmt.Fprintf(stderr, "lantern bench: turn %d: %v\n", v.Turn, v.Err)
+			progress.Line(fmt.Sprintf("lantern bench: turn %d: %v", v.Turn, v.Err))
 			if v.Fatal || errors.Is(v.Err, engine.ErrNotRecorded) {
 				rep.Error = v.Err.Error()
 				code = exitError

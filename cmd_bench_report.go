@@ -9,6 +9,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/benchview"
 )
 
 // The bench's text output: a table of the metrics (a column per episode and
@@ -84,24 +85,9 @@ func msText(ms float64) string {
 	return fmt.Sprintf("%.2fms", ms)
 }
 
-// table writes rows of cells with aligned columns.
+// table writes rows of cells (the first is the header) in aligned columns.
 func table(w io.Writer, rows [][]string) {
-	widths := map[int]int{}
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len([]rune(c)))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			b.WriteString(c)
-			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-len([]rune(c))+3))
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
+	fmt.Fprint(w, benchview.Table(rows))
 }
 
 func modelsText(models map[string]string) string {
@@ -146,7 +132,10 @@ func printBench(w io.Writer, r *benchReport, width int) {
 		fmt.Fprintf(w, " (Ollama at %s)", r.Host)
 	}
 	fmt.Fprintln(w)
-	if r.DB != "" && r.ID != 0 {
+	switch {
+	case r.Index != "" && r.ID != 0:
+		fmt.Fprintf(w, "Stored as run %d in %s (its episodes in %s)\n", r.ID, r.Index, r.DB)
+	case r.DB != "" && r.ID != 0:
 		fmt.Fprintf(w, "Stored as run %d in %s\n", r.ID, r.DB)
 	}
 	eps := r.Summary[:len(r.Summary)-1]
@@ -304,73 +293,13 @@ type chartSeries struct {
 	scores []float64
 }
 
-// scoreChart draws score over turns in text: a column per group of turns,
-// a row per band of score; '*' where two series meet.
+// scoreChart draws score over turns.
 func scoreChart(w io.Writer, series []chartSeries, width, height int) {
-	turns := 0
-	top := 0.0
+	var vs []benchview.Series
 	for _, s := range series {
-		turns = max(turns, len(s.scores))
-		for _, x := range s.scores {
-			top = math.Max(top, x)
-		}
+		vs = append(vs, benchview.Series{Mark: rune(s.mark), Label: s.label, Scores: s.scores})
 	}
-	fmt.Fprintln(w, "Score over turns")
-	if turns == 0 {
-		fmt.Fprintln(w, "  no turns played")
-		return
-	}
-	if top <= 0 {
-		top = 1
-	}
-	width = max(1, min(width, turns))
-	height = max(2, height)
-	overlap := false
-	grid := make([][]byte, height)
-	for i := range grid {
-		grid[i] = []byte(strings.Repeat(" ", width))
-	}
-	for _, s := range series {
-		for c := 0; c < width; c++ {
-			t := (c+1)*turns/width - 1 // the last turn of the column
-			if t >= len(s.scores) {
-				break
-			}
-			row := int(math.Round(s.scores[t] / top * float64(height-1)))
-			cell := &grid[height-1-row][c]
-			if *cell != ' ' && *cell != s.mark {
-				*cell = '*'
-				overlap = true
-			} else {
-				*cell = s.mark
-			}
-		}
-	}
-	labels := make([]string, height)
-	labels[0] = trimFloat(top)
-	labels[height-1] = "0"
-	if height >= 5 {
-		labels[(height-1)/2] = trimFloat(top * float64(height-1-(height-1)/2) / float64(height-1))
-	}
-	lw := 0
-	for _, l := range labels {
-		lw = max(lw, len(l))
-	}
-	for i, row := range grid {
-		fmt.Fprintf(w, "  %*s |%s\n", lw, labels[i], strings.TrimRight(string(row), " "))
-	}
-	fmt.Fprintf(w, "  %*s +%s\n", lw, "", strings.Repeat("-", width))
-	end := fmt.Sprintf("%d", turns)
-	gap := max(1, width-1-len(end))
-	fmt.Fprintf(w, "  %*s  1%s%s turns\n", lw, "", strings.Repeat(" ", gap), end)
-	var legend []string
-	for _, s := range series {
-		legend = append(legend, fmt.Sprintf("%c %s", s.mark, s.label))
-	}
-	if overlap {
-		legend = append(legend, "* more than one")
-	}
-	fmt.Fprintf(w, "  %s\n", strings.Join(legend, ", "))
+	fmt.Fprint(w, benchview.Chart("Score over turns", vs, width, height))
 }
 
 // deltaText writes a difference with its sign, whole numbers without
@@ -383,13 +312,6 @@ func deltaText(d float64) string {
 		return fmt.Sprintf("%+.0f", d)
 	}
 	return fmt.Sprintf("%+.2f", d)
-}
-
-func trimFloat(x float64) string {
-	if x == math.Trunc(x) {
-		return fmt.Sprintf("%.0f", x)
-	}
-	return fmt.Sprintf("%.1f", x)
 }
 
 func clip(s string, n int) string {

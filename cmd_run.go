@@ -186,6 +186,7 @@ type runLine struct {
 	Score        int     `json:"score"`
 	Moves        int     `json:"moves"`
 	Location     any     `json:"location"`
+	Room         string  `json:"room,omitempty"` // the location's name
 	TurnMS       float64 `json:"turn_ms"`
 	LLMMS        float64 `json:"llm_ms"`
 	PromptTokens int     `json:"prompt_tokens"`
@@ -210,8 +211,8 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 		if asJSON {
 			enc.Encode(pending)
 		} else {
-			fmt.Fprintf(stdout, "T%-4d %-5s %-28q score %d moves %d  L%v  %.0fms (llm %.0fms, %d+%d tokens)\n",
-				pending.Turn, pending.Actor, pending.Action, pending.Score, pending.Moves, pending.Location, pending.TurnMS, pending.LLMMS, pending.PromptTokens, pending.EvalTokens)
+			fmt.Fprintf(stdout, "T%-4d %-5s %-28q score %d moves %d  %s  %.0fms (llm %.0fms, %d+%d tokens)\n",
+				pending.Turn, pending.Actor, pending.Action, pending.Score, pending.Moves, roomText(pending.Room, pending.Location), pending.TurnMS, pending.LLMMS, pending.PromptTokens, pending.EvalTokens)
 		}
 		pending = nil
 	}
@@ -224,7 +225,7 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 			}
 			o := v.Observation
 			pending = &runLine{Turn: v.Turn, Actor: string(v.Actor), Action: v.Action, Score: o.Score, Moves: o.Moves,
-				Location: o.Location.ID, TurnMS: ms(v.Duration), LLMMS: ms(v.LLMTime), Ended: string(o.Ended), Critic: v.Verdicts, Review: v.Reviews}
+				Location: o.Location.ID, Room: o.Location.Name, TurnMS: ms(v.Duration), LLMMS: ms(v.LLMTime), Ended: string(o.Ended), Critic: v.Verdicts, Review: v.Reviews}
 			if pending.Critic == nil {
 				pending.Critic = []engine.Verdict{}
 			}
@@ -271,3 +272,12 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 }
 
 func ms(d interface{ Seconds() float64 }) float64 { return d.Seconds() * 1000 }
+
+// roomText names a location for `lantern run`'s turn lines: its name in
+// brackets, or its object number when the story gave it no name.
+func roomText(name string, id any) string {
+	if name = strings.TrimSpace(name); name != "" {
+		return "[" + name + "]"
+	}
+	return fmt.Sprintf("L%v", id)
+}

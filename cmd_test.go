@@ -320,14 +320,14 @@ func TestScoreChart(t *testing.T) {
 	var b strings.Builder
 	scoreChart(&b, []chartSeries{{mark: '1', label: "episode 1", scores: []float64{0, 0, 5, 5, 10, 10}},
 		{mark: '2', label: "episode 2", scores: []float64{0, 0, 0, 5}}}, 60, 3)
-	want := `Score over turns
-  10 |    11
-     |  1*
-   0 |**2
-     +------
-      1    6 turns
-  1 episode 1, 2 episode 2, * more than one
-`
+	// The drawing itself is internal/benchview's (golden tests there).
+	want := "Score over turns\n" +
+		"   10┤   11\n" +
+		"    5┤ 122\n" +
+		"    0┼222\n" +
+		"     └┬┬─┬┬┬\n" +
+		"      1  4 6\n" +
+		"  turns 1 to 6; 1 episode 1, 2 episode 2 (drawn over the others where they meet)\n"
 	if b.String() != want {
 		t.Errorf("chart:\n%s\nwant:\n%s", b.String(), want)
 	}

@@ -355,4 +355,44 @@ keys Escape
 log "unreachable: the notice names the host; typed inventory played (Turn: 1)"
 quit unreachable
 
+# lantern bench on a terminal: a live status line (spinner, bar, episode,
+# turn/max, score) redrawn in place with carriage returns, and cleared at the
+# end; with its output not a terminal, plain lines only. pipe-pane records
+# every byte the pane receives, so a fast scripted run is seen whole.
+bench_session="$session-bench"
+tmux kill-session -t "$bench_session" 2>/dev/null || true
+: >"$tmp/bench-pane.raw"
+tmux new-session -d -s "$bench_session" -x 160 -y 40 \
+	"sleep 1; '$tmp/lantern' bench --agent 'script:$PWD/game_files/demo/walkthrough.txt' --episodes 2 --max-turns 50 --workdir '$tmp/wd-bench'; echo \$? > '$tmp/exit-bench'; sleep 3600"
+tmux pipe-pane -o -t "$bench_session" "cat >> '$tmp/bench-pane.raw'"
+deadline=$((SECONDS + 60))
+until [[ -s $tmp/exit-bench ]]; do
+	((SECONDS < deadline)) || fail "lantern bench did not finish"
+	sleep 0.2
+done
+bench_screen=$(tmux capture-pane -p -t "$bench_session")
+tmux kill-session -t "$bench_session"
+[[ $(<"$tmp/exit-bench") == 0 ]] || {
+	printf '%s\n' "$bench_screen" >&2
+	fail "lantern bench exited with $(<"$tmp/exit-bench")"
+}
+raw=$(tr -d '\000' <"$tmp/bench-pane.raw")
+for want in "episode 1 (1/2)" "episode 2 (2/2)" "turn 48/50" "score 100/" "left ≤" $'\r' "█"; do
+	[[ $raw == *"$want"* ]] || {
+		printf '%s\n' "$bench_screen" >&2
+		fail "lantern bench on a terminal never showed ${want@Q} in its status line"
+	}
+done
+[[ $raw == *"episode 2: victory"* && $bench_screen == *"Score over turns"* && $bench_screen != *"turn 48/50"* ]] || {
+	printf '%s\n' "$bench_screen" >&2
+	fail "lantern bench: the episode lines and the report should stay, the status line should be cleared"
+}
+"$tmp/lantern" bench --agent "script:$PWD/game_files/demo/walkthrough.txt" --episodes 1 --max-turns 50 --workdir "$tmp/wd-bench" \
+	>/dev/null 2>"$tmp/bench-plain.log" || fail "lantern bench (not a terminal) failed"
+if grep -q $'\r' "$tmp/bench-plain.log" || ! grep -q "episode 1: victory" "$tmp/bench-plain.log"; then
+	cat "$tmp/bench-plain.log" >&2
+	fail "lantern bench off a terminal should write plain lines"
+fi
+log "bench: the live status line showed episode, turn/max, score and time left on a terminal, plain lines off it"
+
 log "ok"
