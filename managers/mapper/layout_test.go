@@ -143,8 +143,6 @@ func TestLayoutIsStable(t *testing.T) {
 	}
 }
 
-
-
 func TestRenderFormats(t *testing.T) {
 	s := zorkish().Snapshot()
 	for _, f := range Formats() {
