@@ -12,7 +12,7 @@ import (
 
 // Box sizes on the canvas: a room's box, and the gaps the links run in.
 const (
-	BoxWidth  = 16
+	BoxWidth  = 20
 	BoxHeight = 4
 	GapX      = 4
 	GapY      = 1
