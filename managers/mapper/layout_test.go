@@ -175,3 +175,20 @@ func TestFromTurnsRebuildsTheMap(t *testing.T) {
 		t.Errorf("rebuilt %+v", s)
 	}
 }
+
+func TestMergeAddsWhatTheOtherKnows(t *testing.T) {
+	a := New()
+	a.Visit(1, "Hall")
+	a.ProcessTurn(1, "north", 2, "Yard")
+	b := New()
+	b.Visit(2, "Yard")
+	b.AddExit(2, "east", 3, "Shed")
+	b.AddExit(1, "north", 9, "Elsewhere") // a's own connection stays
+	m := a.Snapshot().Merge(b.Snapshot())
+	if len(m.Names) != 4 || m.Conns[2]["east"] != 3 || m.Conns[1]["north"] != 2 || m.Current != 2 || m.Names[3] != "Shed" {
+		t.Errorf("merged %+v", m)
+	}
+	if len(a.Snapshot().Names) != 2 {
+		t.Error("merge changed its receiver")
+	}
+}

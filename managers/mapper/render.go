@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -121,4 +122,37 @@ type Move struct {
 	To     int
 	ToName string
 	Reset  bool
+}
+
+// Merge adds another snapshot's rooms and connections to a copy of s (a
+// connection both know keeps s's destination); the other's current room
+// becomes current when it has one.
+func (s Snapshot) Merge(o Snapshot) Snapshot {
+	m := New()
+	m.Restore(s)
+	for _, id := range sortedIDs(o.Names) {
+		if !m.Known(id) || m.names[id] == "" {
+			m.names[id] = o.Names[id]
+		}
+	}
+	for _, from := range sortedIDs(o.Conns) {
+		for _, a := range sortedActions(o.Conns[from]) {
+			if _, ok := m.conns[from][a]; !ok {
+				m.AddExit(from, a, o.Conns[from][a], o.Names[o.Conns[from][a]])
+			}
+		}
+	}
+	if o.Current != 0 {
+		m.current = o.Current
+	}
+	return m.Snapshot()
+}
+
+func sortedIDs[V any](in map[int]V) []int {
+	out := make([]int, 0, len(in))
+	for k := range in {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
 }
