@@ -19,6 +19,8 @@
 #      same work dir refuses at once, naming the first one's PID.
 #   2. With the server unreachable (OLLAMA_HOST=127.0.0.1:9): the screen names
 #      Ollama and the host, and a typed `inventory` still plays (Turn: 1).
+#   3. The map pane: seven typed moves of the demo, then the pane draws the
+#      rooms on the compass grid; f zooms it to full screen and back.
 #
 # Needs tmux (scripts/test-deps.sh installs it) and Go. KEEP=1 keeps the temp
 # dir (binaries, work dirs, logs). Exits 0 when both runs pass.
@@ -354,5 +356,31 @@ wait_for "T1 human › inventory" "Turn: 1" "empty-handed"
 keys Escape
 log "unreachable: the notice names the host; typed inventory played (Turn: 1)"
 quit unreachable
+
+# 3. The map pane draws the demo's rooms (no model needed: the person plays).
+# Seven moves of the walkthrough, typed; the map pane then shows the rooms
+# as boxes on the compass grid, the current one in a double box; f zooms it
+# to the whole screen and back.
+start map 127.0.0.1:9
+wait_for Transcript "Turn: 0" "L3 Muddy Lane"
+keys i
+n=0
+for cmd in north up down east "open window" "enter window" west; do
+	n=$((n + 1))
+	text "$cmd"
+	keys Enter
+	wait_for "Turn: $n"
+done
+keys Escape
+keys M
+wait_for "║Parlour" "│Behind the Cottage" "▣ L8 Parlour" "6 rooms · 6 links"
+log "map: the pane draws the rooms, the current one in a double box"
+keys f
+wait_for "f back" "│Up the Apple Tree" "│Muddy Lane" "│Orchard" "│Kitchen" "║Parlour"
+[[ $(screen) != *"Transcript"* ]] || fail "map: the zoomed map shares the screen"
+keys f
+wait_for Transcript "f full screen"
+log "map: f zoomed the map to the whole screen and back"
+quit map
 
 log "ok"
