@@ -102,3 +102,13 @@ func TestEpisodeNotFound(t *testing.T) {
 		t.Errorf("episode 7: exit %d, %q", code, stderr)
 	}
 }
+
+func TestMapAndEpisodesHelp(t *testing.T) {
+	isolate(t)
+	for _, args := range [][]string{{"map", "--help"}, {"episodes", "--help"}, {"episodes", "export", "--help"}} {
+		code, out, stderr := runCLI(t, "", args...)
+		if code != exitOK || !strings.Contains(out+stderr, "Usage: lantern "+args[0]) || !strings.Contains(out+stderr, "Examples:") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, stderr)
+		}
+	}
+}
