@@ -361,7 +361,13 @@ quit unreachable
 # Seven moves of the walkthrough, typed; the map pane then shows the rooms
 # as boxes on the compass grid, the current one in a double box; f zooms it
 # to the whole screen and back.
-start map 127.0.0.1:9
+# The session before was the tmux server's last: a new one may reach the
+# server while it shuts down, so the start is tried again.
+for try in 1 2 3; do
+	start map 127.0.0.1:9 && break
+	((try < 3)) || fail "map: tmux did not start"
+	sleep 1
+done
 wait_for Transcript "Turn: 0" "L3 Muddy Lane"
 keys i
 n=0
