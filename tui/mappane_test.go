@@ -161,3 +161,25 @@ func TestGoldenDemoMap(t *testing.T) {
 		}
 	}
 }
+
+// A map taller than the pane is cut around the current room; ↑/↓ move the
+// view, and a move to another room centres it again.
+func TestMapScrollsAroundTheCurrentRoom(t *testing.T) {
+	evs := demoWalk(t, 28)
+	h := newHarness(t, 80, 16, "dark")
+	h.events(evs...)
+	h.key("M")
+	h.mustSee("║Study")
+	h.mustNotSee("│Muddy Lane")
+	for i := 0; i < 12; i++ {
+		h.key("down")
+	}
+	h.mustSee("│Muddy Lane")
+	h.mustNotSee("║Study")
+	last := evs[len(evs)-2].(engine.TurnResult)
+	h.events(engine.TurnResult{Turn: last.Turn + 1, Actor: engine.ActorHuman, Action: "look", Observation: last.Observation})
+	h.mustNotSee("║Study") // the same room: the view stays
+	h.events(engine.TurnResult{Turn: last.Turn + 2, Actor: engine.ActorHuman, Action: "south",
+		Observation: engine.Observation{Location: engine.Location{ID: 9, Name: "Hallway"}}})
+	h.mustSee("║Hallway")
+}
