@@ -13,6 +13,7 @@ require (
 	github.com/guptarohit/asciigraph v0.10.0
 	github.com/ollama/ollama v0.17.4
 	github.com/pelletier/go-toml/v2 v2.4.3
+	golang.org/x/net v0.46.0
 	modernc.org/sqlite v1.60.0
 )
 
@@ -50,7 +51,6 @@ require (
 	github.com/yuin/goldmark v1.7.8 // indirect
 	github.com/yuin/goldmark-emoji v1.0.5 // indirect
 	golang.org/x/crypto v0.43.0 // indirect
-	golang.org/x/net v0.46.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.30.0 // indirect

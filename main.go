@@ -66,6 +66,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdMemories(args[1:], stdout, stderr)
 	case "stories":
 		return cmdStories(ctx, args[1:], stdout, stderr)
+	case "map":
+		return cmdMap(ctx, args[1:], stdout, stderr)
+	case "episodes":
+		return cmdEpisodes(ctx, args[1:], stdout, stderr)
 	case "config":
 		return cmdConfig(args[1:], stdout, stderr)
 	case "oracle":
@@ -93,6 +97,8 @@ Commands:
   models    list the Ollama server's models and which roles use them
   memories  check, format or show a Memories.md: lantern memories check
   stories   which ground truth Lantern has for a story file: lantern stories zork1.z3
+  map       draw the map of a story's episodes: lantern map --format mermaid|dot|text
+  episodes  list, show or export episodes: lantern episodes export 3 --format html -o ep3.html
   config    show the configuration in effect, check a file, print a sample
   oracle    serve a model that plays a walkthrough (no GPU): lantern oracle --script walkthrough.txt
   version   print the version

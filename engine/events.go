@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/mapper"
 )
 
 // Event is something the engine tells its clients (the TUI, the headless
@@ -89,9 +90,11 @@ type MemoryChanged struct {
 	Title    string
 }
 
-// MapChanged: the map learned a room or a connection.
+// MapChanged: the map learned a room or a connection. Map is a copy of the
+// engine's whole map, the client's to keep (the engine never touches it).
 type MapChanged struct {
 	Rooms, Connections int
+	Map                mapper.Snapshot
 }
 
 // ObjectivesChanged: objectives were added, completed or dropped.

@@ -711,8 +711,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 		}
 	}
 	if mapChanged {
-		st := e.gmap.Status()
-		e.emit(ctx, MapChanged{Rooms: st.Rooms, Connections: st.Connections})
+		e.emitMap(ctx)
 	}
 	rec.Duration = time.Since(start)
 	if e.client != nil {
@@ -768,7 +767,7 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 		return err
 	}
 	e.gmap.Reset()
-	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
+	newRoom := e.gmap.Visit(obs.Location.ID, obs.Location.Name)
 	// An action that failed in an earlier episode may work in this one.
 	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
 	number := e.st.Episode + 1
@@ -792,7 +791,16 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 		}
 	}
 	e.emit(ctx, TurnResult{Turn: 0, Observation: obs, Episode: number})
+	if newRoom {
+		e.emitMap(ctx)
+	}
 	return nil
+}
+
+// emitMap sends a copy of the map to the clients.
+func (e *Engine) emitMap(ctx context.Context) {
+	st := e.gmap.Status()
+	e.emit(ctx, MapChanged{Rooms: st.Rooms, Connections: st.Connections, Map: e.gmap.Snapshot()})
 }
 
 // EpisodeSeed is the random seed the running episode started with (seed +

@@ -116,7 +116,7 @@ func expect(t *testing.T, got []string, want ...string) {
 func TestEngineStepPauseResumeQuit(t *testing.T) {
 	g := newGateAgent()
 	h := startEngine(t, g, Config{StartPaused: true})
-	expect(t, h.until(Idle{}), "TurnResult(:)", "Idle(paused)")
+	expect(t, h.until(Idle{}), "TurnResult(:)", "MapChanged", "Idle(paused)")
 
 	g.proposals <- Proposal{Action: "open mailbox", Reasoning: "see what is inside"}
 	h.send(Step{})
@@ -151,8 +151,8 @@ func TestEngineOverrideWhilePaused(t *testing.T) {
 func TestEngineOverrideCancelsStreamingProposal(t *testing.T) {
 	g := newGateAgent()
 	h := startEngine(t, g, Config{})
-	h.until(TurnResult{})
-	<-g.started // the agent is mid-proposal
+	h.until(MapChanged{}) // the opening: its result, then its new room
+	<-g.started           // the agent is mid-proposal
 	h.send(Override{Text: "open mailbox", Cancel: true})
 	expect(t, h.until(Idle{}), "TurnStarted", "TurnStarted", "TurnResult(human:open mailbox)", "MetricsUpdated", "Idle(paused)")
 }
@@ -160,7 +160,7 @@ func TestEngineOverrideCancelsStreamingProposal(t *testing.T) {
 func TestEngineCancelTurnAndQuitMidTurn(t *testing.T) {
 	g := newGateAgent()
 	h := startEngine(t, g, Config{})
-	h.until(TurnResult{})
+	h.until(MapChanged{})
 	<-g.started
 	h.send(CancelTurn{})
 	expect(t, h.until(Idle{}), "TurnStarted", "Idle(paused)")

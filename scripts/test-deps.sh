@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the tests need, idempotently: Debian's frotz (for /usr/games/dfrotz,
-# the reference interpreter of the differential tests) and tmux (for
-# scripts/tui-tmux-test.sh, which drives the TUI in a real terminal). Does nothing
-# when both are present.
+# the reference interpreter of the differential tests), tmux (for
+# scripts/tui-tmux-test.sh, which drives the TUI in a real terminal) and chromium
+# (a headless browser renders `lantern episodes export --format html`). Does
+# nothing when all are present.
 set -euo pipefail
 
 missing=()
 [[ -x /usr/games/dfrotz ]] || missing+=(frotz)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
@@ -27,3 +29,4 @@ if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-re
 fi
 test -x /usr/games/dfrotz
 command -v tmux >/dev/null
+command -v chromium >/dev/null

@@ -19,6 +19,8 @@
 #      same work dir refuses at once, naming the first one's PID.
 #   2. With the server unreachable (OLLAMA_HOST=127.0.0.1:9): the screen names
 #      Ollama and the host, and a typed `inventory` still plays (Turn: 1).
+#   3. The map pane: seven typed moves of the demo, then the pane draws the
+#      rooms on the compass grid; f zooms it to full screen and back.
 #
 # Needs tmux (scripts/test-deps.sh installs it) and Go. KEEP=1 keeps the temp
 # dir (binaries, work dirs, logs). Exits 0 when both runs pass.
@@ -31,9 +33,18 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/lantern-tui-test.XXXXXX")
 session="lantern-tui-test-$$"
 fake_pid=""
 
+# A tmux server of the script's own (private socket), kept alive by an idle
+# session for the script's whole life: a session that starts just after
+# another one ended never meets a server that is shutting down, and a
+# person's own tmux is never touched.
+tmux_socket="lantern-tui-test-$$"
+tmux() { command tmux -L "$tmux_socket" "$@"; }
+tmux new-session -d -s "$session-keepalive" -x 80 -y 24 "sleep 100000"
+
 cleanup() {
 	tmux kill-session -t "$session" 2>/dev/null || true
 	tmux kill-session -t "$session-second" 2>/dev/null || true
+	tmux kill-server 2>/dev/null || true
 	rm -f "$tmp/host" # the fake server stops when its file goes
 	if [[ -n $fake_pid ]]; then
 		kill "$fake_pid" 2>/dev/null || true
@@ -394,5 +405,36 @@ if grep -q $'\r' "$tmp/bench-plain.log" || ! grep -q "episode 1: victory" "$tmp/
 	fail "lantern bench off a terminal should write plain lines"
 fi
 log "bench: the live status line showed episode, turn/max, score and time left on a terminal, plain lines off it"
+# 3. The map pane draws the demo's rooms (no model needed: the person plays).
+# Seven moves of the walkthrough, typed; the map pane then shows the rooms
+# as boxes on the compass grid, the current one in a double box; f zooms it
+# to the whole screen and back.
+# The session before was the tmux server's last: a new one may reach the
+# server while it shuts down, so the start is tried again.
+for try in 1 2 3; do
+	start map 127.0.0.1:9 && break
+	((try < 3)) || fail "map: tmux did not start"
+	sleep 1
+done
+wait_for Transcript "Turn: 0" "L3 Muddy Lane"
+keys i
+n=0
+for cmd in north up down east "open window" "enter window" west; do
+	n=$((n + 1))
+	text "$cmd"
+	keys Enter
+	wait_for "Turn: $n"
+done
+keys Escape
+keys M
+wait_for "║Parlour" "│Behind the Cottage" "▣ L8 Parlour" "6 rooms · 6 links"
+log "map: the pane draws the rooms, the current one in a double box"
+keys f
+wait_for "f back" "│Up the Apple Tree" "│Muddy Lane" "│Orchard" "│Kitchen" "║Parlour"
+[[ $(screen) != *"Transcript"* ]] || fail "map: the zoomed map shares the screen"
+keys f
+wait_for Transcript "f full screen"
+log "map: f zoomed the map to the whole screen and back"
+quit map
 
 log "ok"

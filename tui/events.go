@@ -57,7 +57,7 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 	case engine.MemoryChanged:
 		return m.loadMemories(false)
 	case engine.MapChanged:
-		// The map pane keeps its own copy from the turns.
+		m.mapp.setMap(ev.Map)
 	case engine.ObjectivesChanged:
 		m.objectives.counts(ev.Active, ev.Completed)
 		return tea.Batch(m.loadObjectives(), m.saveObjectives())

@@ -22,7 +22,8 @@ var update = flag.Bool("update", false, "rewrite the golden views in testdata/go
 // a turn's reasoning with a rejected and an accepted proposal, memories,
 // objectives and metrics.
 func scene(h *harness) {
-	h.events(opening(), engine.Idle{Mode: engine.Paused})
+	em := newEngineMap()
+	h.events(opening(), em.opened(3, "Muddy Lane"), engine.Idle{Mode: engine.Paused})
 	h.m.Update(memoriesMsg{secs: sampleSections()})
 	h.m.Update(objectivesMsg{active: []string{"Find a way into the cottage", "Light the lighthouse lamp"}, completed: []string{"Explore the lane"}})
 	h.key("space")
@@ -31,10 +32,12 @@ func scene(h *harness) {
 		engine.ProposalMade{Turn: 1, Attempt: 1, Action: "north", Reasoning: "An orchard rustles to the north; exploring it first."},
 		engine.CriticVerdict{Turn: 1, Attempt: 1, Action: "north", Score: 0.5, Justification: "a new room", Accepted: true, Stage: "model"},
 		turn(1, engine.ActorAgent, "north", "Orchard\nGnarled apple trees lean together here, gossiping in the breeze. The biggest one looks easy to climb.", 4, "Orchard", 0),
+		em.moved("north", 4, "Orchard"),
 		turn(2, engine.ActorAgent, "take all", "packed lunch: Taken.", 4, "Orchard", 0),
 		engine.TurnStarted{Turn: 3, Actor: engine.ActorHuman},
 		turn(3, engine.ActorHuman, "inventory", "You are carrying:\n  a packed lunch", 4, "Orchard", 0),
 		turn(4, engine.ActorAgent, "south", "Muddy Lane\nA muddy lane ends here at a crooked little cottage to the east.", 3, "Muddy Lane", 0),
+		em.moved("south", 3, "Muddy Lane"),
 		engine.MetricsUpdated{Turn: 4, LLM: llm.Summary{Calls: 2, PromptTokens: 1342, Latency: 2300 * time.Millisecond}},
 		engine.TurnStarted{Turn: 5, Actor: engine.ActorAgent},
 		engine.ReasoningDelta{Turn: 5, Text: "The door is boarded; the well to the south may hide a way in.", Thinking: true},

@@ -35,7 +35,7 @@ func (m *Model) helpEntries() []helpEntry {
 		{"Scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Memory pane (m)", []key.Binding{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Back}},
 		{"Objectives pane (o)", []key.Binding{k.Add, key.NewBinding(key.WithKeys(k.Edit.Keys()...), key.WithHelp(k.Edit.Help().Key, "edit objective")), k.Complete, k.Drop}},
-		{"Map pane (M)", []key.Binding{k.View, k.MapPane}},
+		{"Map pane (M)", []key.Binding{k.View, k.MapPane, k.Zoom}},
 	}
 	var out []helpEntry
 	for _, g := range groups {
@@ -196,7 +196,10 @@ func (m *Model) footerKeys() []key.Binding {
 	case pObjectives:
 		return []key.Binding{b(k.Add, "add"), b(k.Edit, "edit"), b(k.Complete, "complete"), b(k.Drop, "drop"), lit("↑/↓", "choose"), pane}
 	case pMap:
-		return append([]key.Binding{lit("enter", "Mermaid"), lit("↑/↓", "scroll")}, append(game, pane)...)
+		if m.mapZoom {
+			return append([]key.Binding{b(k.Zoom, "back"), lit("enter", "Mermaid"), lit("↑/↓", "scroll")}, game...)
+		}
+		return append([]key.Binding{lit("enter", "Mermaid"), b(k.Zoom, "full screen"), lit("↑/↓", "scroll")}, append(game, pane)...)
 	case pReasoning:
 		return append(game, lit("↑/↓", "scroll"), pane)
 	}

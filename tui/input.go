@@ -126,6 +126,10 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 			mp.toggleMermaid()
 		}
 		m.focusPane(pMap)
+	case key.Matches(k, keys.Zoom):
+		m.mapZoom = !m.mapZoom
+		m.focusPane(pMap)
+		m.relayout()
 	case key.Matches(k, keys.Search):
 		m.focusPane(pTranscript)
 		m.state = stSearch
@@ -633,7 +637,7 @@ func (m *Model) copyFocused() tea.Cmd {
 		}
 		text, what = sel.Title+"\n"+sel.Text, "the memory"
 	case pMap:
-		text, what = mp.m.Mermaid(), "the map (Mermaid)"
+		text, what = mp.mermaidText(), "the map (Mermaid)"
 	default:
 		var ls []string
 		for _, l := range tp.view() {

@@ -22,7 +22,7 @@ type keyMap struct {
 	Knowledge, Episodes              key.Binding
 	EndEpisode                       key.Binding
 	Copy, Mouse                      key.Binding
-	Review                           key.Binding
+	Review, Zoom                     key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -59,6 +59,7 @@ func defaultKeys() keyMap {
 		Complete:   b([]string{"c"}, "c", "complete objective"),
 		Drop:       b([]string{"d"}, "d", "drop objective"),
 		Mermaid:    b([]string{"M"}, "M", "Mermaid map"),
+		Zoom:       b([]string{"f"}, "f", "map full screen (again: back)"),
 		Models:     b([]string{"ctrl+l"}, "ctrl+l", "model per role"),
 		Theme:      b([]string{"t"}, "t", "next theme"),
 		Help:       b([]string{"?"}, "?", "help"),

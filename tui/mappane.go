@@ -5,45 +5,63 @@ import (
 	"sort"
 	"strings"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
 
-// mapPane draws the neighbourhood of the current room, or the whole map as
-// Mermaid on demand. It keeps its own map, fed from TurnResult events the
-// way the engine feeds its own (the engine's map is not safe to read from
-// another goroutine), so both always agree.
+// mapPane draws the map: the rooms on a compass grid (mapper's layout),
+// boxes and links in the theme's colours, the current room in a double
+// box and kept in view; or the whole map as Mermaid on demand. It draws
+// the engine's own map, a copy sent with each MapChanged event; only a
+// replay, which has no engine, builds one from the recorded turns.
 type mapPane struct {
 	c       *common
-	m       *mapper.Map
+	snap    mapper.Snapshot
 	here    engine.Location
 	mermaid bool
-	offset  int
+	offset  int // Mermaid: lines scrolled; grid: lines off the centred view
 	w, h    int
 	ver     int // bumped by every change
-	cacheAt [3]int
+	cacheAt [5]int
 	cache   []line
+	replay  *mapper.Map // a replay's map, built from its turns
 }
 
-// maxMapExits bounds the exits and rooms listed around the current room.
-const maxMapExits = 12
-
-func newMapPane(c *common) *mapPane { return &mapPane{c: c, m: mapper.New()} }
+func newMapPane(c *common) *mapPane { return &mapPane{c: c} }
 
 func (p *mapPane) setSize(w, h int) { p.w, p.h = w, h }
 
-// turn records a played turn (turn 0: a new episode starts) as the engine's
-// map does.
-func (p *mapPane) turn(ev engine.TurnResult) {
-	loc := ev.Observation.Location
-	if ev.Turn == 0 {
-		p.m.Reset()
-		p.m.Visit(loc.ID, loc.Name)
-	} else {
-		p.m.ProcessTurn(p.here.ID, ev.Action, loc.ID, loc.Name)
-	}
-	p.here = loc
+// setMap takes the engine's map (a MapChanged event's copy).
+func (p *mapPane) setMap(s mapper.Snapshot) {
+	p.snap = s
 	p.ver++
+}
+
+// turn follows a played turn: the current room.
+func (p *mapPane) turn(ev engine.TurnResult) {
+	if ev.Observation.Location.ID != p.here.ID {
+		p.offset = 0 // centre on the new room
+	}
+	p.here = ev.Observation.Location
+	p.ver++
+}
+
+// replayTurn builds a replay's map from a recorded turn as the engine
+// built it (turn 0 or the first turn shown: where the episode stands).
+func (p *mapPane) replayTurn(ev engine.TurnResult, first bool) {
+	if p.replay == nil {
+		p.replay = mapper.New()
+	}
+	loc := ev.Observation.Location
+	if first {
+		p.replay.Visit(loc.ID, loc.Name)
+	} else {
+		p.replay.ProcessTurn(p.here.ID, ev.Action, loc.ID, loc.Name)
+	}
+	p.setMap(p.replay.Snapshot())
+	p.turn(ev)
 }
 
 func (p *mapPane) toggleMermaid() {
@@ -51,111 +69,158 @@ func (p *mapPane) toggleMermaid() {
 	p.offset = 0
 }
 
+// mermaidText is the map as Mermaid source (copied by y).
+func (p *mapPane) mermaidText() string {
+	var b strings.Builder
+	_ = p.snap.Render(&b, "mermaid") // a strings.Builder does not fail
+	return b.String()
+}
+
 func (p *mapPane) info() string {
-	st := p.m.Status()
-	s := plural(st.Rooms, "room", "rooms") + " · " + plural(st.Connections, "link", "links")
+	rooms, links := len(p.snap.Names), 0
+	for _, c := range p.snap.Conns {
+		links += len(c)
+	}
+	s := plural(rooms, "room", "rooms") + " · " + plural(links, "link", "links")
 	if p.mermaid {
 		s = "Mermaid · " + s
 	}
 	return s
 }
 
-func (p *mapPane) scroll(n int) { p.offset = max(p.offset-n, 0) }
+func (p *mapPane) scroll(n int) {
+	if p.mermaid {
+		p.offset = max(p.offset-n, 0)
+		return
+	}
+	p.offset -= n
+}
 
 func (p *mapPane) lines() []line {
-	key := [3]int{p.w, p.ver, 0}
+	key := [5]int{p.w, p.h, p.ver, p.offset, 0}
 	if p.mermaid {
-		key[2] = 1
+		key[4] = 1
 	}
 	if p.cache != nil && key == p.cacheAt {
 		return p.cache
 	}
 	var out []line
 	if p.mermaid {
-		for _, l := range strings.Split(strings.TrimRight(p.m.Mermaid(), "\n"), "\n") {
+		for _, l := range strings.Split(strings.TrimRight(p.mermaidText(), "\n"), "\n") {
 			out = append(out, wrap(l, p.w, stText, "    ")...)
 		}
 	} else {
-		out = p.neighbourhood()
+		out = p.grid()
 	}
 	p.cache, p.cacheAt = out, key
 	return out
 }
 
-// neighbourhood: the room, its exits (marking the ones that lead back), the
-// directions that failed, then the rooms next door with their own exits.
-func (p *mapPane) neighbourhood() []line {
-	w := p.w
-	id := p.here.ID
-	if id == 0 {
+// glyphs are lipgloss's rounded border for a room, its double border for
+// the current one.
+func glyphs() mapper.Glyphs {
+	conv := func(b lipgloss.Border) mapper.BoxRunes {
+		return mapper.BoxRunes{Top: b.Top, Bottom: b.Bottom, Left: b.Left, Right: b.Right,
+			TopLeft: b.TopLeft, TopRight: b.TopRight, BottomLeft: b.BottomLeft, BottomRight: b.BottomRight}
+	}
+	return mapper.Glyphs{Room: conv(lipgloss.RoundedBorder()), Current: conv(lipgloss.DoubleBorder())}
+}
+
+// kindStyle colours a drawing's characters.
+func kindStyle(k mapper.Kind) styleID {
+	switch k {
+	case mapper.KindBorder:
+		return stMuted
+	case mapper.KindCurrentBorder:
+		return stTitle
+	case mapper.KindName:
+		return stText
+	case mapper.KindCurrentName:
+		return stEpisode
+	case mapper.KindLabel:
+		return stSubtle
+	case mapper.KindLink:
+		return stMeta
+	}
+	return stText
+}
+
+// grid: a heading with the current room, the drawing cut to the pane
+// around the current room (moved by scrolling), then the current room's
+// exits the grid does not draw.
+func (p *mapPane) grid() []line {
+	w, h := p.w, p.h
+	cur := p.here.ID
+	if cur == 0 {
+		cur = p.snap.Current
+	}
+	if cur == 0 {
 		return wrap("The map starts with the first room.", w, stMuted, "")
 	}
-	out := []line{mkLine(seg{"▣ ", stTitle}, seg{fmt.Sprintf("L%d %s", id, oneLine(p.m.Name(id))), stEpisode})}
-	exits := p.m.Exits(id)
-	acts := sortedKeys(exits)
-	if len(acts) == 0 {
-		msg := "  no exit tried from here yet"
-		if len(p.m.Adjacent(id)) > 0 {
-			msg += " · the way in is under Next door"
-		}
-		out = append(out, mkLine(seg{msg, stMuted}))
+	name := p.snap.Names[cur]
+	if name == "" {
+		name = p.here.Name
 	}
-	width := 0
-	for _, a := range acts {
-		width = min(max(width, len(a)), 16)
+	head := mkLine(seg{"▣ ", stTitle}, seg{fmt.Sprintf("L%d %s", cur, oneLine(name)), stEpisode})
+	if len(p.snap.Names) == 0 {
+		return append([]line{head}, wrap("The map is drawn as the engine learns it.", w, stMuted, "  ")...)
 	}
-	backs := map[int]bool{} // rooms with a known way back here
-	for i, a := range acts {
-		if i == maxMapExits {
-			out = append(out, mkLine(seg{fmt.Sprintf("  … %d more", len(acts)-i), stMuted}))
-			break
+	lay := p.snap.Layout(cur)
+	d := lay.Draw(glyphs())
+	var foot []line
+	if r, ok := lay.Room(cur); ok && len(r.Others) > 0 {
+		parts := make([]string, len(r.Others))
+		for i, e := range r.Others {
+			parts[i] = fmt.Sprintf("%s → L%d %s", e.Action, e.To, oneLine(p.snap.Names[e.To]))
 		}
-		to := exits[a]
-		back, seen := backs[to]
-		if !seen {
-			for _, b := range p.m.Exits(to) {
-				if b == id {
-					back = true
-					break
-				}
-			}
-			backs[to] = back
-		}
-		mark := ""
-		if back {
-			mark = " ↔"
-		}
-		out = append(out, mkLine(seg{fmt.Sprintf("  %-*s → ", width, a), stMeta}, seg{fmt.Sprintf("L%d %s", to, oneLine(p.m.Name(to))), stText}, seg{mark, stMuted}))
+		foot = wrap("also: "+strings.Join(parts, " · "), w, stMuted, "  ")
+		foot = foot[:min(len(foot), 2)]
 	}
-	if f := p.m.FailedExits(id); len(f) > 0 {
-		out = append(out, wrap("failed here: "+strings.Join(sortedKeys(f), ", "), w, stFailure, "  ")...)
+	if failed := p.snap.Failed[cur]; len(failed) > 0 && h > 8 {
+		foot = append(foot, wrap("failed here: "+strings.Join(sortedKeys(failed), ", "), w, stFailure, "  ")[0])
 	}
-	adj := p.m.Adjacent(id)
-	if len(adj) > 0 {
-		out = append(out, line{}, mkLine(seg{"Next door", stEpisode}))
+	viewH := max(h-1-len(foot), 1)
+	// The view: the current room's box in the middle, then scrolled.
+	box := d.Boxes[cur]
+	x0 := clampView(box.X+box.W/2-w/2, d.Width(), w)
+	y0 := clampView(box.Y+box.H/2-viewH/2+p.offset, d.Height(), viewH)
+	p.offset = y0 - clampView(box.Y+box.H/2-viewH/2, d.Height(), viewH)
+	out := []line{head}
+	for y := y0; y < min(y0+viewH, d.Height()); y++ {
+		out = append(out, cellsLine(d.Cells[y], x0, w))
 	}
-	for i, n := range adj {
-		if i == maxMapExits {
-			out = append(out, mkLine(seg{fmt.Sprintf("  … %d more rooms", len(adj)-i), stMuted}))
-			break
-		}
-		ex := p.m.Exits(n)
-		var parts []string
-		for j, a := range sortedKeys(ex) {
-			if j == maxMapExits {
-				parts = append(parts, "…")
-				break
-			}
-			parts = append(parts, fmt.Sprintf("%s→L%d", a, ex[a]))
-		}
-		text := fmt.Sprintf("L%d %s", n, oneLine(p.m.Name(n)))
-		if len(parts) > 0 {
-			text += ": " + strings.Join(parts, ", ")
-		}
-		out = append(out, wrap(text, w, stMuted, "  ")...)
+	for len(out) < 1+viewH && len(foot) > 0 {
+		out = append(out, line{})
 	}
-	out = append(out, line{}, mkLine(seg{"M shows the whole map as Mermaid", stSubtle}))
-	return out
+	return append(out, foot...)
+}
+
+// clampView keeps a view of n cells starting at at inside 0..size.
+func clampView(at, size, n int) int {
+	return max(min(at, size-n), 0)
+}
+
+// cellsLine turns a drawing's row, from x0 for w cells, into styled runs.
+func cellsLine(row []mapper.Glyph, x0, w int) line {
+	var segs []seg
+	var b strings.Builder
+	kind := mapper.KindBlank
+	flush := func() {
+		if b.Len() > 0 {
+			segs = append(segs, seg{b.String(), kindStyle(kind)})
+			b.Reset()
+		}
+	}
+	for x := x0; x < min(x0+w, len(row)); x++ {
+		g := row[x]
+		if g.Kind != kind && g.R != ' ' {
+			flush()
+			kind = g.Kind
+		}
+		b.WriteRune(g.R)
+	}
+	flush()
+	return mkLine(segs...)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -172,9 +237,13 @@ func (p *mapPane) view() []string {
 		return nil
 	}
 	ls := p.lines()
-	p.offset = min(p.offset, max(len(ls)-p.h, 0))
+	start := 0
+	if p.mermaid {
+		p.offset = min(p.offset, max(len(ls)-p.h, 0))
+		start = p.offset
+	}
 	out := make([]string, 0, p.h)
-	for i := p.offset; i < len(ls) && len(out) < p.h; i++ {
+	for i := start; i < len(ls) && len(out) < p.h; i++ {
 		out = append(out, p.c.render(ls[i], p.w, "", false))
 	}
 	for len(out) < p.h {
@@ -185,7 +254,8 @@ func (p *mapPane) view() []string {
 
 // restore takes the engine's map (a resumed checkpoint's), standing in loc.
 func (p *mapPane) restore(s mapper.Snapshot, loc engine.Location) {
-	p.m.Restore(s)
+	p.setMap(s)
 	p.here = loc
+	p.offset = 0
 	p.ver++
 }

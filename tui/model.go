@@ -50,6 +50,7 @@ type Model struct {
 	memory     *memoryPane
 	objectives *objectivesPane
 	mapp       *mapPane
+	mapZoom    bool // the map pane takes the whole panes area
 
 	// What the status bar shows, from the events.
 	episode, turn, score, moves int
@@ -459,6 +460,16 @@ func (m *Model) relayout() {
 	m.memory.setSize(m.inner(pMemory))
 	m.objectives.setSize(m.inner(pObjectives))
 	m.mapp.setSize(m.inner(pMap))
+	if m.focus != pMap {
+		m.mapZoom = false
+	}
+	if m.mapZoom {
+		w, h := max(m.lay.area.w-4, 0), max(m.lay.area.h-2, 0)
+		m.mapp.setSize(w, h)
+		if r := m.replay; r != nil {
+			r.mapp.setSize(w, h)
+		}
+	}
 	if m.form != nil {
 		m.form.setWidth(m.dialogWidth())
 	}
@@ -511,7 +522,11 @@ func (m *Model) Render() string {
 	case stHelp, stForm, stModels, stViewer, stEpisodes:
 		rows = append(rows, m.dialogView(area.w, area.h)...)
 	default:
-		rows = append(rows, m.panesView()...)
+		if m.mapZoom {
+			rows = append(rows, m.paneBox(pMap, area)...)
+		} else {
+			rows = append(rows, m.panesView()...)
+		}
 	}
 	rows = append(rows, m.statusView(), m.footerView())
 	if len(rows) > m.h {

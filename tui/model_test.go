@@ -522,22 +522,6 @@ func TestObjectives(t *testing.T) {
 	h.mustSee("5 active · 2 done")
 }
 
-func TestMapNeighbourhoodAndMermaid(t *testing.T) {
-	h := newHarness(t, 200, 60, "dark")
-	h.events(opening(), turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard", 0),
-		turn(2, engine.ActorAgent, "south", "Muddy Lane", 3, "Muddy Lane", 0),
-		turn(3, engine.ActorAgent, "west", "You can't go that way.", 3, "Muddy Lane", 0))
-	h.mustSee("▣ L3 Muddy Lane", "north → L4 Orchard ↔", "2 rooms · 2 links")
-	h.key("M")
-	h.key("M")
-	h.mustSee("Mermaid · 2 rooms", `L3["Muddy Lane"]`, "L3 -->|north| L4")
-	h.key("M")
-	h.mustSee("▣ L3 Muddy Lane")
-	// A new episode starts a fresh walk on the same map.
-	h.events(engine.EpisodeEnded{Episode: 1, Reason: engine.EndDeath, Score: 5, Moves: 3, Turns: 3}, opening())
-	h.mustSee("Episode 1 ended (death): score 5 in 3 moves, 3 turns.", "Ep 2", "Episode 2 · the story begins")
-}
-
 func TestHelpThemesAndBackground(t *testing.T) {
 	eng := newFakeEngine()
 	m := New(context.Background(), Options{Engine: eng, RefreshEvery: -1})
@@ -548,7 +532,7 @@ func TestHelpThemesAndBackground(t *testing.T) {
 		t.Errorf("a light background gives theme %q", m.c.theme.Name)
 	}
 	h.key("?")
-	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 72 · ↑/↓ pgup/pgdn scroll")
+	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 73 · ↑/↓ pgup/pgdn scroll")
 	h.key("/", "s", "u", "p", "e", "r", "enter")
 	h.mustSee("Memory pane (m)", "supersede memory", "theme light")
 	h.key("esc", "?")

@@ -139,7 +139,7 @@ func (r *replay) step() {
 	if r.pos == 1 {
 		// The map starts where the first turn started; lantern.db keeps where
 		// each turn ended, so the first room is where turn 1 ended.
-		r.mapp.turn(engine.TurnResult{Observation: engine.Observation{Location: engine.Location{ID: t.LocationID, Name: t.Location}}})
+		r.mapp.replayTurn(engine.TurnResult{Observation: engine.Observation{Location: engine.Location{ID: t.LocationID, Name: t.Location}}}, true)
 	}
 	ev := showStored(r.transcript, r.reasoning, t, int(r.episode))
 	for _, rv := range r.reviews[t.Turn] {
@@ -156,7 +156,7 @@ func (r *replay) step() {
 		r.reasoning.add(t.Turn, rpart{kind: rkVerdict, text: text, ok: rv.Decision != string(engine.DecisionReject)})
 	}
 	if r.pos > 1 {
-		r.mapp.turn(ev)
+		r.mapp.replayTurn(ev, false)
 	}
 }
 

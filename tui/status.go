@@ -192,7 +192,7 @@ func (m *Model) footerView() string {
 		return m.withHelpKey(s.Notice.Render(" esc again cancels the model call in flight"), w)
 	}
 	hl := &m.c.helpLine
-	ctx := fmt.Sprint(m.focus, m.replay != nil, m.state)
+	ctx := fmt.Sprint(m.focus, m.replay != nil, m.state, m.mapZoom)
 	if hl.w != w || hl.gen != m.c.gen || hl.ctx != ctx {
 		hl.w, hl.gen, hl.ctx, hl.s = w, m.c.gen, ctx, m.shortHelp(w)
 	}

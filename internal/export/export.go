@@ -1,0 +1,214 @@
+// Package export turns an episode of lantern.db into something to share:
+// Markdown, JSON, or a single self-contained HTML page (inline CSS, an SVG
+// chart of the score over the turns and an SVG of the map; nothing
+// fetched). It reads the run database only through the Source methods.
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// Source is what an export reads of a run database (memory.RunDB has it).
+type Source interface {
+	EpisodeSummaries(ctx context.Context) ([]memory.EpisodeSummary, error)
+	Turns(ctx context.Context, episode int64) ([]memory.Turn, error)
+	Reviews(ctx context.Context, episode int64) ([]memory.Review, error)
+}
+
+// ErrFormat: an export format Lantern cannot write.
+var ErrFormat = errors.New("unknown export format")
+
+// ErrNoEpisode: the run database has no episode by that ID.
+var ErrNoEpisode = errors.New("no such episode")
+
+// Formats are the formats Write writes.
+func Formats() []string { return []string{"md", "json", "html"} }
+
+// Episode is one episode as exported.
+type Episode struct {
+	Story    string          `json:"story,omitempty"`
+	ID       int64           `json:"id"`
+	Started  time.Time       `json:"started"`
+	Reason   string          `json:"reason"` // "" while unfinished
+	Score    int             `json:"score"`
+	Moves    int             `json:"moves"`
+	Turns    []Turn          `json:"turns"`
+	Reviews  ReviewSummary   `json:"reviews"`
+	Map      mapper.Snapshot `json:"map"`
+	Exported time.Time       `json:"exported"`
+}
+
+// Turn is one played turn with what led to it.
+type Turn struct {
+	Turn       int       `json:"turn"`
+	Actor      string    `json:"actor"`
+	Action     string    `json:"action"`
+	Response   string    `json:"response"`
+	Reasoning  string    `json:"reasoning,omitempty"`
+	LocationID int       `json:"location_id"`
+	Location   string    `json:"location"`
+	Score      int       `json:"score"`
+	Moves      int       `json:"moves"`
+	Failed     bool      `json:"failed,omitempty"`
+	LLMMillis  float64   `json:"llm_ms"`
+	TurnMillis float64   `json:"turn_ms"`
+	Verdicts   []Verdict `json:"verdicts,omitempty"`
+	Reviews    []Review  `json:"reviews,omitempty"`
+}
+
+// Verdict is the critic's judgement of one proposal (as the engine
+// records it).
+type Verdict struct {
+	Action        string  `json:"action"`
+	Stage         string  `json:"stage"`
+	Score         float64 `json:"score"`
+	Accepted      bool    `json:"accepted"`
+	Justification string  `json:"justification,omitempty"`
+}
+
+// Review is the person's decision on a proposal (review mode).
+type Review struct {
+	Proposal   string `json:"proposal"`
+	Decision   string `json:"decision"`
+	Command    string `json:"command,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	Remembered bool   `json:"remembered,omitempty"`
+	Auto       bool   `json:"auto,omitempty"`
+}
+
+// ReviewSummary counts the person's decisions.
+type ReviewSummary struct {
+	Decisions int `json:"decisions"`
+	Accepted  int `json:"accepted"`
+	Edited    int `json:"edited"`
+	Rejected  int `json:"rejected"`
+}
+
+// Load reads an episode: its summary, turns, verdicts and reviews, and the
+// map its moves drew.
+func Load(ctx context.Context, src Source, id int64) (Episode, error) {
+	sums, err := src.EpisodeSummaries(ctx)
+	if err != nil {
+		return Episode{}, fmt.Errorf("load episode %d: %w", id, err)
+	}
+	ep := Episode{ID: id, Exported: time.Now().UTC()}
+	found := false
+	for _, s := range sums {
+		if s.ID == id {
+			ep.Started, ep.Reason, ep.Score, ep.Moves, found = s.Started, s.Reason, s.Score, s.Moves, true
+		}
+	}
+	if !found {
+		return Episode{}, fmt.Errorf("load episode %d: %w", id, ErrNoEpisode)
+	}
+	rows, err := src.Turns(ctx, id)
+	if err != nil {
+		return Episode{}, fmt.Errorf("load episode %d: %w", id, err)
+	}
+	reviews, err := src.Reviews(ctx, id)
+	if err != nil {
+		return Episode{}, fmt.Errorf("load episode %d: %w", id, err)
+	}
+	byTurn := map[int][]Review{}
+	for _, r := range reviews {
+		byTurn[r.Turn] = append(byTurn[r.Turn], Review{Proposal: r.Proposal, Decision: r.Decision, Command: r.Command,
+			Reason: r.Reason, Remembered: r.Remembered, Auto: r.Auto})
+	}
+	st := memory.SumReviews(reviews)
+	ep.Reviews = ReviewSummary{Decisions: st.Decisions, Accepted: st.Accepted, Edited: st.Edited, Rejected: st.Rejected}
+	ep.Map = EpisodeMap(rows)
+	for _, r := range rows {
+		t := Turn{Turn: r.Turn, Actor: r.Actor, Action: r.Action, Response: r.Response, Reasoning: strings.TrimSpace(r.Reasoning),
+			LocationID: r.LocationID, Location: r.Location, Score: r.Score, Moves: r.Moves, Failed: r.Failed,
+			LLMMillis: float64(r.LLM) / 1e6, TurnMillis: float64(r.Duration) / 1e6, Reviews: byTurn[r.Turn]}
+		if v := strings.TrimSpace(r.Verdicts); v != "" && v != "null" {
+			if err := json.Unmarshal([]byte(v), &t.Verdicts); err != nil {
+				return Episode{}, fmt.Errorf("load episode %d: turn %d: verdicts: %w", id, r.Turn, err)
+			}
+		}
+		ep.Turns = append(ep.Turns, t)
+	}
+	return ep, nil
+}
+
+// EpisodeMap draws the map of recorded turns as the engine drew it: the
+// first recorded room is where the walk starts (lantern.db keeps where
+// each turn ended), each later turn a move from the room before.
+func EpisodeMap(rows []memory.Turn) mapper.Snapshot {
+	moves := make([]mapper.Move, 0, len(rows))
+	prev := 0
+	for i, r := range rows {
+		moves = append(moves, mapper.Move{From: prev, Action: r.Action, To: r.LocationID, ToName: r.Location, Reset: i == 0})
+		prev = r.LocationID
+	}
+	return mapper.FromTurns(moves)
+}
+
+// StoryMap is the map of every recorded episode of a story, in order, each
+// episode walking the same map (as the engine keeps it across episodes).
+func StoryMap(ctx context.Context, src Source) (mapper.Snapshot, error) {
+	sums, err := src.EpisodeSummaries(ctx)
+	if err != nil {
+		return mapper.Snapshot{}, fmt.Errorf("story map: %w", err)
+	}
+	var moves []mapper.Move
+	for i := len(sums) - 1; i >= 0; i-- { // summaries come newest first
+		rows, err := src.Turns(ctx, sums[i].ID)
+		if err != nil {
+			return mapper.Snapshot{}, fmt.Errorf("story map: %w", err)
+		}
+		prev := 0
+		for j, r := range rows {
+			moves = append(moves, mapper.Move{From: prev, Action: r.Action, To: r.LocationID, ToName: r.Location, Reset: j == 0})
+			prev = r.LocationID
+		}
+	}
+	return mapper.FromTurns(moves), nil
+}
+
+// Write writes an episode in a format (md, json or html).
+func Write(w io.Writer, ep Episode, format string) error {
+	var err error
+	switch format {
+	case "md", "markdown":
+		err = writeMarkdown(w, ep)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(ep)
+	case "html":
+		err = writeHTML(w, ep)
+	default:
+		return fmt.Errorf("%w %q (want %s)", ErrFormat, format, strings.Join(Formats(), ", "))
+	}
+	if err != nil {
+		return fmt.Errorf("export episode %d as %s: %w", ep.ID, format, err)
+	}
+	return nil
+}
+
+// ending says how an episode ended.
+func (ep Episode) ending() string {
+	if ep.Reason == "" {
+		return "unfinished"
+	}
+	return ep.Reason
+}
+
+// title is the export's heading.
+func (ep Episode) title() string {
+	t := fmt.Sprintf("Episode %d", ep.ID)
+	if ep.Story != "" {
+		t += " of " + ep.Story
+	}
+	return t
+}

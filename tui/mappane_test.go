@@ -1,0 +1,185 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/game_files/demo"
+	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+// engineMap keeps a map as the engine does and makes its MapChanged events.
+type engineMap struct {
+	m    *mapper.Map
+	here int
+}
+
+func newEngineMap() *engineMap { return &engineMap{m: mapper.New()} }
+
+// opened: an episode opens in a room.
+func (e *engineMap) opened(id int, name string) engine.MapChanged {
+	e.m.Reset()
+	e.m.Visit(id, name)
+	e.here = id
+	return e.event()
+}
+
+// moved: a turn played action and ended in a room.
+func (e *engineMap) moved(action string, id int, name string) engine.MapChanged {
+	e.m.ProcessTurn(e.here, action, id, name)
+	e.here = id
+	return e.event()
+}
+
+func (e *engineMap) event() engine.MapChanged {
+	st := e.m.Status()
+	return engine.MapChanged{Rooms: st.Rooms, Connections: st.Connections, Map: e.m.Snapshot()}
+}
+
+func TestMapPaneDrawsTheEnginesMap(t *testing.T) {
+	h := newHarness(t, 200, 60, "dark")
+	em := newEngineMap()
+	h.events(opening(), em.opened(3, "Muddy Lane"),
+		turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard", 0), em.moved("north", 4, "Orchard"),
+		turn(2, engine.ActorAgent, "south", "Muddy Lane", 3, "Muddy Lane", 0), em.moved("south", 3, "Muddy Lane"),
+		turn(3, engine.ActorAgent, "west", "You can't go that way.", 3, "Muddy Lane", 0), em.moved("west", 3, "Muddy Lane"))
+	// The current room in a double box, the orchard above it, linked both ways.
+	h.mustSee("▣ L3 Muddy Lane", "2 rooms · 2 links", "│Orchard ", "║Muddy Lane ", "failed here: west")
+	rows := strings.Split(h.screen(), "\n")
+	orchard, lane := -1, -1
+	for i, r := range rows {
+		if strings.Contains(r, "│Orchard") {
+			orchard = i
+		}
+		if strings.Contains(r, "║Muddy Lane") {
+			lane = i
+		}
+	}
+	if orchard < 0 || lane != orchard+5 {
+		t.Errorf("the orchard (row %d) is not drawn north of the lane (row %d)", orchard, lane)
+	}
+	// The pane draws only what the engine sends: a turn alone moves the mark.
+	h.events(turn(4, engine.ActorAgent, "north", "Orchard", 4, "Orchard", 0))
+	h.mustSee("▣ L4 Orchard", "║Orchard ", "│Muddy Lane ")
+	h.key("M", "M")
+	h.mustSee("Mermaid · 2 rooms", `L3["Muddy Lane"]`, "L3 -->|north| L4")
+	h.key("M")
+	h.mustSee("▣ L4 Orchard")
+}
+
+func TestMapZoomFillsTheScreenAndComesBack(t *testing.T) {
+	h := newHarness(t, 120, 40, "dark")
+	em := newEngineMap()
+	h.events(opening(), em.opened(3, "Muddy Lane"))
+	h.key("f")
+	if !h.m.mapZoom || h.m.focus != pMap {
+		t.Fatalf("f: zoom %v, focus %v", h.m.mapZoom, h.m.focus)
+	}
+	h.mustSee("╭─ Map", "f back")
+	if s := h.m.Render(); strings.Contains(s, "Transcript") {
+		t.Error("the zoomed map shares the screen with the transcript")
+	}
+	if w, _ := h.m.inner(pMap); h.m.mapp.w <= w {
+		t.Errorf("zoomed map %d wide, no wider than the pane's %d", h.m.mapp.w, w)
+	}
+	h.key("f")
+	h.mustSee("Transcript", "f full screen")
+	h.key("f", "tab")
+	if h.m.mapZoom {
+		t.Error("moving to another pane kept the map zoomed")
+	}
+}
+
+// demoWalk plays the demo's walkthrough and returns the engine's events
+// for the map: the opening, then the last turn and the map at the end.
+func demoWalk(t *testing.T, upTo int) []engine.Event {
+	t.Helper()
+	story, err := zmachine.LoadStory(demo.Story())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := engine.NewEnv(story, engine.EnvOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../game_files/demo/walkthrough.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	em := newEngineMap()
+	evs := []engine.Event{engine.TurnResult{Observation: obs}, em.opened(obs.Location.ID, obs.Location.Name)}
+	var last engine.TurnResult
+	for i, cmd := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if i == upTo {
+			break
+		}
+		if obs, err = env.Step(cmd); err != nil {
+			t.Fatal(err)
+		}
+		last = engine.TurnResult{Turn: i + 1, Actor: engine.ActorAgent, Action: cmd, Observation: obs}
+		em.moved(cmd, obs.Location.ID, obs.Location.Name)
+	}
+	return append(evs, last, em.event())
+}
+
+// The demo walkthrough's rooms, drawn zoomed and in the pane, at several
+// sizes (golden views).
+func TestGoldenDemoMap(t *testing.T) {
+	evs := demoWalk(t, 28) // in the lighthouse, half way
+	snap := evs[len(evs)-1].(engine.MapChanged).Map
+	if len(snap.Names) < 8 {
+		t.Fatalf("the walkthrough's map has %d rooms", len(snap.Names))
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+		for _, zoom := range []bool{false, true} {
+			name := fmt.Sprintf("demo_map_%dx%d", size[0], size[1])
+			if zoom {
+				name += "_zoomed"
+			}
+			t.Run(name, func(t *testing.T) {
+				h := newHarness(t, size[0], size[1], "dark")
+				h.events(evs...)
+				h.key("M")
+				if zoom {
+					h.key("f")
+				}
+				golden(t, name, h.m.Render())
+				for id, room := range snap.Names {
+					if zoom && size[0] == 200 && !strings.Contains(h.m.Render(), room) {
+						t.Errorf("room L%d %q not drawn at full screen", id, room)
+					}
+				}
+			})
+		}
+	}
+}
+
+// A map taller than the pane is cut around the current room; ↑/↓ move the
+// view, and a move to another room centres it again.
+func TestMapScrollsAroundTheCurrentRoom(t *testing.T) {
+	evs := demoWalk(t, 28)
+	h := newHarness(t, 80, 16, "dark")
+	h.events(evs...)
+	h.key("M")
+	h.mustSee("║Study")
+	h.mustNotSee("│Muddy Lane")
+	for i := 0; i < 12; i++ {
+		h.key("down")
+	}
+	h.mustSee("│Muddy Lane")
+	h.mustNotSee("║Study")
+	last := evs[len(evs)-2].(engine.TurnResult)
+	h.events(engine.TurnResult{Turn: last.Turn + 1, Actor: engine.ActorHuman, Action: "look", Observation: last.Observation})
+	h.mustNotSee("║Study") // the same room: the view stays
+	h.events(engine.TurnResult{Turn: last.Turn + 2, Actor: engine.ActorHuman, Action: "south",
+		Observation: engine.Observation{Location: engine.Location{ID: 9, Name: "Hallway"}}})
+	h.mustSee("║Hallway")
+}
