@@ -72,6 +72,8 @@ type Env struct {
 	truth     truthSource
 	won       bool
 	textScore int
+	// watch follows the location during a step (moved.go).
+	watch moveWatch
 }
 
 // NewEnv makes an environment for story; Start runs it to its first prompt.
@@ -176,11 +178,14 @@ func (e *Env) Step(command string) (Observation, error) {
 	e.turn++
 	e.changes = e.changes[:0]
 	restarts := e.m.Restarts()
+	e.armMoveWatch()
 	err := e.send(cmd)
 	if err == nil {
 		_, err = e.m.Run()
 	}
-	text := strings.TrimPrefix(e.m.TakeOutput(), "\n")
+	out := e.m.TakeOutput()
+	text := strings.TrimPrefix(out, "\n")
+	e.watch.skip = len(out) - len(text)
 	if err != nil {
 		return e.observe(cmd, text, restarts), fmt.Errorf("step %q: %w", cmd, err)
 	}
@@ -244,6 +249,7 @@ func (e *Env) Observe() Observation { return e.observe("", "", e.m.Restarts()) }
 
 func (e *Env) observe(cmd, text string, restarts int) Observation {
 	obs := Observation{Turn: e.turn, Command: cmd, Text: cleanText(text), Story: e.id}
+	obs.MovedAt = e.movedAt(obs.Text)
 	obs.Won = containsAny(text, e.victoryTexts())
 	e.won = e.won || obs.Won
 	obs.Location = e.location()
