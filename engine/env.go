@@ -72,8 +72,10 @@ type Env struct {
 	truth     truthSource
 	won       bool
 	textScore int
-	// watch follows the location during a step (moved.go).
+	// watch follows the location during a step (moved.go); hooks are the
+	// machine's hooks, made once.
 	watch moveWatch
+	hooks zmachine.Hooks
 }
 
 // NewEnv makes an environment for story; Start runs it to its first prompt.
@@ -100,7 +102,8 @@ func (e *Env) newMachine(seed int) error {
 	}
 	e.m = m
 	e.nameOf = m.ObjectName
-	m.SetHooks(zmachine.Hooks{ObjectMoved: e.moved, AttributeChanged: e.attrChanged})
+	e.hooks = zmachine.Hooks{ObjectMoved: e.moved, AttributeChanged: e.attrChanged, GlobalChanged: e.locationGlobalChanged}
+	m.SetHooks(e.hooksWatching(-1))
 	e.turn, e.started, e.hash, e.player = 0, false, "", uint16(e.b.Player)
 	e.truth, e.won, e.textScore = truthSource{}, false, 0
 	return nil

@@ -41,16 +41,26 @@ func (e *Env) armMoveWatch() {
 	t := &e.truth
 	w := &e.watch
 	*w = moveWatch{marks: w.marks[:0]}
-	h := zmachine.Hooks{ObjectMoved: e.moved, AttributeChanged: e.attrChanged}
+	g := -1
 	if t.resolved {
 		id := e.locationID()
 		w.on, w.start, w.cur = true, id, id
 		if e.locFromGlobal() {
-			w.global = true
-			h.GlobalChanged, h.WatchGlobal = e.locationGlobalChanged, t.locGlobal
+			w.global, g = true, t.locGlobal
 		}
 	}
-	e.m.SetHooks(h)
+	e.m.SetHooks(e.hooksWatching(g))
+}
+
+// hooksWatching is the environment's hooks watching global g (none when
+// g is negative).
+func (e *Env) hooksWatching(g int) zmachine.Hooks {
+	h := e.hooks
+	if g < 0 {
+		h.GlobalChanged = nil
+	}
+	h.WatchGlobal = g
+	return h
 }
 
 // locationGlobalChanged is the GlobalChanged hook on the location global.
