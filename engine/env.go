@@ -72,6 +72,10 @@ type Env struct {
 	truth     truthSource
 	won       bool
 	textScore int
+	// watch follows the location during a step (moved.go); hooks are the
+	// machine's hooks, made once.
+	watch moveWatch
+	hooks zmachine.Hooks
 }
 
 // NewEnv makes an environment for story; Start runs it to its first prompt.
@@ -98,7 +102,8 @@ func (e *Env) newMachine(seed int) error {
 	}
 	e.m = m
 	e.nameOf = m.ObjectName
-	m.SetHooks(zmachine.Hooks{ObjectMoved: e.moved, AttributeChanged: e.attrChanged})
+	e.hooks = zmachine.Hooks{ObjectMoved: e.moved, AttributeChanged: e.attrChanged, GlobalChanged: e.locationGlobalChanged}
+	m.SetHooks(e.hooksWatching(-1))
 	e.turn, e.started, e.hash, e.player = 0, false, "", uint16(e.b.Player)
 	e.truth, e.won, e.textScore = truthSource{}, false, 0
 	return nil
@@ -176,11 +181,14 @@ func (e *Env) Step(command string) (Observation, error) {
 	e.turn++
 	e.changes = e.changes[:0]
 	restarts := e.m.Restarts()
+	e.armMoveWatch()
 	err := e.send(cmd)
 	if err == nil {
 		_, err = e.m.Run()
 	}
-	text := strings.TrimPrefix(e.m.TakeOutput(), "\n")
+	out := e.m.TakeOutput()
+	text := strings.TrimPrefix(out, "\n")
+	e.watch.skip = len(out) - len(text)
 	if err != nil {
 		return e.observe(cmd, text, restarts), fmt.Errorf("step %q: %w", cmd, err)
 	}
@@ -244,6 +252,7 @@ func (e *Env) Observe() Observation { return e.observe("", "", e.m.Restarts()) }
 
 func (e *Env) observe(cmd, text string, restarts int) Observation {
 	obs := Observation{Turn: e.turn, Command: cmd, Text: cleanText(text), Story: e.id}
+	obs.MovedAt = e.movedAt(obs.Text)
 	obs.Won = containsAny(text, e.victoryTexts())
 	e.won = e.won || obs.Won
 	obs.Location = e.location()

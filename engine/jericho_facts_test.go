@@ -2,7 +2,8 @@ package engine
 
 // Per-game facts of the Jericho suite that the ground-truth test checks
 // against: where Jericho's own walkthrough falls short of the maximum, and
-// where a story narrates before it names the room it moves the player to.
+// where a story tells of the arrival after the move, before it names the
+// room.
 
 // jerichoShort is a walkthrough that Jericho itself wins below the maximum.
 type jerichoShort struct {
@@ -42,40 +43,24 @@ var jerichoNoHeadings = map[string]bool{"murdac.z5": true}
 // must be known and never change.
 var jerichoOneRoom = map[string]bool{"acorncourt.z5": true, "weapon.z5": true}
 
-// narratesFirst is a story whose text, on some location changes, tells of
-// the move before it names the new room.
-type narratesFirst struct {
-	floor int    // percent of changes that still meet the literal rule
-	why   string // what the story prints before the name
+// arrivesFirst is a story that, on some location changes, tells of the
+// arrival after it has moved the player and before it names the new room.
+type arrivesFirst struct {
+	floor int    // percent of changes that still meet the rule
+	why   string // what the story prints between the move and the name
 }
 
-// jerichoNarratesFirst lists the stories below nine changes in ten on the
-// literal rule (the first non-blank line of the turn is the new location's
-// name, or the turn is dark) because the story itself prints something
-// first; every such turn names the room on a later line, which the looser
-// check (the name on any line or on the status line) verifies. The floor is
-// the share measured on the walkthrough, so a change in Lantern's turn text
-// or location reading that costs a heading still fails.
-var jerichoNarratesFirst = map[string]narratesFirst{
-	"905.z5":       {80, `"enter car" tells of starting the engine before "Driving" (1 of 5 changes)`},
-	"afflicted.z8": {89, `implicit actions ("(first opening the front door)") and Nikolai's chase told first (44 of 49 changes)`},
-	"anchor.z8":    {73, `implicit actions ("(opening the front door first)"), the umbrella, climbing and walking told first`},
-	"awaken.z5":    {86, `climbing told first ("You carefully climb up the length of railing...")`},
-	"balances.z5":  {68, "the flying carpet and the winged horse tell of the flight first"},
-	"curses.z5":    {78, "pushing the statue, the dumbwaiter, the swarm of lights and walking into walls told first"},
-	"gold.z5":      {85, `the narrator's asides ("If Jack can do it...") and parser notes ("(the chair's button)") first`},
-	"huntdark.z5":  {18, "every move through the crawl is narrated before its heading"},
-	"inhumane.z5":  {61, "pushing the coffin, the swinging platform and the traps told first"},
-	"jewel.z5":     {82, `"Time passes." before scripted journeys; squeezing through told first`},
-	"karn.z5":      {86, "pushing the table, entering the TARDIS, K9 staying behind told first; one move passes through a room"},
-	"library.z5":   {86, "the glass doors' hydraulics told first"},
-	"loose.z5":     {72, "Mary and the egg speak before the heading"},
-	"lostpig.z8":   {78, "the pig and the gnome react before the heading"},
-	"moonlit.z5":   {88, "one exit message before the heading (1 of 9 changes)"},
-	"night.z5":     {82, `"You follow the mouse..." before every maze heading`},
-	"reverb.z5":    {60, `the stairs ("The stairs angle up and back...") and guards told first`},
-	"spirit.z5":    {81, "gates, crates, train cars and the shifting hallway told first"},
-	"temple.z5":    {72, "struggling through debris and the winding staircase told first"},
-	"tryst205.z5":  {87, "the handcar and the structure's stiffening told first"},
-	"zenon.z5":     {88, "the lift, the officer and the airlock told first"},
+// jerichoArrivesFirst lists the stories below nine changes in ten on the
+// rule from the move on (the first non-blank line printed after the
+// location changed is the new location's name, or the turn is dark)
+// because the story prints its own text after the move: what a story
+// prints before the move (implicit actions, the journey, other
+// characters) no longer counts against it. Every such turn names the room
+// on a later line, which the looser check (the name on any line or on the
+// status line) verifies. The floor is the share measured on the
+// walkthrough, so a change in Lantern's turn text, location reading or move
+// watch that costs a heading still fails.
+var jerichoArrivesFirst = map[string]arrivesFirst{
+	"anchor.z8":  {83, `arrival told after the move ("You descend the gloomy steps into the dank cellar.", "You close your umbrella, as is your habit after coming indoors."): 41 of 256 changes`},
+	"lostpig.z8": {89, `the pig and the gnome react after Grunk has moved ("Pig see Grunk leave."): 3 of 28 changes`},
 }

@@ -106,4 +106,11 @@ type Observation struct {
 	// Meta is set when the environment handled the command itself (save,
 	// restore, quit, restart, script) instead of passing it to the story.
 	Meta bool `json:"meta,omitempty"`
+	// MovedAt is where in Text the player moved: the byte offset of the
+	// text printed after the last change of location during the step, so
+	// Text[MovedAt:] is what the story printed from the move on (the new
+	// room's heading first, where the story prints one). It is -1 when the
+	// location did not change (or the observation is not of a step), and 0
+	// when it changed by a restore or an undo, whose moment is not followed.
+	MovedAt int `json:"moved_at"`
 }

@@ -179,19 +179,8 @@ func (e *Env) roomOf(o uint16) uint16 {
 
 func (e *Env) location() Location {
 	e.resolveTruth()
-	t := &e.truth
-	var id uint16
-	switch {
-	case e.b.Location == "player_parent":
-		id = e.m.Parent(t.player)
-	case e.b.Location == "player_room" || t.roomOfPlr:
-		if t.player == 0 || e.m.Parent(t.player) == 0 {
-			return Location{}
-		}
-		id = e.roomOf(t.player)
-	case t.locGlobal >= 0:
-		id = e.m.Global(t.locGlobal)
-	default:
+	id, ok := e.locationRead()
+	if !ok {
 		return Location{}
 	}
 	name := e.nameOf(id)
@@ -204,6 +193,37 @@ func (e *Env) location() Location {
 		}
 	}
 	return Location{ID: int(id), Name: name}
+}
+
+// locationID is the location's object number, read where the resolved
+// facts say (0: unknown).
+func (e *Env) locationID() uint16 {
+	id, _ := e.locationRead()
+	return id
+}
+
+// locationRead reads the location's object number where the resolved facts
+// say; ok is false when they give no location.
+func (e *Env) locationRead() (id uint16, ok bool) {
+	t := &e.truth
+	switch {
+	case e.b.Location == "player_parent":
+		return e.m.Parent(t.player), true
+	case e.b.Location == "player_room" || t.roomOfPlr:
+		if t.player == 0 || e.m.Parent(t.player) == 0 {
+			return 0, false
+		}
+		return e.roomOf(t.player), true
+	case t.locGlobal >= 0:
+		return e.m.Global(t.locGlobal), true
+	}
+	return 0, false
+}
+
+// locFromGlobal reports whether the location is read from a global.
+func (e *Env) locFromGlobal() bool {
+	t := &e.truth
+	return e.b.Location != "player_parent" && e.b.Location != "player_room" && !t.roomOfPlr && t.locGlobal >= 0
 }
 
 // unnamed: an empty short name, or the compiler's "(internal name)".

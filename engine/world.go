@@ -8,6 +8,9 @@ import (
 // moved and attrChanged are the machine's hooks: they record the step's
 // changes to the object tree, minus what the binding says to ignore.
 func (e *Env) moved(obj, from, to uint16) {
+	if e.watch.on && !e.watch.global {
+		e.noteLocation()
+	}
 	if contains(e.b.IgnoreMoved, int(obj)) || contains(e.b.IgnoreMovedTo, int(to)) || !e.worldObject(obj) {
 		return
 	}

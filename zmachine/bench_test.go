@@ -43,7 +43,12 @@ func zork1(tb testing.TB) (*zmachine.Story, []string) {
 // playZork1 plays the walkthrough in-process and returns the whole
 // transcript; every command must be taken by a line read.
 func playZork1(tb testing.TB, s *zmachine.Story, cmds []string) string {
-	m, err := zmachine.New(s, zmachine.Options{Seed: zork1Seed})
+	return playZork1With(tb, s, cmds, zmachine.Hooks{})
+}
+
+// playZork1With plays the walkthrough with hooks.
+func playZork1With(tb testing.TB, s *zmachine.Story, cmds []string, hooks zmachine.Hooks) string {
+	m, err := zmachine.New(s, zmachine.Options{Seed: zork1Seed, Hooks: hooks})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -86,6 +91,21 @@ func BenchmarkZork1Walkthrough(b *testing.B) {
 	}
 	for b.Loop() {
 		playZork1(b, s, cmds)
+	}
+}
+
+// BenchmarkZork1WalkthroughWatched is the walkthrough with the location
+// global (global 0) watched, as the environment watches it during a step;
+// against BenchmarkZork1Walkthrough it is the watch's cost.
+func BenchmarkZork1WalkthroughWatched(b *testing.B) {
+	s, cmds := zork1(b)
+	changes := 0
+	hooks := zmachine.Hooks{GlobalChanged: func(_, _ uint16) { changes++ }, WatchGlobal: 0}
+	if out := playZork1With(b, s, cmds, hooks); !strings.Contains(out, zork1FinalScore) || changes == 0 {
+		b.Fatalf("%d location changes; transcript ends:\n%s", changes, tail(out, 1500))
+	}
+	for b.Loop() {
+		playZork1With(b, s, cmds, hooks)
 	}
 }
 

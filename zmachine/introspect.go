@@ -204,6 +204,11 @@ func (m *Machine) Separators() string {
 	return b.String()
 }
 
+// OutputLen is the length in bytes of the lower window's text not yet
+// taken: where, in the text TakeOutput will return, what the story prints
+// next begins. Hooks use it to place a change within a turn's text.
+func (m *Machine) OutputLen() int { return m.out.lower.Len() }
+
 // TakeOutput returns the lower window's text since the last call.
 func (m *Machine) TakeOutput() string {
 	s := m.out.lower.String()

@@ -43,13 +43,22 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", int(s))
 }
 
-// Hooks receive changes to the object tree as they happen. Nil hooks cost
-// nothing.
+// Hooks receive changes to the object tree, and to one watched global
+// variable, as they happen. Nil hooks cost nothing; a hook may read the
+// machine (OutputLen tells where in the text the change falls) but must
+// not run it.
 type Hooks struct {
 	// ObjectMoved is called when obj's parent changes (newParent 0: removed).
 	ObjectMoved func(obj, oldParent, newParent uint16)
 	// AttributeChanged is called when an attribute actually changes value.
 	AttributeChanged func(obj uint16, attr uint8, set bool)
+	// GlobalChanged is called when an instruction's store (store, inc,
+	// dec, pull, a result) changes the value of global variable
+	// WatchGlobal (0–239). Writes to the globals table through storew or
+	// storeb are not seen; stories assign their variables with stores.
+	GlobalChanged func(old, new uint16)
+	// WatchGlobal is the global GlobalChanged watches.
+	WatchGlobal int
 }
 
 // Identity is what the interpreter tells the story about itself in the header.
@@ -157,6 +166,9 @@ type Machine struct {
 	restarts int
 	// executed counts instructions run since New.
 	executed uint64
+	// watchVar is the variable number (16–255) of Hooks.WatchGlobal while
+	// Hooks.GlobalChanged is set, else 0 (never a global's number).
+	watchVar uint8
 
 	// The instruction being executed, for fault reports.
 	instrPC uint32
@@ -170,6 +182,7 @@ func New(story *Story, opts Options) (*Machine, error) {
 		return nil, fmt.Errorf("new machine: %w: nil story", ErrCorrupt)
 	}
 	m := &Machine{story: story, v: story.version, opts: opts}
+	m.SetHooks(opts.Hooks)
 	if opts.Identity != nil {
 		m.id = *opts.Identity
 	} else {

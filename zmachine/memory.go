@@ -143,6 +143,10 @@ func (m *Machine) readVar(v uint8) uint16 {
 func (m *Machine) writeVar(v uint8, x uint16) {
 	if v >= 16 {
 		a := m.globals + 2*uint32(v-16)
+		if v == m.watchVar {
+			m.watchedWrite(a, x)
+			return
+		}
 		m.mem[a] = byte(x >> 8)
 		m.mem[a+1] = byte(x)
 		return
@@ -155,6 +159,19 @@ func (m *Machine) writeVar(v uint8, x uint16) {
 		m.localFault(v)
 	}
 	m.cur.locals[v-1] = x
+}
+
+// watchedWrite stores x in the watched global at a and reports a change
+// of value to Hooks.GlobalChanged.
+//
+//go:noinline
+func (m *Machine) watchedWrite(a uint32, x uint16) {
+	old := uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
+	m.mem[a] = byte(x >> 8)
+	m.mem[a+1] = byte(x)
+	if old != x {
+		m.opts.Hooks.GlobalChanged(old, x)
+	}
 }
 
 // readVarInPlace and writeVarInPlace are the indirect forms (§6.3.4): the

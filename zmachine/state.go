@@ -138,20 +138,28 @@ func (m *Machine) Probe(f func() error) error {
 	undo := append([]*Snapshot(nil), m.undo...)
 	restarts := m.restarts
 	screen, transcript, commands, hooks := m.screen, m.opts.Transcript, m.opts.Commands, m.opts.Hooks
-	m.screen, m.opts.Transcript, m.opts.Commands, m.opts.Hooks = nil, nil, nil, Hooks{}
+	m.screen, m.opts.Transcript, m.opts.Commands = nil, nil, nil
+	m.SetHooks(Hooks{})
 	defer func() {
 		m.Restore(snap)
 		m.out.lower.Reset()
 		m.out.lower.WriteString(text)
 		m.undo = undo
 		m.restarts = restarts
-		m.screen, m.opts.Transcript, m.opts.Commands, m.opts.Hooks = screen, transcript, commands, hooks
+		m.screen, m.opts.Transcript, m.opts.Commands = screen, transcript, commands
+		m.SetHooks(hooks)
 	}()
 	return f()
 }
 
-// SetHooks replaces the object-tree hooks.
-func (m *Machine) SetHooks(h Hooks) { m.opts.Hooks = h }
+// SetHooks replaces the hooks. A WatchGlobal outside 0–239 watches
+// nothing.
+func (m *Machine) SetHooks(h Hooks) {
+	m.opts.Hooks, m.watchVar = h, 0
+	if h.GlobalChanged != nil && h.WatchGlobal >= 0 && h.WatchGlobal <= 239 {
+		m.watchVar = uint8(h.WatchGlobal + 16)
+	}
+}
 
 // Restarts counts the story's restart instructions since New.
 func (m *Machine) Restarts() int { return m.restarts }
