@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -17,8 +18,20 @@ import (
 func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	code := run(context.Background(), sampleConfig(t), args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// sampleConfig is the repository's lantern.sample.toml, which the binary
+// embeds; tests find it beside this file (they change directory).
+func sampleConfig(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "lantern.sample.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func TestCLIErrors(t *testing.T) {
@@ -98,7 +111,9 @@ func BenchmarkPlayProcessVsDfrotz(b *testing.B) {
 	walk := shared.File(b, "walkthroughs/zork1.txt")
 	dfrotz := shared.Dfrotz(b)
 	bin := filepath.Join(b.TempDir(), "lantern")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
 	timeRun := func(name string, args ...string) time.Duration {

@@ -1,7 +1,6 @@
-package main
+package cli
 
 import (
-	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,9 +13,6 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 )
-
-//go:embed lantern.sample.toml
-var sampleConfig string
 
 // flagKeys are the configuration keys that command-line flags set (the
 // highest level of the precedence).
@@ -109,7 +105,7 @@ func newClient(cfg *config.Config, onCall func(llm.CallMetrics)) (*llm.Client, e
 	return llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, OnCall: onCall, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10})
 }
 
-func cmdConfig(args []string, stdout, stderr io.Writer) int {
+func cmdConfig(sampleConfig string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("config", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -20,10 +20,11 @@ import (
 // returns the temporary directory and the repository's.
 func isolate(t *testing.T) (dir, repo string) {
 	t.Helper()
-	repo, err := os.Getwd()
+	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
+	repo = filepath.Join(wd, "..", "..")
 	dir = t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
