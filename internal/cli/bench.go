@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
@@ -30,10 +32,25 @@ import (
 // turn. The report is stored in the story's lantern.db (bench_runs) beside
 // the episodes and turns the run played.
 
-func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
+func newBenchCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench [--compare A B | --list]",
+		Short: "measure the agent over episodes",
+		Long: `Plays episodes headless, wired as lantern run is, and prints, per episode
+and overall: score, moves, deaths, turns to each score milestone, repeated
+failed action rate, location coverage, LLM calls per turn, prompt tokens per
+turn p50/p95, model latency p50/p95 and harness overhead per turn; then a
+chart of score over turns. The run is stored in the story's lantern.db
+(in the work dir), where --compare finds it by the number printed.
+
+--compare A B sets two runs side by side with the difference; each of A and
+B is a stored run's number, "last", "prev", or a file saved from --json.`,
+		Example: `  lantern bench --episodes 3 --max-turns 100 --model qwen3:4b
+  lantern bench --agent script:game_files/demo/walkthrough.txt --episodes 2
+  lantern bench --compare prev last
+  lantern bench --json --model qwen3:8b > qwen3-8b.json`,
+	}
+	fs := cmd.Flags()
 	fs.String("story", "", "story file (default: the configured one, else the built-in demo)")
 	episodes := fs.Int("episodes", 3, "episodes to play")
 	fs.Int("max-turns", 500, "turns per episode (default: loop.max_turns_per_episode)")
@@ -46,72 +63,39 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	compare := fs.Bool("compare", false, "compare two stored runs: lantern bench --compare A B")
 	list := fs.Bool("list", false, "list the stored runs of the story")
 	width := fs.Int("width", 60, "width of the score chart")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: lantern bench [--story F] [--episodes N] [--max-turns N] [--agent llm|script:FILE]
-                    [--model M] [--seed N] [--label L] [--json]
-       lantern bench --compare A B [--story F] [--json]
-       lantern bench --list [--story F]
-
-Plays episodes headless, wired as lantern run is, and prints, per episode
-and overall: score, moves, deaths, turns to each score milestone, repeated
-failed action rate, location coverage, LLM calls per turn, prompt tokens per
-turn p50/p95, model latency p50/p95 and harness overhead per turn; then a
-chart of score over turns. The run is stored in the story's lantern.db
-(in the work dir), where --compare finds it by the number printed.
-
---compare A B sets two runs side by side with the difference; each of A and
-B is a stored run's number, "last", "prev", or a file saved from --json.
-
-Examples:
-  lantern bench --episodes 3 --max-turns 100 --model qwen3:4b
-  lantern bench --agent script:game_files/demo/walkthrough.txt --episodes 2
-  lantern bench --compare prev last
-  lantern bench --json --model qwen3:8b > qwen3-8b.json
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
-	if err := parseInterspersed(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if *compare && *list {
+			return usageErrorf("--compare and --list do not go together")
 		}
-		return exitUsage
-	}
-	if *compare && *list {
-		fmt.Fprintln(stderr, "lantern bench: --compare and --list do not go together")
-		return exitUsage
-	}
-	if *compare && fs.NArg() != 2 {
-		fmt.Fprintln(stderr, "lantern bench: --compare takes two runs: lantern bench --compare A B")
-		return exitUsage
-	}
-	if !*compare && fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "lantern bench: unexpected %q\n", fs.Arg(0))
-		return exitUsage
-	}
-	if *episodes < 1 {
-		fmt.Fprintln(stderr, "lantern bench: --episodes must be at least 1")
-		return exitUsage
-	}
-	cfg := loadConfig("bench", fs, *configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
-	if cfg == nil {
-		return exitUsage
-	}
-	if *compare || *list {
-		db, closeDB, err := openBenchDB(cfg)
+		if *compare && fs.NArg() != 2 {
+			return usageErrorf("--compare takes two runs: lantern bench --compare A B")
+		}
+		if !*compare && fs.NArg() > 0 {
+			return usageErrorf("unexpected %q", fs.Arg(0))
+		}
+		if *episodes < 1 {
+			return usageErrorf("--episodes must be at least 1")
+		}
+		cfg, err := loadConfig("bench", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
 		if err != nil {
-			fmt.Fprintln(stderr, "lantern bench:", err)
-			return exitError
+			return err
 		}
-		defer closeDB()
-		if *list {
-			return listBenchRuns(ctx, db, stdout, stderr)
+		if *compare || *list {
+			db, closeDB, err := openBenchDB(cfg)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			if *list {
+				return listBenchRuns(ctx, db, stdout, stderr)
+			}
+			return compareBenchRuns(ctx, db, fs.Arg(0), fs.Arg(1), *asJSON, *width, stdout, stderr)
 		}
-		return compareBenchRuns(ctx, db, fs.Arg(0), fs.Arg(1), *asJSON, *width, stdout, stderr)
+		modelSet := fs.Changed("model")
+		return runBench(ctx, cfg, benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width}, stdout, stderr)
 	}
-	_, modelSet := setFlags(fs)["model"]
-	return runBench(ctx, cfg, benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width}, stdout, stderr)
+	return cmd
 }
 
 // setFlags lists the flags given on the command line.
@@ -304,11 +288,10 @@ type benchMetrics struct {
 	ReviewDecisions  int     `json:"review_decisions"`
 }
 
-func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, stderr io.Writer) int {
+func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, stderr io.Writer) error {
 	story, name, binding, err := openStoryAndBinding(cfg.Story)
 	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
-		return exitError
+		return err
 	}
 	info := story.Info()
 	rep := &benchReport{Story: filepath.Base(name), StoryMD5: info.MD5, Release: info.Release, MaxScore: binding.MaxScore, Agent: o.agent,
@@ -318,25 +301,21 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	if f, ok := strings.CutPrefix(o.agent, "script:"); ok {
 		acts, err := readScript(f)
 		if err != nil {
-			fmt.Fprintln(stderr, "lantern bench: --agent:", err)
-			return exitError
+			return fmt.Errorf("--agent: %w", err)
 		}
 		agent = &replayAgent{actions: acts}
 	} else if o.agent != "llm" {
-		fmt.Fprintf(stderr, "lantern bench: --agent %q: want llm or script:FILE\n", o.agent)
-		return exitUsage
+		return usageErrorf("--agent %q: want llm or script:FILE", o.agent)
 	}
 	queue := &callQueue{}
 	var client *llm.Client
 	if agent == nil || o.modelSet {
 		client, err = newClient(cfg, queue.add)
 		if err != nil {
-			fmt.Fprintln(stderr, "lantern bench:", err)
-			return exitError
+			return err
 		}
 		if err := benchPreflight(ctx, client, cfg, agent == nil); err != nil {
-			fmt.Fprintln(stderr, "lantern bench:", err)
-			return exitError
+			return err
 		}
 		rep.Host = client.Host()
 		rep.Models = map[string]string{}
@@ -358,15 +337,13 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
-		return exitError
+		return err
 	}
 	defer sess.Close()
 	rep.DB = filepath.Join(sess.Dir, "lantern.db")
 	before, err := sess.DB.LastEpisodeID(context.Background())
 	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
-		return exitError
+		return err
 	}
 	fmt.Fprintf(stderr, "lantern bench: %s, %s, %d episode(s) of at most %d turns\n", rep.Story, rep.Label, o.episodes, rep.MaxTurns)
 	rep.Started = time.Now()
@@ -384,8 +361,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	after, _ := sess.DB.LastEpisodeID(context.Background())
 	data, err := json.Marshal(rep)
 	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
-		return exitError
+		return err
 	}
 	first := int64(0)
 	if after > before {
@@ -406,7 +382,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
-			return exitError
+			return status(exitError)
 		}
 	} else {
 		printBench(stdout, rep, o.width)
@@ -417,7 +393,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 			code = exitError
 		}
 	}
-	return code
+	return status(code)
 }
 
 // benchPreflight fails fast when the server or a model the run needs is
@@ -622,15 +598,14 @@ func openBenchDB(cfg *config.Config) (*memory.RunDB, func(), error) {
 	return db, func() { db.Close() }, nil
 }
 
-func listBenchRuns(ctx context.Context, db *memory.RunDB, stdout, stderr io.Writer) int {
+func listBenchRuns(ctx context.Context, db *memory.RunDB, stdout, stderr io.Writer) error {
 	runs, err := db.BenchRuns(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
-		return exitError
+		return err
 	}
 	if len(runs) == 0 {
 		fmt.Fprintln(stdout, "No bench runs stored for this story.")
-		return exitOK
+		return nil
 	}
 	rows := [][]string{{"RUN", "STARTED", "LABEL", "EPISODES", "MEAN SCORE", ""}}
 	for _, r := range runs {
@@ -642,7 +617,7 @@ func listBenchRuns(ctx context.Context, db *memory.RunDB, stdout, stderr io.Writ
 			fmt.Sprintf("%.1f", r.Score), note})
 	}
 	table(stdout, rows)
-	return exitOK
+	return nil
 }
 
 // loadBenchRun finds a run: a stored run's number, "last", "prev", or a
@@ -697,25 +672,23 @@ type benchComparison struct {
 	B *benchReport `json:"b"`
 }
 
-func compareBenchRuns(ctx context.Context, db *memory.RunDB, refA, refB string, asJSON bool, width int, stdout, stderr io.Writer) int {
+func compareBenchRuns(ctx context.Context, db *memory.RunDB, refA, refB string, asJSON bool, width int, stdout, stderr io.Writer) error {
 	a, err := loadBenchRun(ctx, db, refA)
 	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
-		return exitError
+		return err
 	}
 	b, err := loadBenchRun(ctx, db, refB)
 	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
-		return exitError
+		return err
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(benchComparison{A: a, B: b}); err != nil {
-			return exitError
+			return status(exitError)
 		}
-		return exitOK
+		return nil
 	}
 	printComparison(stdout, a, b, width)
-	return exitOK
+	return nil
 }

@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
@@ -29,27 +32,30 @@ var flagKeys = map[string]string{
 // loadConfig loads the configuration for a command: the standard files
 // (configFile, from --config, in place of ./lantern.toml) and environment,
 // with the named flags on top when they were given. Warnings go to stderr;
-// on an invalid configuration it prints every problem and returns nil.
-func loadConfig(cmd string, fs *flag.FlagSet, configFile string, stderr io.Writer, flags ...string) *config.Config {
+// an invalid configuration is a usage error naming every problem. set holds
+// the flags given on the command line, by name.
+func loadConfig(cmd string, set map[string]string, configFile string, stderr io.Writer, flags ...string) (*config.Config, error) {
 	var ov []config.Override
-	wanted := map[string]bool{}
 	for _, f := range flags {
-		wanted[f] = true
-	}
-	fs.Visit(func(f *flag.Flag) {
-		if key, ok := flagKeys[f.Name]; ok && wanted[f.Name] {
-			ov = append(ov, config.Override{Key: key, Value: f.Value.String(), Flag: f.Name})
+		if v, ok := set[f]; ok {
+			ov = append(ov, config.Override{Key: flagKeys[f], Value: v, Flag: f})
 		}
-	})
+	}
 	cfg, err := config.Load(config.Standard(configFile, ov...))
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stderr, "lantern %s: warning: %s\n", cmd, w)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "lantern %s: %v\n", cmd, err)
-		return nil
+		return nil, usageError(err)
 	}
-	return cfg
+	return cfg, nil
+}
+
+// changed lists the flags given on the command line, by name.
+func changed(fs *pflag.FlagSet) map[string]string {
+	out := map[string]string{}
+	fs.Visit(func(f *pflag.Flag) { out[f.Name] = f.Value.String() })
+	return out
 }
 
 // parseInterspersed parses flags that may come after the arguments too
@@ -105,85 +111,77 @@ func newClient(cfg *config.Config, onCall func(llm.CallMetrics)) (*llm.Client, e
 	return llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, OnCall: onCall, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10})
 }
 
-func cmdConfig(sampleConfig string, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("config", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
-	all := fs.Bool("all", false, "show: every key, not only those set somewhere")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: lantern config [show [--all]] [--config F]
-       lantern config check [FILE...]
-       lantern config sample
-
-show prints the configuration in effect: which files were read, and each key
+// newConfigCmd is `lantern config`: show (the default), check and sample.
+func newConfigCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config [show | check | sample]",
+		Short: "show the configuration in effect, check a file, print a sample",
+		Long: `show prints the configuration in effect: which files were read, and each key
 set by a file, the environment or a flag, with where it came from (--all:
 every key, defaults too). check validates the configuration in effect, or
 the named files alone, and exits 1 on an error. sample prints a commented
 lantern.toml with every key at its default.
 
 Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.toml
-< ./lantern.toml (or --config F) < LANTERN_* and OLLAMA_HOST < flags.
-
-Examples:
-  lantern config
+< ./lantern.toml (or --config F) < LANTERN_* and OLLAMA_HOST < flags.`,
+		Example: `  lantern config
   lantern config sample > ~/.config/lantern/lantern.toml
-  lantern config check lantern.toml
-
-Flags:
-`)
-		fs.PrintDefaults()
+  lantern config check lantern.toml`,
+		Args: noArgs,
 	}
-	sub := "show"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
+	show := &cobra.Command{
+		Use:   "show",
+		Short: "print the configuration in effect and where each key comes from",
+		Args:  noArgs,
 	}
-	if err := parseInterspersed(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	switch sub {
-	case "sample":
-		fmt.Fprint(stdout, sampleConfig)
-		return exitOK
-	case "check":
-		if fs.NArg() == 0 {
-			cfg, err := config.Load(config.Standard(*configFile))
-			return reportCheck(stdout, cfg, err)
-		}
-		code := exitOK
-		for _, name := range fs.Args() {
-			data, err := os.ReadFile(name)
-			if err != nil {
-				fmt.Fprintf(stdout, "%s: %v\n", name, err)
-				code = exitError
-				continue
-			}
-			cfg, err := config.Parse(name, data)
-			if c := reportCheck(stdout, cfg, err); c != exitOK {
-				code = c
-			}
-		}
-		return code
-	case "show":
-		if fs.NArg() > 0 {
-			fmt.Fprintf(stderr, "lantern config show: unexpected %q\n", fs.Arg(0))
-			return exitUsage
-		}
-		cfg, err := config.Load(config.Standard(*configFile))
-		showConfig(stdout, cfg, *all)
+	all := show.Flags().Bool("all", false, "every key, not only those set somewhere")
+	show.RunE = func(cmd *cobra.Command, _ []string) error {
+		cfg, err := config.Load(config.Standard(a.configFile))
+		showConfig(cmd.OutOrStdout(), cfg, *all)
 		if err != nil {
-			fmt.Fprintf(stderr, "lantern config: %v\n", err)
-			return exitError
+			return err
 		}
 		for _, w := range cfg.Warnings {
-			fmt.Fprintf(stderr, "lantern config: warning: %s\n", w)
+			fmt.Fprintf(cmd.ErrOrStderr(), "lantern config: warning: %s\n", w)
 		}
-		return exitOK
+		return nil
 	}
-	fmt.Fprintf(stderr, "lantern config: unknown subcommand %q (want show, check or sample)\n", sub)
-	return exitUsage
+	// `lantern config` alone shows.
+	cmd.Flags().AddFlagSet(show.Flags())
+	cmd.RunE = show.RunE
+	check := &cobra.Command{
+		Use:   "check [FILE...]",
+		Short: "validate the configuration in effect, or the named files alone",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			stdout := cmd.OutOrStdout()
+			if len(args) == 0 {
+				cfg, err := config.Load(config.Standard(a.configFile))
+				return status(reportCheck(stdout, cfg, err))
+			}
+			code := exitOK
+			for _, name := range args {
+				data, err := os.ReadFile(name)
+				if err != nil {
+					fmt.Fprintf(stdout, "%s: %v\n", name, err)
+					code = exitError
+					continue
+				}
+				cfg, err := config.Parse(name, data)
+				if c := reportCheck(stdout, cfg, err); c != exitOK {
+					code = c
+				}
+			}
+			return status(code)
+		},
+	}
+	sample := &cobra.Command{
+		Use:   "sample",
+		Short: "print a commented lantern.toml with every key at its default",
+		Args:  noArgs,
+		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprint(cmd.OutOrStdout(), a.sampleConfig) },
+	}
+	cmd.AddCommand(show, check, sample)
+	return cmd
 }
 
 func reportCheck(w io.Writer, cfg *config.Config, err error) int {

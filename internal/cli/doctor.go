@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,13 +11,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lantern-if/lantern/memory"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
 )
 
 // A doctor's finding: ok, info, warn (does not fail the check) or FAIL,
@@ -74,65 +75,55 @@ func (r *doctorReport) fail(fix, format string, a ...any) {
 	r.add(finding{levelFail, fmt.Sprintf(format, a...), fix})
 }
 
-func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
+func newDoctorCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "doctor [flags]",
+		Args:  noArgs,
+		Short: "check Ollama, the models, the story, the work dir and the terminal",
+		Long: `Checks what Lantern needs and says how to fix each problem: the configuration
+(files, environment, every value), the Ollama server (the host tried, its
+version), each role's model (present, tools and thinking support, context),
+the story (loads, version, binding), the work dir (writable, not in use by
+another Lantern) and the terminal. Exits 1 when something is wrong; warnings
+alone do not fail.`,
+		Example: `  lantern doctor
+  OLLAMA_HOST=gpu-box:11434 lantern doctor --model qwen3:8b
+  lantern doctor --story ~/games/zork1.z3`,
+	}
+	fs := cmd.Flags()
 	fs.String("story", "", "story to check (default: the configured one, else the built-in demo)")
 	fs.String("workdir", "", "work dir to check (default: the configured one)")
 	fs.String("model", "", "check this model for every role")
 	fs.String("host", "", "Ollama host to check (default: OLLAMA_HOST, else the configured one)")
 	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the Ollama server")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: lantern doctor [--config F] [--story F] [--workdir D] [--model M] [--host H]
-
-Checks what Lantern needs and says how to fix each problem: the configuration
-(files, environment, every value), the Ollama server (the host tried, its
-version), each role's model (present, tools and thinking support, context),
-the story (loads, version, binding), the work dir (writable, not in use by
-another Lantern) and the terminal. Exits 1 when something is wrong; warnings
-alone do not fail.
-
-Examples:
-  lantern doctor
-  OLLAMA_HOST=gpu-box:11434 lantern doctor --model qwen3:8b
-  lantern doctor --story ~/games/zork1.z3
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx, stdout := cmd.Context(), cmd.OutOrStdout()
+		if fs.NArg() > 0 {
+			return usageErrorf("unexpected %q", fs.Arg(0))
 		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "lantern doctor: unexpected %q\n", fs.Arg(0))
-		return exitUsage
-	}
-	r := &doctorReport{w: stdout}
-	fmt.Fprintf(stdout, "lantern %s doctor\n", version)
+		r := &doctorReport{w: stdout}
+		fmt.Fprintf(stdout, "lantern %s doctor\n", version())
 
-	cfg := doctorConfig(r, fs, *configFile)
-	client := doctorOllama(ctx, r, cfg, *timeout)
-	doctorModels(ctx, r, cfg, client, *timeout)
-	storyName, release := doctorStory(r, cfg)
-	doctorWorkDir(r, cfg, storyName, release)
-	doctorTerminal(r, stdout)
+		cfg := doctorConfig(r, fs, a.configFile)
+		client := doctorOllama(ctx, r, cfg, *timeout)
+		doctorModels(ctx, r, cfg, client, *timeout)
+		storyName, release := doctorStory(r, cfg)
+		doctorWorkDir(r, cfg, storyName, release)
+		doctorTerminal(r, stdout)
 
-	fmt.Fprintln(stdout)
-	switch {
-	case r.failures > 0:
-		fmt.Fprintf(stdout, "%s found; fix %s above.\n", plural(r.failures, "problem"), map[bool]string{true: "it", false: "them"}[r.failures == 1])
-		return exitError
-	case r.warnings > 0:
-		fmt.Fprintf(stdout, "No problems; %s.\n", plural(r.warnings, "warning"))
-	default:
-		fmt.Fprintln(stdout, "No problems.")
+		fmt.Fprintln(stdout)
+		switch {
+		case r.failures > 0:
+			fmt.Fprintf(stdout, "%s found; fix %s above.\n", plural(r.failures, "problem"), map[bool]string{true: "it", false: "them"}[r.failures == 1])
+			return status(exitError)
+		case r.warnings > 0:
+			fmt.Fprintf(stdout, "No problems; %s.\n", plural(r.warnings, "warning"))
+		default:
+			fmt.Fprintln(stdout, "No problems.")
+		}
+		return nil
 	}
-	return exitOK
+	return cmd
 }
 
 func plural(n int, what string) string {
@@ -144,10 +135,10 @@ func plural(n int, what string) string {
 
 // doctorConfig loads the configuration and reports on it; it always
 // returns one (the defaults where the files are broken).
-func doctorConfig(r *doctorReport, fs *flag.FlagSet, configFile string) *config.Config {
+func doctorConfig(r *doctorReport, fs *pflag.FlagSet, configFile string) *config.Config {
 	r.section("Configuration")
 	var ov []config.Override
-	fs.Visit(func(f *flag.Flag) {
+	fs.Visit(func(f *pflag.Flag) {
 		if key, ok := flagKeys[f.Name]; ok {
 			ov = append(ov, config.Override{Key: key, Value: f.Value.String(), Flag: f.Name})
 		}

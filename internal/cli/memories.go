@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/internal/atomicfile"
@@ -92,8 +93,9 @@ Examples:
 	}
 	path := fs.Arg(0)
 	if path == "" {
-		cfg := loadConfig("memories", fs, *configFile, stderr, "workdir", "story")
-		if cfg == nil {
+		cfg, err := loadConfig("memories", setFlags(fs), *configFile, stderr, "workdir", "story")
+		if err != nil {
+			fmt.Fprintln(stderr, "lantern memories:", err)
 			return exitUsage
 		}
 		story, name, err := openStory(cfg.Story)
@@ -185,4 +187,16 @@ func memoriesUndo(path string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: %d memories brought back\n", path, n)
 	return exitOK
+}
+
+// newMemoriesCmd: check, fmt, show and undo parse their own flags.
+func newMemoriesCmd(*app) *cobra.Command {
+	return &cobra.Command{
+		Use:                "memories check|fmt|show|undo [flags] [FILE]",
+		Short:              "check, format, show or undo a Memories.md",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return status(cmdMemories(args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
+	}
 }

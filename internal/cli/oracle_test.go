@@ -20,9 +20,9 @@ import (
 
 func TestOracleFlags(t *testing.T) {
 	isolate(t)
-	code, _, stderr := runCLI(t, "", "oracle", "--help")
-	if code != exitOK || !strings.Contains(stderr, "Usage: lantern oracle") || !strings.Contains(stderr, "Examples:") {
-		t.Errorf("oracle --help: exit %d\n%s", code, stderr)
+	code, stdout, _ := runCLI(t, "", "oracle", "--help")
+	if code != exitOK || !strings.Contains(stdout, "lantern oracle") || !strings.Contains(stdout, "EXAMPLES") {
+		t.Errorf("oracle --help: exit %d\n%s", code, stdout)
 	}
 	if code, _, stderr := runCLI(t, "", "oracle"); code != exitUsage || !strings.Contains(stderr, "--script") {
 		t.Errorf("oracle without --script: exit %d\n%s", code, stderr)

@@ -47,8 +47,9 @@ func TestCLIErrors(t *testing.T) {
 		inStderr string
 	}{
 		{"unknown command", []string{"fly"}, exitUsage, `unknown command "fly"`},
-		{"bad flag", []string{"play", "--plain", "--nope"}, exitUsage, "flag provided but not defined"},
-		{"not plain", []string{"play"}, exitUsage, "only --plain"},
+		{"misspelt command", []string{"ply"}, exitUsage, "Did you mean this?\n\tplay"},
+		{"bad flag", []string{"play", "--plain", "--nope"}, exitUsage, "lantern play: unknown flag: --nope"},
+		{"stray argument", []string{"run", "zork1.z3"}, exitUsage, `lantern run: unexpected "zork1.z3"`},
 		{"missing story", []string{"play", "--plain", "--story", filepath.Join(dir, "none.z5")}, exitError, "load story"},
 		{"corrupt story", []string{"play", "--plain", "--story", corrupt}, exitError, "truncated"},
 	}

@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
@@ -19,28 +20,12 @@ import (
 // defaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern.
 func defaultWorkDir() string { return config.DefaultWorkDir(os.LookupEnv) }
 
-func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	headless := fs.Bool("headless", false, "run without the TUI (required for now)")
-	asJSON := fs.Bool("json", false, "one JSON object per turn")
-	fs.String("story", "", "story file (default: story in the configuration, else the built-in demo)")
-	fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1 (default: loop.seed)")
-	fs.Int("max-turns", 500, "turns per episode (default: loop.max_turns_per_episode)")
-	episodes := fs.Int("episodes", 1, "episodes to play")
-	model := fs.String("model", "", "model for every role (default: the configured ones)")
-	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay actions through the full loop")
-	fs.String("workdir", "", "work dir, one folder per story inside (default: work_dir, else $XDG_DATA_HOME/lantern)")
-	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
-	resume := fs.Bool("resume", false, "continue the story's unfinished episode (a killed session) from its last recorded turn")
-	review := fs.Bool("review", false, "review mode: each proposal waits for a decision read from standard input (y, e COMMAND, n REASON, n! REASON)")
-	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: lantern run --headless [--json] [--story F] [--seed N] [--max-turns N]
-                   [--episodes N] [--model M] [--agent llm|script:FILE] [--workdir D] [--config F]
-                   [--resume] [--review [--auto-accept D]]
-
-Plays episodes with the agent, without the TUI, printing a line per turn (or
+func newRunCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run [flags]",
+		Args:  noArgs,
+		Short: "let the agent play without the TUI",
+		Long: `Plays episodes with the agent, without the TUI, printing a line per turn (or
 a JSON object per turn with --json). --agent script:FILE takes the actions
 from FILE while every manager runs (the critic is advisory). Every turn is
 checkpointed in lantern.db: after a crash, --resume continues the episode
@@ -52,86 +37,81 @@ critic) waits for one line on standard input: y accepts it, e COMMAND plays
 COMMAND instead (recorded as human-edited, the proposal kept), n REASON
 rejects it (the agent proposes again with the reason in its prompt), n! REASON
 also writes the reason to Memories.md at that location. At the end of
-standard input every further proposal is accepted.
-
-Examples:
-  lantern run --headless --story zork1.z3 --max-turns 50 --model qwen3:4b
-  lantern run --headless --json --agent script:walkthrough.txt --seed 12
-
-Flags:
-`)
-		fs.PrintDefaults()
+standard input every further proposal is accepted.`,
+		Example: `  lantern run --headless --story zork1.z3 --max-turns 50 --model qwen3:4b
+  lantern run --headless --json --agent script:walkthrough.txt --seed 12`,
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if !*headless {
-		fmt.Fprintln(stderr, "lantern run: only --headless exists so far")
-		return exitUsage
-	}
-	cfg := loadConfig("run", fs, *configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
-	if cfg == nil {
-		return exitUsage
-	}
-	story, path, binding, err := openStoryAndBinding(cfg.Story)
-	if err != nil {
-		fmt.Fprintln(stderr, "lantern run:", err)
-		return exitError
-	}
-	var agent engine.Agent
-	var client *llm.Client
-	if f, ok := strings.CutPrefix(*agentSpec, "script:"); ok {
-		file, err := os.Open(f)
+	fs := cmd.Flags()
+	fs.Bool("headless", true, "without the TUI, the only mode")
+	asJSON := fs.Bool("json", false, "one JSON object per turn")
+	fs.String("story", "", "story file (default: story in the configuration, else the built-in demo)")
+	fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1 (default: loop.seed)")
+	fs.Int("max-turns", 500, "turns per episode (default: loop.max_turns_per_episode)")
+	episodes := fs.Int("episodes", 1, "episodes to play")
+	model := fs.String("model", "", "model for every role (default: the configured ones)")
+	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay actions through the full loop")
+	fs.String("workdir", "", "work dir, one folder per story inside (default: work_dir, else $XDG_DATA_HOME/lantern)")
+	resume := fs.Bool("resume", false, "continue the story's unfinished episode (a killed session) from its last recorded turn")
+	review := fs.Bool("review", false, "review mode: each proposal waits for a decision read from standard input (y, e COMMAND, n REASON, n! REASON)")
+	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
 		if err != nil {
-			fmt.Fprintln(stderr, "lantern run: open script:", err)
-			return exitError
+			return err
 		}
-		sa, err := engine.NewScriptAgent(file)
-		file.Close()
+		story, path, binding, err := openStoryAndBinding(cfg.Story)
 		if err != nil {
-			fmt.Fprintln(stderr, "lantern run:", err)
-			return exitError
+			return err
 		}
-		agent = sa
-	} else if *agentSpec != "llm" {
-		fmt.Fprintf(stderr, "lantern run: --agent %q: want llm or script:FILE\n", *agentSpec)
-		return exitUsage
-	}
-	if agent == nil || *model != "" {
-		client, err = newClient(cfg, nil)
+		var agent engine.Agent
+		var client *llm.Client
+		if f, ok := strings.CutPrefix(*agentSpec, "script:"); ok {
+			file, err := os.Open(f)
+			if err != nil {
+				return fmt.Errorf("open script: %w", err)
+			}
+			sa, err := engine.NewScriptAgent(file)
+			file.Close()
+			if err != nil {
+				return err
+			}
+			agent = sa
+		} else if *agentSpec != "llm" {
+			return usageErrorf("--agent %q: want llm or script:FILE", *agentSpec)
+		}
+		if agent == nil || *model != "" {
+			client, err = newClient(cfg, nil)
+			if err != nil {
+				return err
+			}
+			if !client.Loopback() {
+				fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", client.Host())
+			}
+		}
+		sess, err := engine.OpenSession(engine.SessionOptions{
+			Story: story, Name: path, Binding: binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
+			Engine: engineConfig(cfg, *episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
+			Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
+		})
 		if err != nil {
-			fmt.Fprintln(stderr, "lantern run:", err)
-			return exitError
+			return err
 		}
-		if !client.Loopback() {
-			fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", client.Host())
+		defer sess.Close()
+		if code := resumeOrNot(ctx, sess, *resume, "lantern run", stderr); code != exitOK {
+			return status(code)
 		}
-	}
-	sess, err := engine.OpenSession(engine.SessionOptions{
-		Story: story, Name: path, Binding: binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
-		Engine: engineConfig(cfg, *episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
-		Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
-	})
-	if err != nil {
-		fmt.Fprintln(stderr, "lantern run:", err)
-		return exitError
-	}
-	defer sess.Close()
-	if code := resumeOrNot(ctx, sess, *resume, "lantern run", stderr); code != exitOK {
-		return code
-	}
-	var decide func(engine.ReviewRequested)
-	if *review {
-		if err := sess.Engine.Send(ctx, engine.SetReview{On: true, AutoAccept: *autoAccept}); err != nil {
-			return exitError
+		var decide func(engine.ReviewRequested)
+		if *review {
+			if err := sess.Engine.Send(ctx, engine.SetReview{On: true, AutoAccept: *autoAccept}); err != nil {
+				return status(exitError)
+			}
+			decide = reviewer(ctx, sess.Engine, stdin, stderr)
 		}
-		decide = reviewer(ctx, sess.Engine, stdin, stderr)
+		go sess.Engine.Run(ctx)
+		return status(report(sess.Engine.Events(), *asJSON, stdout, stderr, decide))
 	}
-	go sess.Engine.Run(ctx)
-	return report(sess.Engine.Events(), *asJSON, stdout, stderr, decide)
+	return cmd
 }
 
 // reviewer answers each review request with the next decision line of in

@@ -72,7 +72,7 @@ func TestSecondLanternRefused(t *testing.T) {
 		t.Errorf("the refused run changed lantern.db")
 	}
 	var doc strings.Builder
-	cmdDoctor(context.Background(), []string{"--workdir", wd, "--host", "127.0.0.1:1"}, &doc, &doc)
+	run(context.Background(), "", []string{"doctor", "--workdir", wd, "--host", "127.0.0.1:1"}, nil, &doc, &doc)
 	if want := fmt.Sprintf("is in use by PID %d", os.Getpid()); !strings.Contains(doc.String(), want) {
 		t.Errorf("doctor does not say %q:\n%s", want, doc.String())
 	}

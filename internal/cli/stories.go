@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/bindings"
@@ -18,52 +17,45 @@ import (
 // the turn counter move before it reports what it infers.
 const storiesProbeTurns = 4
 
-func cmdStories(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stories", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: lantern stories [FILE...]
-
-Tells, for each story file, which ground truth Lantern has for it: its
+func newStoriesCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "stories [FILE...]",
+		Short: "which ground truth Lantern has for a story file",
+		Long: `Tells, for each story file, which ground truth Lantern has for it: its
 title, release, serial and md5, the binding that gives its facts (or none:
 the generic path), and for each fact (location, score, moves, player,
 victory, death) whether it is bound, inferred or unknown.
-With no file, lists the bindings Lantern knows.
-
-Examples:
-  lantern stories zork1.z3
-  lantern stories games/*.z5
-`)
+With no file, lists the bindings Lantern knows.`,
+		Example: `  lantern stories zork1.z3
+  lantern stories games/*.z5`,
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	bs, err := engine.LoadBindings(bindings.FS())
-	if err != nil {
-		fmt.Fprintln(stderr, "lantern stories:", err)
-		return exitError
-	}
-	if fs.NArg() == 0 {
-		listBindings(bs, stdout)
-		return exitOK
-	}
-	code := exitOK
-	for _, path := range fs.Args() {
-		if err := ctx.Err(); err != nil {
-			return exitError
-		}
-		story, err := loadStory(path)
+	fs := cmd.Flags()
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+		bs, err := engine.LoadBindings(bindings.FS())
 		if err != nil {
-			fmt.Fprintln(stderr, "lantern stories:", err)
-			code = exitError
-			continue
+			return err
 		}
-		describeStory(path, story, bs, stdout)
+		if fs.NArg() == 0 {
+			listBindings(bs, stdout)
+			return nil
+		}
+		code := exitOK
+		for _, path := range fs.Args() {
+			if err := ctx.Err(); err != nil {
+				return status(exitError)
+			}
+			story, err := loadStory(path)
+			if err != nil {
+				fmt.Fprintln(stderr, "lantern stories:", err)
+				code = exitError
+				continue
+			}
+			describeStory(path, story, bs, stdout)
+		}
+		return status(code)
 	}
-	return code
+	return cmd
 }
 
 func listBindings(bs engine.Bindings, w io.Writer) {
