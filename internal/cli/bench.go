@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -96,13 +95,6 @@ B is a stored run's number, "last", "prev", or a file saved from --json.`,
 		return runBench(ctx, cfg, benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width}, stdout, stderr)
 	}
 	return cmd
-}
-
-// setFlags lists the flags given on the command line.
-func setFlags(fs *flag.FlagSet) map[string]string {
-	out := map[string]string{}
-	fs.Visit(func(f *flag.Flag) { out[f.Name] = f.Value.String() })
-	return out
 }
 
 type benchOptions struct {

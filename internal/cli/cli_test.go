@@ -45,7 +45,7 @@ func TestHelpOnEveryCommand(t *testing.T) {
 		}
 	}
 	code, stdout, _ := runCLI(t, "", "memories", "--help")
-	if code != exitOK || !strings.Contains(stdout, "Usage: lantern memories") || !strings.Contains(stdout, "Examples:") {
+	if code != exitOK || !strings.Contains(stdout, "lantern memories") || !strings.Contains(stdout, "EXAMPLES") {
 		t.Errorf("memories --help: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = runCLI(t, "", "--help")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -56,28 +55,6 @@ func changed(fs *pflag.FlagSet) map[string]string {
 	out := map[string]string{}
 	fs.Visit(func(f *pflag.Flag) { out[f.Name] = f.Value.String() })
 	return out
-}
-
-// parseInterspersed parses flags that may come after the arguments too
-// (lantern bench --compare 3 4 --json); "--" ends the flags.
-func parseInterspersed(fs *flag.FlagSet, args []string) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-	return fs.Parse(append([]string{"--"}, pos...))
 }
 
 // engineConfig is the turn loop's part of the configuration.

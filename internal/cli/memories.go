@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,122 +18,91 @@ import (
 	"github.com/lantern-if/lantern/memory"
 )
 
-func cmdMemories(args []string, stdout, stderr io.Writer) int {
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, `Usage: lantern memories check [FILE]
-       lantern memories fmt [-w] [FILE]
-       lantern memories show [--location N] [FILE]
-       lantern memories undo [FILE]
-  (each also takes --story F, --workdir D, --config F)
-
-Works on a Memories.md, the agent's location memories: by default the one of
+// newMemoriesCmd is `lantern memories`: check, fmt, show and undo, each on
+// the story's Memories.md in the work dir or on a named file.
+func newMemoriesCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "memories check|fmt|show|undo [FILE]",
+		Short: "check, format, show or undo a Memories.md",
+		Long: `Works on a Memories.md, the agent's location memories: by default the one of
 the story (--story, else the configured one, else the built-in demo) in the
-work dir.
-
-  check  validates the file: one "FILE:LINE: problem" line per problem; exits
-         1 when there is any.
-  fmt    prints the file in its canonical form (nothing is lost; broken parts
-         stay as they are); -w writes it back in place, under the file's
-         lock, keeping the previous version as Memories.md.backup.
-  show   prints every location's memories, or with --location N that
-         location's, followed by what the agent's context shows of them.
-  undo   brings back the memories of the last save by hand that deleted
-         several (kept in Memories.md.history/), where they were missing;
-         run again to go further back.
-
-Examples:
-  lantern memories check
+work dir.`,
+		Example: `  lantern memories check
   lantern memories show --location 64 --story zork1.z3
-  lantern memories fmt -w ~/.local/share/lantern/zork1-r119/Memories.md
-`)
+  lantern memories fmt -w ~/.local/share/lantern/zork1-r119/Memories.md`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return usageErrorf("want a subcommand: check, fmt, show or undo")
+		},
 	}
-	if len(args) == 0 {
-		usage(stderr)
-		return exitUsage
-	}
-	sub := args[0]
-	switch sub {
-	case "-h", "-help", "--help", "help":
-		usage(stdout)
-		return exitOK
-	case "check", "fmt", "show", "undo":
-	default:
-		fmt.Fprintf(stderr, "lantern memories: unknown subcommand %q (want check, fmt, show or undo)\n\n", sub)
-		usage(stderr)
-		return exitUsage
-	}
-	fs := flag.NewFlagSet("memories "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
-	fs.String("story", "", "the story whose memories to use (default: the configured one, else the built-in demo)")
-	fs.String("workdir", "", "work dir (default: the configured one)")
-	write := false
-	location := 0
-	if sub == "fmt" {
-		fs.BoolVar(&write, "w", false, "write the canonical form back to the file")
-	}
-	if sub == "show" {
-		fs.IntVar(&location, "location", 0, "show only this location (its ID)")
-	}
-	fs.Usage = func() {
-		usage(stderr)
-		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := parseInterspersed(fs, args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+	// file is the named file, else the story's Memories.md.
+	file := func(cmd *cobra.Command, args []string) (string, error) {
+		if len(args) == 1 {
+			return args[0], nil
 		}
-		return exitUsage
-	}
-	if fs.NArg() > 1 {
-		fmt.Fprintf(stderr, "lantern memories %s: one file at most\n", sub)
-		return exitUsage
-	}
-	path := fs.Arg(0)
-	if path == "" {
-		cfg, err := loadConfig("memories", setFlags(fs), *configFile, stderr, "workdir", "story")
+		cfg, err := loadConfig("memories", changed(cmd.Flags()), a.configFile, cmd.ErrOrStderr(), "workdir", "story")
 		if err != nil {
-			fmt.Fprintln(stderr, "lantern memories:", err)
-			return exitUsage
+			return "", err
 		}
 		story, name, err := openStory(cfg.Story)
 		if err != nil {
-			fmt.Fprintf(stderr, "lantern memories %s: %v\n", sub, err)
-			return exitError
+			return "", err
 		}
-		path = filepath.Join(cfg.WorkDir, engine.StoryDir(name, story.Info().Release), "Memories.md")
+		return filepath.Join(cfg.WorkDir, engine.StoryDir(name, story.Info().Release), "Memories.md"), nil
 	}
-	switch sub {
-	case "check":
-		return memory.Check(stdout, path)
-	case "undo":
-		return memoriesUndo(path, stdout, stderr)
-	case "show":
-		if err := memory.Show(stdout, path, location); err != nil {
-			fmt.Fprintf(stderr, "lantern memories show: %v\n", err)
-			return exitError
+	sub := func(use, short, long string, run func(cmd *cobra.Command, path string) error) *cobra.Command {
+		c := &cobra.Command{
+			Use: use + " [FILE]", Short: short, Long: long, Args: cobra.MaximumNArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				path, err := file(cmd, args)
+				if err != nil {
+					return err
+				}
+				return run(cmd, path)
+			},
 		}
-		return exitOK
+		c.Flags().String("story", "", "the story whose memories to use (default: the configured one, else the built-in demo)")
+		c.Flags().String("workdir", "", "work dir (default: the configured one)")
+		_ = c.RegisterFlagCompletionFunc("story", completeStories)
+		return c
 	}
-	if !write {
-		if err := memory.Fmt(stdout, path); err != nil {
-			fmt.Fprintf(stderr, "lantern memories fmt: %v\n", err)
-			return exitError
+	check := sub("check", "validate the file", `Validates the file: one "FILE:LINE: problem" line per problem; exits 1 when
+there is any.`, func(cmd *cobra.Command, path string) error {
+		return status(memory.Check(cmd.OutOrStdout(), path))
+	})
+	write := false
+	format := sub("fmt", "print the file in its canonical form", `Prints the file in its canonical form (nothing is lost; broken parts stay as
+they are); -w writes it back in place, under the file's lock, keeping the
+previous version as Memories.md.backup.`, func(cmd *cobra.Command, path string) error {
+		stdout := cmd.OutOrStdout()
+		if !write {
+			return memory.Fmt(stdout, path)
 		}
-		return exitOK
-	}
-	changed, err := fmtInPlace(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "lantern memories fmt: %v\n", err)
-		return exitError
-	}
-	if changed {
-		fmt.Fprintf(stdout, "%s: formatted (the previous version is %s.backup)\n", path, filepath.Base(path))
-	} else {
-		fmt.Fprintf(stdout, "%s: already in canonical form\n", path)
-	}
-	return exitOK
+		changed, err := fmtInPlace(path)
+		if err != nil {
+			return err
+		}
+		if changed {
+			fmt.Fprintf(stdout, "%s: formatted (the previous version is %s.backup)\n", path, filepath.Base(path))
+		} else {
+			fmt.Fprintf(stdout, "%s: already in canonical form\n", path)
+		}
+		return nil
+	})
+	format.Flags().BoolVarP(&write, "write", "w", false, "write the canonical form back to the file")
+	location := 0
+	show := sub("show", "print every location's memories, or one location's", `Prints every location's memories, or with --location N that location's,
+followed by what the agent's context shows of them.`, func(cmd *cobra.Command, path string) error {
+		return memory.Show(cmd.OutOrStdout(), path, location)
+	})
+	show.Flags().IntVar(&location, "location", 0, "show only this location (its ID)")
+	undo := sub("undo", "bring back the memories the last save by hand deleted", `Brings back the memories of the last save by hand that deleted several (kept
+in Memories.md.history/), where they were missing; run again to go further
+back.`, func(cmd *cobra.Command, path string) error {
+		return memoriesUndo(path, cmd.OutOrStdout())
+	})
+	cmd.AddCommand(check, format, show, undo)
+	return cmd
 }
 
 // fmtInPlace rewrites a Memories.md in its canonical form under the lock a
@@ -169,34 +137,20 @@ func fmtInPlace(path string) (bool, error) {
 }
 
 // memoriesUndo restores the last generation kept of a Memories.md.
-func memoriesUndo(path string, stdout, stderr io.Writer) int {
+func memoriesUndo(path string, stdout io.Writer) error {
 	store, err := memory.Open(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "lantern memories undo: %v\n", err)
-		return exitError
+		return err
 	}
 	defer store.Close()
 	n, err := store.RestoreGeneration()
 	switch {
 	case errors.Is(err, memory.ErrNothingToUndo):
 		fmt.Fprintf(stdout, "%s: nothing to undo (no save by hand deleted several memories)\n", path)
-		return exitOK
+		return nil
 	case err != nil:
-		fmt.Fprintf(stderr, "lantern memories undo: %v\n", err)
-		return exitError
+		return err
 	}
 	fmt.Fprintf(stdout, "%s: %d memories brought back\n", path, n)
-	return exitOK
-}
-
-// newMemoriesCmd: check, fmt, show and undo parse their own flags.
-func newMemoriesCmd(*app) *cobra.Command {
-	return &cobra.Command{
-		Use:                "memories check|fmt|show|undo [flags] [FILE]",
-		Short:              "check, format, show or undo a Memories.md",
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return status(cmdMemories(args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
-		},
-	}
+	return nil
 }
