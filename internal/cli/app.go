@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/scriptagent"
 )
 
 // Exit codes.
@@ -259,4 +261,20 @@ func storyExtensions() []string {
 // completeStories completes --story with story files.
 func completeStories(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	return storyExtensions(), cobra.ShellCompDirectiveFilterFileExt
+}
+
+// agentFromSpec is the agent --agent names: nil for llm (the session
+// builds the model agent), the script agent for script:FILE.
+func agentFromSpec(spec string) (engine.Agent, error) {
+	if f, ok := strings.CutPrefix(spec, "script:"); ok {
+		a, err := scriptagent.Load(f)
+		if err != nil {
+			return nil, fmt.Errorf("--agent: %w", err)
+		}
+		return a, nil
+	}
+	if spec != "llm" {
+		return nil, usageErrorf("--agent %q: want llm or script:FILE", spec)
+	}
+	return nil, nil
 }

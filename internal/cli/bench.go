@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -105,46 +104,6 @@ type benchOptions struct {
 	json     bool
 	width    int
 }
-
-// replayAgent plays a walkthrough from its first line at each episode: turn
-// n plays line n.
-type replayAgent struct{ actions []string }
-
-func readScript(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s has no actions", path)
-	}
-	return out, nil
-}
-
-func (a *replayAgent) Propose(_ context.Context, _ []llm.Message, _ []string, turn int, onDelta func(llm.Delta)) (engine.Proposal, error) {
-	if turn < 1 || turn > len(a.actions) {
-		return engine.Proposal{}, engine.ErrScriptDone
-	}
-	r := fmt.Sprintf("Step %d of the script.", turn)
-	if onDelta != nil {
-		onDelta(llm.Delta{Content: r})
-	}
-	return engine.Proposal{Action: a.actions[turn-1], Reasoning: r}, nil
-}
-
-func (*replayAgent) Scripted() bool { return true }
 
 // callQueue receives every model call as it finishes (from the engine's
 // goroutines) until the event loop attributes it to its turn.
@@ -289,15 +248,9 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	rep := &benchReport{Story: filepath.Base(name), StoryMD5: info.MD5, Release: info.Release, MaxScore: binding.MaxScore, Agent: o.agent,
 		Seed: cfg.Loop.Seed, MaxTurns: cfg.Loop.MaxTurnsPerEpisode, Requested: o.episodes, Label: o.label}
 
-	var agent engine.Agent
-	if f, ok := strings.CutPrefix(o.agent, "script:"); ok {
-		acts, err := readScript(f)
-		if err != nil {
-			return fmt.Errorf("--agent: %w", err)
-		}
-		agent = &replayAgent{actions: acts}
-	} else if o.agent != "llm" {
-		return usageErrorf("--agent %q: want llm or script:FILE", o.agent)
+	agent, err := agentFromSpec(o.agent)
+	if err != nil {
+		return err
 	}
 	queue := &callQueue{}
 	var client *llm.Client

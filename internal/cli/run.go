@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -64,21 +63,10 @@ standard input every further proposal is accepted.`,
 		if err != nil {
 			return err
 		}
-		var agent engine.Agent
 		var client *llm.Client
-		if f, ok := strings.CutPrefix(*agentSpec, "script:"); ok {
-			file, err := os.Open(f)
-			if err != nil {
-				return fmt.Errorf("open script: %w", err)
-			}
-			sa, err := engine.NewScriptAgent(file)
-			file.Close()
-			if err != nil {
-				return err
-			}
-			agent = sa
-		} else if *agentSpec != "llm" {
-			return usageErrorf("--agent %q: want llm or script:FILE", *agentSpec)
+		agent, err := agentFromSpec(*agentSpec)
+		if err != nil {
+			return err
 		}
 		if agent == nil || *model != "" {
 			client, err = newClient(cfg, nil)
