@@ -12,19 +12,19 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )
 
 // `lantern bench` plays episodes headless and measures them by DESIGN.md
-// §8: score, moves, deaths, turns to each score milestone, the repeated
+// §8: score, moves, deaths, turns to each score bench.Milestone, the repeated
 // failed action rate, location coverage, LLM calls per turn, prompt tokens
 // per turn (p50/p95), model latency (p50/p95) and harness overhead per
 // turn. The report is stored in the story's lantern.db (bench_runs) beside
@@ -35,7 +35,7 @@ func newBenchCmd(a *app) *cobra.Command {
 		Use:   "bench [--compare A B | --list]",
 		Short: "measure the agent over episodes",
 		Long: `Plays episodes headless, wired as lantern run is, and prints, per episode
-and overall: score, moves, deaths, turns to each score milestone, repeated
+and overall: score, moves, deaths, turns to each score bench.Milestone, repeated
 failed action rate, location coverage, LLM calls per turn, prompt tokens per
 turn p50/p95, model latency p50/p95 and harness overhead per turn; then a
 chart of score over turns. The run is stored in the story's lantern.db
@@ -105,157 +105,23 @@ type benchOptions struct {
 	width    int
 }
 
-// callQueue receives every model call as it finishes (from the engine's
-// goroutines) until the event loop attributes it to its turn.
-type callQueue struct {
-	mu    sync.Mutex
-	calls []llm.CallMetrics
-}
-
-func (q *callQueue) add(m llm.CallMetrics) {
-	q.mu.Lock()
-	q.calls = append(q.calls, m)
-	q.mu.Unlock()
-}
-
-// take removes and returns turn's calls. Every call of a turn is made
-// before the engine reports the turn's metrics, and calls arrive in order,
-// so the turn's calls are the first run tagged with it; calls queued before
-// them belong to turns that were never played (dropped with them).
-func (q *callQueue) take(turn int) (calls, dropped []llm.CallMetrics) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	i := 0
-	for i < len(q.calls) && q.calls[i].Turn != turn {
-		i++
-	}
-	if i == len(q.calls) {
-		return nil, nil
-	}
-	j := i
-	for j < len(q.calls) && q.calls[j].Turn == turn {
-		j++
-	}
-	calls = append(calls, q.calls[i:j]...)
-	dropped = append(dropped, q.calls[:i]...)
-	q.calls = append(q.calls[:0], q.calls[j:]...)
-	return calls, dropped
-}
-
-// rest removes and returns every queued call.
-func (q *callQueue) rest() []llm.CallMetrics {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.calls
-	q.calls = nil
-	return out
-}
-
-// benchEpisode is what a run keeps of one episode: its outcome and the
-// per-turn series the metrics are computed from.
-type benchEpisode struct {
-	Episode   int                `json:"episode"`
-	Ending    string             `json:"ending"`
-	Score     int                `json:"score"`
-	Moves     int                `json:"moves"`
-	Turns     int                `json:"turns"`
-	Deaths    int                `json:"deaths"`
-	Actions   int                `json:"actions"`
-	Repeats   int                `json:"repeated_failed_actions"`
-	Visited   []int              `json:"visited"`
-	Memories  []int              `json:"locations_with_memories"` // of the visited ones, at the episode's end
-	Scores    []int              `json:"score_by_turn"`           // after turn 1, 2, ...
-	Prompt    []int              `json:"prompt_tokens_by_turn"`
-	Calls     []int              `json:"llm_calls_by_turn"`
-	HarnessUS []int64            `json:"harness_us_by_turn"`
-	LatencyUS []int64            `json:"latency_us_by_call"`
-	EndCalls  int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
-	Errors    int                `json:"llm_errors"`
-	Milestone []milestone        `json:"milestones"`
-	Critic    engine.CriticTally `json:"critic"`
-	// The person's reviews (review mode), when there were any.
-	Reviews *reviewTally `json:"reviews,omitempty"`
-}
-
-// milestone is a score reached for the first time in an episode.
-type milestone struct {
-	Score int `json:"score"`
-	Turn  int `json:"turn"`
-}
-
-// benchReport is a whole run.
-type benchReport struct {
-	ID        int64             `json:"id,omitempty"`
-	Label     string            `json:"label"`
-	Story     string            `json:"story"`
-	StoryMD5  string            `json:"story_md5"`
-	Release   int               `json:"release"`
-	MaxScore  int               `json:"max_score,omitempty"`
-	Agent     string            `json:"agent"`
-	Models    map[string]string `json:"models,omitempty"`
-	Host      string            `json:"ollama_host,omitempty"`
-	Seed      int               `json:"seed"`
-	MaxTurns  int               `json:"max_turns"`
-	Requested int               `json:"episodes_requested"`
-	Complete  bool              `json:"complete"`
-	Error     string            `json:"error,omitempty"`
-	Started   time.Time         `json:"started"`
-	Ended     time.Time         `json:"ended"`
-	DB        string            `json:"database,omitempty"`
-	Episodes  []benchEpisode    `json:"episodes"`
-	Dropped   int               `json:"llm_calls_unattributed,omitempty"`
-	Summary   []benchMetrics    `json:"metrics"` // one per episode, then the whole run
-}
-
-// benchMetrics are DESIGN.md §8's metrics for an episode or a whole run.
-type benchMetrics struct {
-	Name               string      `json:"name"` // "episode 1", ..., "all"
-	Episodes           int         `json:"episodes"`
-	Ending             string      `json:"ending,omitempty"`
-	Score              float64     `json:"score"` // the final score; for a run, the mean
-	BestScore          int         `json:"best_score"`
-	Moves              float64     `json:"moves"` // a run: the mean
-	Turns              int         `json:"turns"`
-	Deaths             int         `json:"deaths"`
-	Milestones         []milestone `json:"milestones"` // a run: the fewest turns any episode took
-	RepeatedFailedRate float64     `json:"repeated_failed_action_rate"`
-	LocationCoverage   float64     `json:"location_coverage"`
-	LocationsVisited   int         `json:"locations_visited"`
-	LocationsCovered   int         `json:"locations_with_memories"`
-	LLMCallsPerTurn    float64     `json:"llm_calls_per_turn"`
-	PromptTokensP50    int         `json:"prompt_tokens_per_turn_p50"`
-	PromptTokensP95    int         `json:"prompt_tokens_per_turn_p95"`
-	LatencyP50MS       float64     `json:"model_latency_p50_ms"`
-	LatencyP95MS       float64     `json:"model_latency_p95_ms"`
-	HarnessPerTurnMS   float64     `json:"harness_overhead_per_turn_ms"`
-	// The critic: proposals per judged turn, rejections by stage, and
-	// rejections played anyway.
-	ProposalsPerTurn     float64              `json:"critic_proposals_per_turn"`
-	RejectedByStage      map[engine.Stage]int `json:"critic_rejected_by_stage"`
-	OverriddenRejections int                  `json:"critic_overridden_rejections"`
-	// ReviewAcceptance is the person's acceptance rate (review mode); -1
-	// when nobody reviewed.
-	ReviewAcceptance float64 `json:"review_acceptance_rate"`
-	ReviewDecisions  int     `json:"review_decisions"`
-}
-
 func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, stderr io.Writer) error {
 	story, name, binding, err := openStoryAndBinding(cfg.Story)
 	if err != nil {
 		return err
 	}
 	info := story.Info()
-	rep := &benchReport{Story: filepath.Base(name), StoryMD5: info.MD5, Release: info.Release, MaxScore: binding.MaxScore, Agent: o.agent,
+	rep := &bench.Report{Story: filepath.Base(name), StoryMD5: info.MD5, Release: info.Release, MaxScore: binding.MaxScore, Agent: o.agent,
 		Seed: cfg.Loop.Seed, MaxTurns: cfg.Loop.MaxTurnsPerEpisode, Requested: o.episodes, Label: o.label}
 
 	agent, err := agentFromSpec(o.agent)
 	if err != nil {
 		return err
 	}
-	queue := &callQueue{}
+	queue := &bench.CallQueue{}
 	var client *llm.Client
 	if agent == nil || o.modelSet {
-		client, err = newClient(cfg, queue.add)
+		client, err = newClient(cfg, queue.Add)
 		if err != nil {
 			return err
 		}
@@ -302,7 +168,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	if ctx.Err() != nil && rep.Error == "" {
 		rep.Error = "interrupted"
 	}
-	rep.Summary = summarize(rep.Episodes)
+	rep.Summary = bench.Summarize(rep.Episodes)
 	after, _ := sess.DB.LastEpisodeID(context.Background())
 	data, err := json.Marshal(rep)
 	if err != nil {
@@ -330,7 +196,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 			return status(exitError)
 		}
 	} else {
-		printBench(stdout, rep, o.width)
+		bench.Print(stdout, rep, o.width)
 	}
 	if rep.Error != "" {
 		fmt.Fprintf(stderr, "lantern bench: the run stopped early: %s\n", rep.Error)
@@ -363,8 +229,8 @@ func benchPreflight(ctx context.Context, client *llm.Client, cfg *config.Config,
 
 // collectBench reads the engine's events until it stops, filling in the
 // report's episodes.
-func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, rep *benchReport, stderr io.Writer) int {
-	var ep *benchEpisode
+func collectBench(ctx context.Context, sess *engine.Session, queue *bench.CallQueue, rep *bench.Report, stderr io.Writer) int {
+	var ep *bench.Episode
 	visited := map[int]bool{}
 	actions := 0    // played turns so far in the run
 	repeatsRun := 0 // repeated failed actions so far in the run
@@ -373,7 +239,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 	code := exitOK
 	best := 0 // the episode's best score so far
 	begin := func(n int, opening engine.Observation) {
-		ep = &benchEpisode{Episode: n, Critic: engine.CriticTally{Rejected: map[engine.Stage]int{}}}
+		ep = &bench.Episode{Episode: n, Critic: engine.CriticTally{Rejected: map[engine.Stage]int{}}}
 		visited = map[int]bool{opening.Location.ID: true}
 		repeatsAt = repeatsRun
 		best = opening.Score
@@ -388,7 +254,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 			ep.Visited = append(ep.Visited, id)
 		}
 		sort.Ints(ep.Visited)
-		ep.Memories = withMemories(filepath.Join(sess.Dir, "Memories.md"), ep.Visited)
+		ep.Memories = bench.WithMemories(filepath.Join(sess.Dir, "Memories.md"), ep.Visited)
 		rep.Episodes = append(rep.Episodes, *ep)
 		fmt.Fprintf(stderr, "lantern bench: episode %d: %s, score %d in %d moves, %d turns\n", ep.Episode, ending, score, moves, turns)
 		ep = nil
@@ -416,22 +282,22 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 			}
 			if o.Score > best {
 				best = o.Score
-				ep.Milestone = append(ep.Milestone, milestone{Score: o.Score, Turn: v.Turn})
+				ep.Milestone = append(ep.Milestone, bench.Milestone{Score: o.Score, Turn: v.Turn})
 			}
 			ep.Scores = append(ep.Scores, o.Score)
 			ep.Critic.Add(engine.Tally(v.Verdicts))
 			if len(v.Reviews) > 0 {
 				if ep.Reviews == nil {
-					ep.Reviews = &reviewTally{}
+					ep.Reviews = &bench.ReviewTally{}
 				}
-				ep.Reviews.add(v.Reviews)
+				ep.Reviews.Add(v.Reviews)
 			}
 			llmTime = v.LLMTime
 		case engine.MetricsUpdated:
 			if ep == nil {
 				continue
 			}
-			calls, dropped := queue.take(v.Turn)
+			calls, dropped := queue.Take(v.Turn)
 			rep.Dropped += len(dropped)
 			prompt, lat := 0, time.Duration(0)
 			for _, c := range calls {
@@ -460,7 +326,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 			if ep != nil {
 				// The episode synthesis runs after the last turn, before
 				// this event: its calls belong to the episode, no turn.
-				for _, c := range queue.rest() {
+				for _, c := range queue.Rest() {
 					ep.EndCalls++
 					ep.LatencyUS = append(ep.LatencyUS, c.Latency.Microseconds())
 					if c.Err != "" {
@@ -497,31 +363,8 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 		}
 		finish(why, last.Score, last.Moves, len(ep.Scores))
 	}
-	rep.Dropped += len(queue.rest())
+	rep.Dropped += len(queue.Rest())
 	return code
-}
-
-// withMemories lists the visited locations that have at least one memory
-// the agent sees in Memories.md.
-func withMemories(path string, visited []int) []int {
-	f, err := memory.Load(path)
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, id := range visited {
-		sec, ok := f.Section(id)
-		if !ok {
-			continue
-		}
-		for _, m := range sec.Memories {
-			if m.Visible() {
-				out = append(out, id)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // openBenchDB opens the configured story's lantern.db for reading runs.
@@ -558,16 +401,16 @@ func listBenchRuns(ctx context.Context, db *memory.RunDB, stdout, stderr io.Writ
 		if !r.Complete {
 			note = "incomplete"
 		}
-		rows = append(rows, []string{fmt.Sprint(r.ID), r.Started.Local().Format("2006-01-02 15:04:05"), clip(r.Label, 32), fmt.Sprint(r.Episodes),
+		rows = append(rows, []string{fmt.Sprint(r.ID), r.Started.Local().Format("2006-01-02 15:04:05"), bench.Clip(r.Label, 32), fmt.Sprint(r.Episodes),
 			fmt.Sprintf("%.1f", r.Score), note})
 	}
-	table(stdout, rows)
+	bench.Table(stdout, rows)
 	return nil
 }
 
 // loadBenchRun finds a run: a stored run's number, "last", "prev", or a
 // report file saved from --json.
-func loadBenchRun(ctx context.Context, db *memory.RunDB, ref string) (*benchReport, error) {
+func loadBenchRun(ctx context.Context, db *memory.RunDB, ref string) (*bench.Report, error) {
 	var data []byte
 	var id int64
 	switch {
@@ -601,7 +444,7 @@ func loadBenchRun(ctx context.Context, db *memory.RunDB, ref string) (*benchRepo
 		}
 		data = b.Report
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal(data, &rep); err != nil || len(rep.Summary) == 0 {
 		return nil, fmt.Errorf("run %q: not a bench report", ref)
 	}
@@ -609,12 +452,6 @@ func loadBenchRun(ctx context.Context, db *memory.RunDB, ref string) (*benchRepo
 		rep.ID = id
 	}
 	return &rep, nil
-}
-
-// benchComparison is --compare --json's output.
-type benchComparison struct {
-	A *benchReport `json:"a"`
-	B *benchReport `json:"b"`
 }
 
 func compareBenchRuns(ctx context.Context, db *memory.RunDB, refA, refB string, asJSON bool, width int, stdout, stderr io.Writer) error {
@@ -629,11 +466,11 @@ func compareBenchRuns(ctx context.Context, db *memory.RunDB, refA, refB string, 
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(benchComparison{A: a, B: b}); err != nil {
+		if err := enc.Encode(bench.Comparison{A: a, B: b}); err != nil {
 			return status(exitError)
 		}
 		return nil
 	}
-	printComparison(stdout, a, b, width)
+	bench.PrintComparison(stdout, a, b, width)
 	return nil
 }

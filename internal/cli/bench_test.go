@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/lantern-if/lantern/internal/bench"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func TestBenchScriptedDemo(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("bench --json: exit %d: %s", code, stderr)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bench --json: %v\n%s", err, out)
 	}
@@ -68,7 +69,7 @@ func TestBenchScriptedDemo(t *testing.T) {
 		"Turns to each score milestone", "A run A (mean of its episodes)")
 	// A report saved from --json compares like a stored run; so do last and prev.
 	code, out, stderr = runCLI(t, "", "bench", "--compare", "prev", report, "--json")
-	var cmp benchComparison
+	var cmp bench.Comparison
 	if code != exitOK || json.Unmarshal([]byte(out), &cmp) != nil || cmp.A.ID != 1 || cmp.B.Label != "short" {
 		t.Errorf("compare prev with a file: exit %d %s\n%s", code, stderr, out)
 	}
@@ -98,7 +99,7 @@ func TestBenchLLMAgentFakeServer(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("bench: exit %d\n%s", code, stderr)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}

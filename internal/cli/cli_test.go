@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/llm"
@@ -277,60 +275,5 @@ func TestMemoriesCommands(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "", "memories", "sing"); code != exitUsage {
 		t.Errorf("unknown subcommand: exit %d", code)
-	}
-}
-
-func TestCallQueueAttribution(t *testing.T) {
-	q := &callQueue{}
-	for _, turn := range []int{1, 1, 2, 3, 3, 1} { // turn 2 never played; then a new episode's turn 1
-		q.add(llm.CallMetrics{Turn: turn, Latency: time.Duration(turn) * time.Millisecond})
-	}
-	calls, dropped := q.take(1)
-	if len(calls) != 2 || len(dropped) != 0 {
-		t.Errorf("turn 1: %d calls, %d dropped", len(calls), len(dropped))
-	}
-	calls, dropped = q.take(3)
-	if len(calls) != 2 || len(dropped) != 1 || dropped[0].Turn != 2 {
-		t.Errorf("turn 3: %d calls, dropped %+v", len(calls), dropped)
-	}
-	if calls, _ := q.take(4); calls != nil {
-		t.Errorf("a turn without calls took %v", calls)
-	}
-	if calls, _ := q.take(1); len(calls) != 1 {
-		t.Errorf("the next episode's turn 1: %d calls", len(calls))
-	}
-	if len(q.rest()) != 0 {
-		t.Error("calls left")
-	}
-}
-
-func TestScoreChart(t *testing.T) {
-	var b strings.Builder
-	scoreChart(&b, []chartSeries{{mark: '1', label: "episode 1", scores: []float64{0, 0, 5, 5, 10, 10}},
-		{mark: '2', label: "episode 2", scores: []float64{0, 0, 0, 5}}}, 60, 3)
-	want := `Score over turns
-  10 |    11
-     |  1*
-   0 |**2
-     +------
-      1    6 turns
-  1 episode 1, 2 episode 2, * more than one
-`
-	if b.String() != want {
-		t.Errorf("chart:\n%s\nwant:\n%s", b.String(), want)
-	}
-}
-
-func TestWithMemories(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "Memories.md")
-	os.WriteFile(p, []byte("# Location Memories\n\n## Location 12: Hall\n**Visits:** 1 | **Episodes:** 1\n\n### Memories\n\n"+
-		"**[SUCCESS] Open door** *(Ep1, T3, +0)*\nIt opens.\n\n---\n\n## Location 13: Attic\n**Visits:** 1 | **Episodes:** 1\n\n### Memories\n\n"+
-		"**[NOTE - SUPERSEDED] Dusty** *(Ep1, T4)*\nDust.\n\n---\n"), 0o644)
-	if got := withMemories(p, []int{12, 13, 14}); !reflect.DeepEqual(got, []int{12}) {
-		t.Errorf("locations with memories %v, want [12] (13's only memory is superseded, 14 has none)", got)
-	}
-	if got := withMemories(filepath.Join(dir, "none.md"), []int{12}); got != nil {
-		t.Errorf("no file: %v", got)
 	}
 }

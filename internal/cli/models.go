@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/bench"
 	"sort"
 	"strings"
 	"time"
@@ -109,7 +110,7 @@ them. Exits 1 when the server cannot be reached.`,
 				rows = append(rows, []string{m.Name, sizeText(m.Size), dash(m.Parameters), dash(m.Quantization), ctxLen(m.ContextLength),
 					dash(strings.Join(m.Capabilities, ",")), roles})
 			}
-			table(stdout, rows)
+			bench.Table(stdout, rows)
 		}
 		if len(rep.Missing) > 0 {
 			var names []string

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"fmt"
@@ -19,57 +19,57 @@ import (
 // comparison, the number the difference is taken of.
 type metricRow struct {
 	name  string
-	value func(m benchMetrics) string
-	num   func(m benchMetrics) float64 // nil: no difference shown
-	unit  string                       // of the difference
+	value func(m Metrics) string
+	num   func(m Metrics) float64 // nil: no difference shown
+	unit  string                  // of the difference
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
 var metricRows = []metricRow{
-	{"ending", func(m benchMetrics) string { return m.Ending }, nil, ""},
-	{"score", func(m benchMetrics) string {
+	{"ending", func(m Metrics) string { return m.Ending }, nil, ""},
+	{"score", func(m Metrics) string {
 		if m.Name == "all" {
 			return fmt.Sprintf("%.1f mean, best %d", m.Score, m.BestScore)
 		}
 		return fmt.Sprintf("%.0f", m.Score)
-	}, func(m benchMetrics) float64 { return m.Score }, ""},
-	{"moves", func(m benchMetrics) string {
+	}, func(m Metrics) float64 { return m.Score }, ""},
+	{"moves", func(m Metrics) string {
 		if m.Name == "all" {
 			return fmt.Sprintf("%.1f mean", m.Moves)
 		}
 		return fmt.Sprintf("%.0f", m.Moves)
-	}, func(m benchMetrics) float64 { return m.Moves }, ""},
-	{"turns", func(m benchMetrics) string { return fmt.Sprint(m.Turns) }, func(m benchMetrics) float64 { return float64(m.Turns) }, ""},
-	{"deaths", func(m benchMetrics) string { return fmt.Sprint(m.Deaths) }, func(m benchMetrics) float64 { return float64(m.Deaths) }, ""},
-	{"repeated failed action rate", func(m benchMetrics) string { return pct(m.RepeatedFailedRate) },
-		func(m benchMetrics) float64 { return 100 * m.RepeatedFailedRate }, " pts"},
-	{"location coverage", func(m benchMetrics) string {
+	}, func(m Metrics) float64 { return m.Moves }, ""},
+	{"turns", func(m Metrics) string { return fmt.Sprint(m.Turns) }, func(m Metrics) float64 { return float64(m.Turns) }, ""},
+	{"deaths", func(m Metrics) string { return fmt.Sprint(m.Deaths) }, func(m Metrics) float64 { return float64(m.Deaths) }, ""},
+	{"repeated failed action rate", func(m Metrics) string { return pct(m.RepeatedFailedRate) },
+		func(m Metrics) float64 { return 100 * m.RepeatedFailedRate }, " pts"},
+	{"location coverage", func(m Metrics) string {
 		return fmt.Sprintf("%s (%d/%d)", pct(m.LocationCoverage), m.LocationsCovered, m.LocationsVisited)
-	}, func(m benchMetrics) float64 { return 100 * m.LocationCoverage }, " pts"},
-	{"LLM calls per turn", func(m benchMetrics) string { return fmt.Sprintf("%.2f", m.LLMCallsPerTurn) },
-		func(m benchMetrics) float64 { return m.LLMCallsPerTurn }, ""},
-	{"critic proposals per turn", func(m benchMetrics) string { return fmt.Sprintf("%.2f", m.ProposalsPerTurn) },
-		func(m benchMetrics) float64 { return m.ProposalsPerTurn }, ""},
-	{"critic rejections (ground truth/model), overridden", func(m benchMetrics) string {
+	}, func(m Metrics) float64 { return 100 * m.LocationCoverage }, " pts"},
+	{"LLM calls per turn", func(m Metrics) string { return fmt.Sprintf("%.2f", m.LLMCallsPerTurn) },
+		func(m Metrics) float64 { return m.LLMCallsPerTurn }, ""},
+	{"critic proposals per turn", func(m Metrics) string { return fmt.Sprintf("%.2f", m.ProposalsPerTurn) },
+		func(m Metrics) float64 { return m.ProposalsPerTurn }, ""},
+	{"critic rejections (ground truth/model), overridden", func(m Metrics) string {
 		return fmt.Sprintf("%d / %d, %d", m.RejectedByStage[engine.StageGroundTruth], m.RejectedByStage[engine.StageModel], m.OverriddenRejections)
-	}, func(m benchMetrics) float64 {
+	}, func(m Metrics) float64 {
 		return float64(m.RejectedByStage[engine.StageGroundTruth] + m.RejectedByStage[engine.StageModel])
 	}, ""},
-	{reviewRow, func(m benchMetrics) string {
+	{reviewRow, func(m Metrics) string {
 		if m.ReviewDecisions == 0 {
 			return "-"
 		}
 		return fmt.Sprintf("%s of %d", pct(m.ReviewAcceptance), m.ReviewDecisions)
-	}, func(m benchMetrics) float64 { return 100 * max(m.ReviewAcceptance, 0) }, " pts"},
-	{"prompt tokens/turn p50/p95", func(m benchMetrics) string { return fmt.Sprintf("%d / %d", m.PromptTokensP50, m.PromptTokensP95) },
-		func(m benchMetrics) float64 { return float64(m.PromptTokensP50) }, " (p50)"},
-	{"model latency p50/p95", func(m benchMetrics) string {
+	}, func(m Metrics) float64 { return 100 * max(m.ReviewAcceptance, 0) }, " pts"},
+	{"prompt tokens/turn p50/p95", func(m Metrics) string { return fmt.Sprintf("%d / %d", m.PromptTokensP50, m.PromptTokensP95) },
+		func(m Metrics) float64 { return float64(m.PromptTokensP50) }, " (p50)"},
+	{"model latency p50/p95", func(m Metrics) string {
 		return fmt.Sprintf("%s / %s", msText(m.LatencyP50MS), msText(m.LatencyP95MS))
 	},
-		func(m benchMetrics) float64 { return m.LatencyP50MS }, " ms (p50)"},
-	{"harness overhead per turn", func(m benchMetrics) string { return msText(m.HarnessPerTurnMS) },
-		func(m benchMetrics) float64 { return m.HarnessPerTurnMS }, " ms"},
+		func(m Metrics) float64 { return m.LatencyP50MS }, " ms (p50)"},
+	{"harness overhead per turn", func(m Metrics) string { return msText(m.HarnessPerTurnMS) },
+		func(m Metrics) float64 { return m.HarnessPerTurnMS }, " ms"},
 }
 
 const reviewRow = "person's acceptance (review mode)"
@@ -84,8 +84,8 @@ func msText(ms float64) string {
 	return fmt.Sprintf("%.2fms", ms)
 }
 
-// table writes rows of cells with aligned columns.
-func table(w io.Writer, rows [][]string) {
+// Table writes rows of cells with aligned columns.
+func Table(w io.Writer, rows [][]string) {
 	widths := map[int]int{}
 	for _, r := range rows {
 		for i, c := range r {
@@ -123,7 +123,7 @@ func modelsText(models map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
-func runTitle(r *benchReport) string {
+func RunTitle(r *Report) string {
 	state := "complete"
 	if !r.Complete {
 		state = "incomplete"
@@ -139,8 +139,8 @@ func runTitle(r *benchReport) string {
 		id, r.Story, r.Release, r.Label, len(r.Episodes), r.Requested, state, r.MaxTurns, r.Seed)
 }
 
-func printBench(w io.Writer, r *benchReport, width int) {
-	fmt.Fprintln(w, runTitle(r))
+func Print(w io.Writer, r *Report, width int) {
+	fmt.Fprintln(w, RunTitle(r))
 	fmt.Fprintf(w, "Agent %s; models: %s", r.Agent, modelsText(r.Models))
 	if r.Host != "" {
 		fmt.Fprintf(w, " (Ollama at %s)", r.Host)
@@ -155,7 +155,7 @@ func printBench(w io.Writer, r *benchReport, width int) {
 	for start := 0; start < len(eps) || start == 0; start += 4 {
 		cols := eps[start:min(start+4, len(eps))]
 		if start+4 >= len(eps) {
-			cols = append(append([]benchMetrics(nil), cols...), all)
+			cols = append(append([]Metrics(nil), cols...), all)
 		}
 		head := []string{"metric"}
 		for _, c := range cols {
@@ -173,7 +173,7 @@ func printBench(w io.Writer, r *benchReport, width int) {
 			rows = append(rows, row)
 		}
 		fmt.Fprintln(w)
-		table(w, rows)
+		Table(w, rows)
 		if start+4 >= len(eps) {
 			break
 		}
@@ -186,18 +186,18 @@ func printBench(w io.Writer, r *benchReport, width int) {
 		}
 		fmt.Fprintf(w, "  %-11s %s\n", name, milestonesText(m.Milestones))
 	}
-	var series []chartSeries
+	var series []ChartSeries
 	for i, e := range r.Episodes {
-		series = append(series, chartSeries{mark: markFor(i), label: fmt.Sprintf("episode %d", e.Episode), scores: floats(e.Scores)})
+		series = append(series, ChartSeries{mark: markFor(i), label: fmt.Sprintf("episode %d", e.Episode), scores: floats(e.Scores)})
 	}
 	fmt.Fprintln(w)
-	scoreChart(w, series, width, 11)
+	ScoreChart(w, series, width, 11)
 	if r.Dropped > 0 {
 		fmt.Fprintf(w, "\n%d model call(s) belonged to no played turn and count in no per-turn metric.\n", r.Dropped)
 	}
 }
 
-func milestonesText(ms []milestone) string {
+func milestonesText(ms []Milestone) string {
 	if len(ms) == 0 {
 		return "no points scored"
 	}
@@ -223,7 +223,7 @@ func floats(xs []int) []float64 {
 
 // meanSeries is the mean score over a run's episodes at each turn; an
 // episode that has ended counts with its final score.
-func meanSeries(r *benchReport) []float64 {
+func meanSeries(r *Report) []float64 {
 	n := 0
 	for _, e := range r.Episodes {
 		n = max(n, len(e.Scores))
@@ -244,10 +244,10 @@ func meanSeries(r *benchReport) []float64 {
 	return out
 }
 
-func printComparison(w io.Writer, a, b *benchReport, width int) {
-	fmt.Fprintln(w, "A: "+runTitle(a))
+func PrintComparison(w io.Writer, a, b *Report, width int) {
+	fmt.Fprintln(w, "A: "+RunTitle(a))
 	fmt.Fprintf(w, "   models: %s\n", modelsText(a.Models))
-	fmt.Fprintln(w, "B: "+runTitle(b))
+	fmt.Fprintln(w, "B: "+RunTitle(b))
 	fmt.Fprintf(w, "   models: %s\n", modelsText(b.Models))
 	if a.StoryMD5 != b.StoryMD5 {
 		fmt.Fprintln(w, "Note: the runs played different story files.")
@@ -262,7 +262,7 @@ func printComparison(w io.Writer, a, b *benchReport, width int) {
 		rows = append(rows, []string{mr.name, mr.value(ma), mr.value(mb), d})
 	}
 	fmt.Fprintln(w)
-	table(w, rows)
+	Table(w, rows)
 	fmt.Fprintln(w, "\nTurns to each score milestone (fastest episode)")
 	scores := map[int]bool{}
 	ta, tb := map[int]int{}, map[int]int{}
@@ -290,23 +290,23 @@ func printComparison(w io.Writer, a, b *benchReport, width int) {
 		for _, s := range list {
 			mrows = append(mrows, []string{fmt.Sprintf("  %d", s), turn(ta, s), turn(tb, s)})
 		}
-		table(w, mrows)
+		Table(w, mrows)
 	}
 	fmt.Fprintln(w)
-	scoreChart(w, []chartSeries{{mark: 'A', label: "run A (mean of its episodes)", scores: meanSeries(a)},
+	ScoreChart(w, []ChartSeries{{mark: 'A', label: "run A (mean of its episodes)", scores: meanSeries(a)},
 		{mark: 'B', label: "run B (mean of its episodes)", scores: meanSeries(b)}}, width, 11)
 }
 
-// chartSeries is one line of the score chart: the score after each turn.
-type chartSeries struct {
+// ChartSeries is one line of the score chart: the score after each turn.
+type ChartSeries struct {
 	mark   byte
 	label  string
 	scores []float64
 }
 
-// scoreChart draws score over turns in text: a column per group of turns,
+// ScoreChart draws score over turns in text: a column per group of turns,
 // a row per band of score; '*' where two series meet.
-func scoreChart(w io.Writer, series []chartSeries, width, height int) {
+func ScoreChart(w io.Writer, series []ChartSeries, width, height int) {
 	turns := 0
 	top := 0.0
 	for _, s := range series {
@@ -392,7 +392,7 @@ func trimFloat(x float64) string {
 	return fmt.Sprintf("%.1f", x)
 }
 
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 // The bench's metrics: per episode and for the whole run, the critic's
 // verdicts and the person's reviews, and the statistics they use.
 
-// reviewTally counts the person's decisions.
-type reviewTally struct {
+// ReviewTally counts the person's decisions.
+type ReviewTally struct {
 	Decisions int      `json:"decisions"`
 	Accepted  int      `json:"accepted"`
 	Edited    int      `json:"edited"`
@@ -19,7 +19,7 @@ type reviewTally struct {
 	Reasons   []string `json:"reasons,omitempty"`
 }
 
-func (t *reviewTally) add(rs []engine.Review) {
+func (t *ReviewTally) Add(rs []engine.Review) {
 	for _, r := range rs {
 		t.Decisions++
 		switch r.Decision {
@@ -64,35 +64,35 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-// summarize computes the metrics of each episode and of the whole run.
-func summarize(eps []benchEpisode) []benchMetrics {
-	var out []benchMetrics
-	all := benchMetrics{Name: "all", Episodes: len(eps)}
+// Summarize computes the metrics of each episode and of the whole run.
+func Summarize(eps []Episode) []Metrics {
+	var out []Metrics
+	all := Metrics{Name: "all", Episodes: len(eps)}
 	var prompt []int
 	var harness, latency []int64
 	calls, actions, repeats := 0, 0, 0
 	critic := engine.CriticTally{Rejected: map[engine.Stage]int{}}
-	reviews := reviewTally{}
+	reviews := ReviewTally{}
 	visited, covered := map[int]bool{}, map[int]bool{}
 	fastest := map[int]int{}
 	var scoreSum, movesSum float64
 	for i, e := range eps {
-		m := benchMetrics{Name: fmt.Sprintf("episode %d", e.Episode), Episodes: 1, Ending: e.Ending, Score: float64(e.Score), BestScore: e.Score,
+		m := Metrics{Name: fmt.Sprintf("episode %d", e.Episode), Episodes: 1, Ending: e.Ending, Score: float64(e.Score), BestScore: e.Score,
 			Moves: float64(e.Moves), Turns: e.Turns, Deaths: e.Deaths, Milestones: e.Milestone,
 			RepeatedFailedRate: ratio(e.Repeats, e.Actions), LocationsVisited: len(e.Visited), LocationsCovered: len(e.Memories),
 			LocationCoverage: ratio(len(e.Memories), len(e.Visited)), LLMCallsPerTurn: ratio(sum(e.Calls), len(e.Calls)),
 			PromptTokensP50: percentile(e.Prompt, 50), PromptTokensP95: percentile(e.Prompt, 95),
 			LatencyP50MS: float64(percentile(e.LatencyUS, 50)) / 1000, LatencyP95MS: float64(percentile(e.LatencyUS, 95)) / 1000,
 			HarnessPerTurnMS: mean(e.HarnessUS) / 1000}
-		m.setCritic(e.Critic)
+		m.SetCritic(e.Critic)
 		critic.Add(e.Critic)
-		m.setReviews(e.Reviews)
+		m.SetReviews(e.Reviews)
 		if e.Reviews != nil {
 			reviews.Decisions += e.Reviews.Decisions
 			reviews.Accepted += e.Reviews.Accepted
 		}
 		if m.Milestones == nil {
-			m.Milestones = []milestone{}
+			m.Milestones = []Milestone{}
 		}
 		out = append(out, m)
 		if i == 0 || e.Score > all.BestScore {
@@ -123,9 +123,9 @@ func summarize(eps []benchEpisode) []benchMetrics {
 	if n := len(eps); n > 0 {
 		all.Score, all.Moves = scoreSum/float64(n), movesSum/float64(n)
 	}
-	all.Milestones = []milestone{}
+	all.Milestones = []Milestone{}
 	for s, t := range fastest {
-		all.Milestones = append(all.Milestones, milestone{Score: s, Turn: t})
+		all.Milestones = append(all.Milestones, Milestone{Score: s, Turn: t})
 	}
 	sort.Slice(all.Milestones, func(i, j int) bool { return all.Milestones[i].Score < all.Milestones[j].Score })
 	all.RepeatedFailedRate = ratio(repeats, actions)
@@ -135,19 +135,19 @@ func summarize(eps []benchEpisode) []benchMetrics {
 	all.PromptTokensP50, all.PromptTokensP95 = percentile(prompt, 50), percentile(prompt, 95)
 	all.LatencyP50MS, all.LatencyP95MS = float64(percentile(latency, 50))/1000, float64(percentile(latency, 95))/1000
 	all.HarnessPerTurnMS = mean(harness) / 1000
-	all.setCritic(critic)
-	all.setReviews(&reviews)
+	all.SetCritic(critic)
+	all.SetReviews(&reviews)
 	return append(out, all)
 }
 
-func (m *benchMetrics) setReviews(t *reviewTally) {
+func (m *Metrics) SetReviews(t *ReviewTally) {
 	m.ReviewAcceptance, m.ReviewDecisions = -1, 0
 	if t != nil && t.Decisions > 0 {
 		m.ReviewAcceptance, m.ReviewDecisions = ratio(t.Accepted, t.Decisions), t.Decisions
 	}
 }
 
-func (m *benchMetrics) setCritic(t engine.CriticTally) {
+func (m *Metrics) SetCritic(t engine.CriticTally) {
 	m.ProposalsPerTurn = t.ProposalsPerTurn()
 	m.RejectedByStage = t.Rejected
 	if m.RejectedByStage == nil {
