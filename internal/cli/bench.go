@@ -142,11 +142,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 			rep.Label = "script " + filepath.Base(strings.TrimPrefix(o.agent, "script:"))
 		}
 	}
-	sess, err := engine.OpenSession(engine.SessionOptions{
-		Story: story, Name: name, Binding: binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
-		Engine: engineConfig(cfg, o.episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
-		Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
-	})
+	sess, err := openSession(cfg, storyFile{story, name, binding}, client, agent, o.episodes, false)
 	if err != nil {
 		return err
 	}

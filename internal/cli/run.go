@@ -77,11 +77,7 @@ standard input every further proposal is accepted.`,
 				fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", client.Host())
 			}
 		}
-		sess, err := engine.OpenSession(engine.SessionOptions{
-			Story: story, Name: path, Binding: binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
-			Engine: engineConfig(cfg, *episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
-			Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
-		})
+		sess, err := openSession(cfg, storyFile{story, path, binding}, client, agent, *episodes, false)
 		if err != nil {
 			return err
 		}

@@ -90,12 +90,9 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		if err != nil {
 			return usageError(err)
 		}
-		ecfg := engineConfig(cfg, -1) // episodes follow one another until the person quits
-		ecfg.StartPaused = true
-		sess, err := engine.OpenSession(engine.SessionOptions{
-			Story: story, Name: path, Binding: binding, WorkDir: workDir, Client: client, Autosave: true,
-			Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow, Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
-		})
+		// Episodes follow one another until the person quits; nothing runs
+		// before the person has seen the screen.
+		sess, err := openSession(cfg, storyFile{story, path, binding}, client, nil, -1, true)
 		if err != nil {
 			return err
 		}
