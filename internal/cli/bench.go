@@ -49,13 +49,9 @@ B is a stored run's number, "last", "prev", or a file saved from --json.`,
   lantern bench --json --model qwen3:8b > qwen3-8b.json`,
 	}
 	fs := cmd.Flags()
-	fs.String("story", "", "story file (default: the configured one, else the built-in demo)")
-	episodes := fs.Int("episodes", 3, "episodes to play")
-	fs.Int("max-turns", 500, "turns per episode (default: loop.max_turns_per_episode)")
-	fs.Int("seed", 0, "random seed; episode n uses seed+n-1 (default: loop.seed)")
+	sessionFlags(fs)
+	episodes := episodeFlags(fs, 3)
 	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay a walkthrough (restarted each episode)")
-	fs.String("model", "", "model for every role (default: the configured ones)")
-	fs.String("workdir", "", "work dir (default: the configured one)")
 	label := fs.String("label", "", "a name for the run (default: the agent's model, or the script)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	compare := fs.Bool("compare", false, "compare two stored runs: lantern bench --compare A B")

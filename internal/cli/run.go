@@ -43,13 +43,9 @@ standard input every further proposal is accepted.`,
 	fs := cmd.Flags()
 	fs.Bool("headless", true, "without the TUI, the only mode")
 	asJSON := fs.Bool("json", false, "one JSON object per turn")
-	fs.String("story", "", "story file (default: story in the configuration, else the built-in demo)")
-	fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1 (default: loop.seed)")
-	fs.Int("max-turns", 500, "turns per episode (default: loop.max_turns_per_episode)")
-	episodes := fs.Int("episodes", 1, "episodes to play")
-	model := fs.String("model", "", "model for every role (default: the configured ones)")
+	sessionFlags(fs)
+	episodes := episodeFlags(fs, 1)
 	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay actions through the full loop")
-	fs.String("workdir", "", "work dir, one folder per story inside (default: work_dir, else $XDG_DATA_HOME/lantern)")
 	resume := fs.Bool("resume", false, "continue the story's unfinished episode (a killed session) from its last recorded turn")
 	review := fs.Bool("review", false, "review mode: each proposal waits for a decision read from standard input (y, e COMMAND, n REASON, n! REASON)")
 	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
@@ -68,7 +64,7 @@ standard input every further proposal is accepted.`,
 		if err != nil {
 			return err
 		}
-		if agent == nil || *model != "" {
+		if agent == nil || fs.Changed("model") {
 			client, err = newClient(cfg, nil)
 			if err != nil {
 				return err

@@ -41,11 +41,8 @@ crashed), Lantern asks whether to continue it from its last turn.`,
   lantern --story zork1.z3 --model qwen3:4b`,
 	}
 	fs := cmd.Flags()
-	fs.String("story", "", "story file (default: story in the configuration, else the built-in demo)")
-	fs.String("workdir", "", "work dir, one folder per story inside; the log is lantern.log there (default: work_dir, else $XDG_DATA_HOME/lantern)")
-	fs.String("model", "", "model for every role (default: the configured ones)")
+	sessionFlags(fs)
 	fs.String("theme", "", "theme: "+fmt.Sprint(themes.Names())+" or auto (default: theme in the configuration)")
-	fs.Int("seed", 0, "random seed (frotz -s semantics; default: loop.seed)")
 	resume := fs.Bool("resume", false, "continue the unfinished episode without asking")
 	fresh := fs.Bool("new", false, "start a new episode without asking, even when one was left unfinished")
 	review := fs.Bool("review", false, "start in review mode: each proposal waits for you (v switches it)")
