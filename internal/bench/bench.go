@@ -117,7 +117,7 @@ type Report struct {
 	Summary   []Metrics         `json:"metrics"` // one per episode, then the whole run
 }
 
-// Metrics are DESIGN.md §8's metrics for an episode or a whole run.
+// Metrics are the measures of an episode or of a whole run.
 type Metrics struct {
 	Name               string      `json:"name"` // "episode 1", ..., "all"
 	Episodes           int         `json:"episodes"`

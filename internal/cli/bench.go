@@ -23,8 +23,8 @@ import (
 	"github.com/lantern-if/lantern/memory"
 )
 
-// `lantern bench` plays episodes headless and measures them by DESIGN.md
-// §8: score, moves, deaths, turns to each score bench.Milestone, the repeated
+// `lantern bench` plays episodes headless and measures them: score, moves,
+// deaths, turns to each score milestone, the repeated
 // failed action rate, location coverage, LLM calls per turn, prompt tokens
 // per turn (p50/p95), model latency (p50/p95) and harness overhead per
 // turn. The report is stored in the story's lantern.db (bench_runs) beside
