@@ -27,7 +27,7 @@ const (
 	exitUsage = 2 // bad flags or arguments, invalid configuration
 )
 
-// exitError carries the exit code of a failed command. A nil err means the
+// codedError carries the exit code of a failed command. A nil err means the
 // command has already said what went wrong (doctor's report, a check's
 // problem lines): only the code remains.
 type codedError struct {
