@@ -8,11 +8,9 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/styles"
 )
 
-// viewer shows Markdown (a memory, the knowledge base) rendered by glamour.
+// viewer shows Markdown (a memory, the knowledge base), rendered by renderMD.
 type viewer struct {
 	id      int
 	title   string
@@ -56,20 +54,10 @@ func (v *viewer) view(c *common, h int) []string {
 	return append(out, c.styles.HelpDesc.Render("↑/↓ pgup/pgdn scroll · esc closes"+more))
 }
 
-// renderMarkdown renders md with glamour at width w, off the Update
-// goroutine.
+// renderMarkdown renders md at width w, off the Update goroutine.
 func renderMarkdown(id int, title, md string, w int, dark bool) tea.Cmd {
 	return func() tea.Msg {
-		style := styles.LightStyle
-		if dark {
-			style = styles.DarkStyle
-		}
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(w, 20)))
-		if err != nil {
-			return viewerMsg{id: id, err: err}
-		}
-		out, err := r.Render(md)
-		return viewerMsg{id: id, title: title, text: out, err: err}
+		return viewerMsg{id: id, title: title, text: renderMD(md, w, dark)}
 	}
 }
 

@@ -1,0 +1,200 @@
+// Package bench is the measure of the agent over episodes: what a run keeps
+// of each episode, the metrics computed from it (score, moves, deaths,
+// milestones, repeated failed actions, location coverage, model calls,
+// prompt tokens, latency, harness overhead, critic and review tallies), and
+// the text report, comparison and score chart. “lantern bench“ plays the
+// episodes and stores the report in the story's lantern.db.
+package bench
+
+import (
+	"sync"
+	"time"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// CallQueue receives every model call as it finishes (from the engine's
+// goroutines) until the event loop attributes it to its turn.
+type CallQueue struct {
+	mu    sync.Mutex
+	calls []llm.CallMetrics
+}
+
+func (q *CallQueue) Add(m llm.CallMetrics) {
+	q.mu.Lock()
+	q.calls = append(q.calls, m)
+	q.mu.Unlock()
+}
+
+// take removes and returns turn's calls. Every call of a turn is made
+// before the engine reports the turn's metrics, and calls arrive in order,
+// so the turn's calls are the first run tagged with it; calls queued before
+// them belong to turns that were never played (dropped with them).
+func (q *CallQueue) Take(turn int) (calls, dropped []llm.CallMetrics) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	i := 0
+	for i < len(q.calls) && q.calls[i].Turn != turn {
+		i++
+	}
+	if i == len(q.calls) {
+		return nil, nil
+	}
+	j := i
+	for j < len(q.calls) && q.calls[j].Turn == turn {
+		j++
+	}
+	calls = append(calls, q.calls[i:j]...)
+	dropped = append(dropped, q.calls[:i]...)
+	q.calls = append(q.calls[:0], q.calls[j:]...)
+	return calls, dropped
+}
+
+// rest removes and returns every queued call.
+func (q *CallQueue) Rest() []llm.CallMetrics {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.calls
+	q.calls = nil
+	return out
+}
+
+// Episode is what a run keeps of one episode: its outcome and the
+// per-turn series the metrics are computed from.
+type Episode struct {
+	Episode   int                `json:"episode"`
+	Ending    string             `json:"ending"`
+	Score     int                `json:"score"`
+	Moves     int                `json:"moves"`
+	Turns     int                `json:"turns"`
+	Deaths    int                `json:"deaths"`
+	Actions   int                `json:"actions"`
+	Repeats   int                `json:"repeated_failed_actions"`
+	Visited   []int              `json:"visited"`
+	Memories  []int              `json:"locations_with_memories"` // of the visited ones, at the episode's end
+	Scores    []int              `json:"score_by_turn"`           // after turn 1, 2, ...
+	Prompt    []int              `json:"prompt_tokens_by_turn"`
+	Calls     []int              `json:"llm_calls_by_turn"`
+	HarnessUS []int64            `json:"harness_us_by_turn"`
+	LatencyUS []int64            `json:"latency_us_by_call"`
+	EndCalls  int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
+	Errors    int                `json:"llm_errors"`
+	Milestone []Milestone        `json:"milestones"`
+	Critic    engine.CriticTally `json:"critic"`
+	// The person's reviews (review mode), when there were any.
+	Reviews *ReviewTally `json:"reviews,omitempty"`
+}
+
+// Milestone is a score reached for the first time in an episode.
+type Milestone struct {
+	Score int `json:"score"`
+	Turn  int `json:"turn"`
+}
+
+// Report is a whole run.
+type Report struct {
+	ID        int64             `json:"id,omitempty"`
+	Label     string            `json:"label"`
+	Story     string            `json:"story"`
+	StoryMD5  string            `json:"story_md5"`
+	Release   int               `json:"release"`
+	MaxScore  int               `json:"max_score,omitempty"`
+	Agent     string            `json:"agent"`
+	Models    map[string]string `json:"models,omitempty"`
+	Host      string            `json:"ollama_host,omitempty"`
+	Seed      int               `json:"seed"`
+	MaxTurns  int               `json:"max_turns"`
+	Requested int               `json:"episodes_requested"`
+	Complete  bool              `json:"complete"`
+	Error     string            `json:"error,omitempty"`
+	Started   time.Time         `json:"started"`
+	Ended     time.Time         `json:"ended"`
+	DB        string            `json:"database,omitempty"`
+	Episodes  []Episode         `json:"episodes"`
+	Dropped   int               `json:"llm_calls_unattributed,omitempty"`
+	Summary   []Metrics         `json:"metrics"` // one per episode, then the whole run
+	// Shard is the part of a split benchmark the run played (nil: all).
+	Shard *ShardInfo `json:"shard,omitempty"`
+	// Index is the work dir's lantern.db that lists the run when it
+	// played in a work dir of its own (DB).
+	Index string `json:"index_database,omitempty"`
+}
+
+// ShardInfo is the part of a benchmark a run played.
+type ShardInfo struct {
+	Index        int `json:"index"`
+	Count        int `json:"count"`
+	FirstEpisode int `json:"first_episode"` // the benchmark's number of the run's first episode
+	Total        int `json:"episodes_total"`
+}
+
+// FirstEpisode is the benchmark's number of the run's first episode.
+func (r *Report) FirstEpisode() int {
+	if r.Shard == nil {
+		return 1
+	}
+	return r.Shard.FirstEpisode
+}
+
+// Metrics are the measures of an episode or of a whole run.
+type Metrics struct {
+	Name               string      `json:"name"` // "episode 1", ..., "all"
+	Episodes           int         `json:"episodes"`
+	Ending             string      `json:"ending,omitempty"`
+	Score              float64     `json:"score"` // the final score; for a run, the mean
+	BestScore          int         `json:"best_score"`
+	Moves              float64     `json:"moves"` // a run: the mean
+	Turns              int         `json:"turns"`
+	Deaths             int         `json:"deaths"`
+	Milestones         []Milestone `json:"milestones"` // a run: the fewest turns any episode took
+	RepeatedFailedRate float64     `json:"repeated_failed_action_rate"`
+	LocationCoverage   float64     `json:"location_coverage"`
+	LocationsVisited   int         `json:"locations_visited"`
+	LocationsCovered   int         `json:"locations_with_memories"`
+	LLMCallsPerTurn    float64     `json:"llm_calls_per_turn"`
+	PromptTokensP50    int         `json:"prompt_tokens_per_turn_p50"`
+	PromptTokensP95    int         `json:"prompt_tokens_per_turn_p95"`
+	LatencyP50MS       float64     `json:"model_latency_p50_ms"`
+	LatencyP95MS       float64     `json:"model_latency_p95_ms"`
+	HarnessPerTurnMS   float64     `json:"harness_overhead_per_turn_ms"`
+	// The critic: proposals per judged turn, rejections by stage, and
+	// rejections played anyway.
+	ProposalsPerTurn     float64              `json:"critic_proposals_per_turn"`
+	RejectedByStage      map[engine.Stage]int `json:"critic_rejected_by_stage"`
+	OverriddenRejections int                  `json:"critic_overridden_rejections"`
+	// ReviewAcceptance is the person's acceptance rate (review mode); -1
+	// when nobody reviewed.
+	ReviewAcceptance float64 `json:"review_acceptance_rate"`
+	ReviewDecisions  int     `json:"review_decisions"`
+}
+
+// Comparison is --compare --json's output.
+type Comparison struct {
+	A *Report `json:"a"`
+	B *Report `json:"b"`
+}
+
+// WithMemories lists the visited locations that have at least one memory
+// the agent sees in Memories.md.
+func WithMemories(path string, visited []int) []int {
+	f, err := memory.Load(path)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, id := range visited {
+		sec, ok := f.Section(id)
+		if !ok {
+			continue
+		}
+		for _, m := range sec.Memories {
+			if m.Visible() {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	return out
+}

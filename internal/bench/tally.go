@@ -1,0 +1,165 @@
+package bench
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/lantern-if/lantern/engine"
+)
+
+// The bench's metrics: per episode and for the whole run, the critic's
+// verdicts and the person's reviews, and the statistics they use.
+
+// ReviewTally counts the person's decisions.
+type ReviewTally struct {
+	Decisions int      `json:"decisions"`
+	Accepted  int      `json:"accepted"`
+	Edited    int      `json:"edited"`
+	Rejected  int      `json:"rejected"`
+	Reasons   []string `json:"reasons,omitempty"`
+}
+
+func (t *ReviewTally) Add(rs []engine.Review) {
+	for _, r := range rs {
+		t.Decisions++
+		switch r.Decision {
+		case engine.DecisionAccept:
+			t.Accepted++
+		case engine.DecisionEdit:
+			t.Edited++
+		case engine.DecisionReject:
+			t.Rejected++
+			if r.Reason != "" {
+				t.Reasons = append(t.Reasons, r.Reason)
+			}
+		}
+	}
+}
+
+// percentile is the nearest-rank percentile of llm.Aggregate.
+func percentile[T int | int64](xs []T, p int) T {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]T(nil), xs...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[(len(s)-1)*p/100]
+}
+
+func mean[T int | int64](xs []T) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += float64(x)
+	}
+	return sum / float64(len(xs))
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// Summarize computes the metrics of each episode and of the whole run.
+func Summarize(eps []Episode) []Metrics {
+	var out []Metrics
+	all := Metrics{Name: "all", Episodes: len(eps)}
+	var prompt []int
+	var harness, latency []int64
+	calls, actions, repeats := 0, 0, 0
+	critic := engine.CriticTally{Rejected: map[engine.Stage]int{}}
+	reviews := ReviewTally{}
+	visited, covered := map[int]bool{}, map[int]bool{}
+	fastest := map[int]int{}
+	var scoreSum, movesSum float64
+	for i, e := range eps {
+		m := Metrics{Name: fmt.Sprintf("episode %d", e.Episode), Episodes: 1, Ending: e.Ending, Score: float64(e.Score), BestScore: e.Score,
+			Moves: float64(e.Moves), Turns: e.Turns, Deaths: e.Deaths, Milestones: e.Milestone,
+			RepeatedFailedRate: ratio(e.Repeats, e.Actions), LocationsVisited: len(e.Visited), LocationsCovered: len(e.Memories),
+			LocationCoverage: ratio(len(e.Memories), len(e.Visited)), LLMCallsPerTurn: ratio(sum(e.Calls), len(e.Calls)),
+			PromptTokensP50: percentile(e.Prompt, 50), PromptTokensP95: percentile(e.Prompt, 95),
+			LatencyP50MS: float64(percentile(e.LatencyUS, 50)) / 1000, LatencyP95MS: float64(percentile(e.LatencyUS, 95)) / 1000,
+			HarnessPerTurnMS: mean(e.HarnessUS) / 1000}
+		m.SetCritic(e.Critic)
+		critic.Add(e.Critic)
+		m.SetReviews(e.Reviews)
+		if e.Reviews != nil {
+			reviews.Decisions += e.Reviews.Decisions
+			reviews.Accepted += e.Reviews.Accepted
+		}
+		if m.Milestones == nil {
+			m.Milestones = []Milestone{}
+		}
+		out = append(out, m)
+		if i == 0 || e.Score > all.BestScore {
+			all.BestScore = e.Score
+		}
+		scoreSum += float64(e.Score)
+		movesSum += float64(e.Moves)
+		all.Turns += e.Turns
+		all.Deaths += e.Deaths
+		prompt = append(prompt, e.Prompt...)
+		harness = append(harness, e.HarnessUS...)
+		latency = append(latency, e.LatencyUS...)
+		calls += sum(e.Calls)
+		actions += e.Actions
+		repeats += e.Repeats
+		for _, id := range e.Visited {
+			visited[id] = true
+		}
+		for _, id := range e.Memories {
+			covered[id] = true
+		}
+		for _, ms := range e.Milestone {
+			if t, ok := fastest[ms.Score]; !ok || ms.Turn < t {
+				fastest[ms.Score] = ms.Turn
+			}
+		}
+	}
+	if n := len(eps); n > 0 {
+		all.Score, all.Moves = scoreSum/float64(n), movesSum/float64(n)
+	}
+	all.Milestones = []Milestone{}
+	for s, t := range fastest {
+		all.Milestones = append(all.Milestones, Milestone{Score: s, Turn: t})
+	}
+	sort.Slice(all.Milestones, func(i, j int) bool { return all.Milestones[i].Score < all.Milestones[j].Score })
+	all.RepeatedFailedRate = ratio(repeats, actions)
+	all.LocationsVisited, all.LocationsCovered = len(visited), len(covered)
+	all.LocationCoverage = ratio(len(covered), len(visited))
+	all.LLMCallsPerTurn = ratio(calls, len(prompt))
+	all.PromptTokensP50, all.PromptTokensP95 = percentile(prompt, 50), percentile(prompt, 95)
+	all.LatencyP50MS, all.LatencyP95MS = float64(percentile(latency, 50))/1000, float64(percentile(latency, 95))/1000
+	all.HarnessPerTurnMS = mean(harness) / 1000
+	all.SetCritic(critic)
+	all.SetReviews(&reviews)
+	return append(out, all)
+}
+
+func (m *Metrics) SetReviews(t *ReviewTally) {
+	m.ReviewAcceptance, m.ReviewDecisions = -1, 0
+	if t != nil && t.Decisions > 0 {
+		m.ReviewAcceptance, m.ReviewDecisions = ratio(t.Accepted, t.Decisions), t.Decisions
+	}
+}
+
+func (m *Metrics) SetCritic(t engine.CriticTally) {
+	m.ProposalsPerTurn = t.ProposalsPerTurn()
+	m.RejectedByStage = t.Rejected
+	if m.RejectedByStage == nil {
+		m.RejectedByStage = map[engine.Stage]int{}
+	}
+	m.OverriddenRejections = t.Overridden
+}
+
+func sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}

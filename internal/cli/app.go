@@ -1,0 +1,282 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"charm.land/fang/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/scriptagent"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // the command failed (bad story, runtime fault, I/O)
+	exitUsage = 2 // bad flags or arguments, invalid configuration
+)
+
+// codedError carries the exit code of a failed command. A nil err means the
+// command has already said what went wrong (doctor's report, a check's
+// problem lines): only the code remains.
+type codedError struct {
+	code int
+	err  error
+}
+
+func (e *codedError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *codedError) Unwrap() error { return e.err }
+
+// usageError marks err as a usage error (exit code 2).
+func usageError(err error) error { return &codedError{code: exitUsage, err: err} }
+
+// usageErrorf is a usage error with a message.
+func usageErrorf(format string, a ...any) error {
+	return usageError(fmt.Errorf(format, a...))
+}
+
+// status turns the exit code of a command that reported its own problems
+// into an error (nil for success).
+func status(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &codedError{code: code}
+}
+
+// exitCode is the one mapping from a command's error to the process's exit
+// code: usage errors 2, every other failure 1.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ce *codedError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
+	return exitError
+}
+
+// reported: the error's message was already printed.
+func reported(err error) bool {
+	var ce *codedError
+	return errors.As(err, &ce) && ce.err == nil
+}
+
+// app is what every command shares for one run of the command line.
+type app struct {
+	sampleConfig string
+	configFile   string // --config
+}
+
+// Main runs the command line on the process's arguments and exits;
+// sampleConfig is lantern.sample.toml, which `lantern config sample` prints.
+func Main(sampleConfig string) {
+	// SIGTERM (systemctl stop, kill) and SIGHUP (the terminal closed) end a
+	// session as SIGINT does: the turn finishes or is abandoned, everything
+	// is flushed and reported, and the process exits cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	code := run(ctx, sampleConfig, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the exit code.
+func run(ctx context.Context, sampleConfig string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{sampleConfig: sampleConfig}
+	root := newRoot(a)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := fang.Execute(ctx, root,
+		fang.WithVersion(version()),
+		fang.WithErrorHandler(func(w io.Writer, _ fang.Styles, err error) {
+			if reported(err) {
+				return
+			}
+			// The message names the command that failed ("lantern run: ...").
+			path := root.Name()
+			if cmd, _, ferr := root.Find(args); ferr == nil {
+				path = cmd.CommandPath()
+			}
+			fmt.Fprintf(w, "%s: %v\n", path, err)
+		}))
+	return exitCode(err)
+}
+
+const rootLong = `Lantern is a terminal co-pilot for LLM agents that play Z-machine interactive
+fiction. With no command it opens the TUI (flags such as --story, --workdir,
+--model and --config go to it). Every command that needs settings takes
+--config F (read in place of ./lantern.toml).
+
+Exit codes: 0 success; 1 failure (bad story, runtime fault, I/O, Ollama
+unreachable, doctor found a problem, memories check found a problem); 2 usage
+error (bad flags or arguments, invalid configuration).`
+
+// newRoot builds the command tree: one file per command, each adding its
+// own flags; what every command shares is set here.
+func newRoot(a *app) *cobra.Command {
+	root := newTUICmd(a)
+	root.Use = "lantern"
+	root.Short = "a terminal co-pilot for agents that play interactive fiction"
+	root.Long = rootLong
+	root.Example = "  lantern\n  lantern --story zork1.z3 --model qwen3:4b\n  lantern play < walkthrough.txt\n  lantern help bench"
+	root.Args = unknownCommand
+	root.SuggestionsMinimumDistance = 2
+	root.SetVersionTemplate("lantern {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file read in place of ./lantern.toml")
+	root.AddCommand(
+		newTUICmd(a),
+		newPlayCmd(a),
+		newRunCmd(a),
+		newBenchCmd(a),
+		newDoctorCmd(a),
+		newModelsCmd(a),
+		newMemoriesCmd(a),
+		newStoriesCmd(a),
+		newMapCmd(a),
+		newEpisodesCmd(a),
+		newConfigCmd(a),
+		newOracleCmd(a),
+		&cobra.Command{
+			Use: "version", Short: "print the version", Args: noArgs,
+			Run: func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "lantern", version()) },
+		},
+	)
+	for _, c := range root.Commands() {
+		if f := c.Flags().Lookup("model"); f != nil {
+			_ = c.RegisterFlagCompletionFunc("model", completeModels)
+		}
+		if f := c.Flags().Lookup("story"); f != nil {
+			_ = c.RegisterFlagCompletionFunc("story", completeStories)
+		}
+	}
+	_ = root.RegisterFlagCompletionFunc("model", completeModels)
+	_ = root.RegisterFlagCompletionFunc("story", completeStories)
+	return root
+}
+
+// unknownCommand is the root's argument check: anything after `lantern`
+// that is not a command is a usage error, with the commands it resembles.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q", args[0])
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	}
+	return usageError(fmt.Errorf("%s\nRun 'lantern --help' for the commands", msg))
+}
+
+// noArgs refuses positional arguments, as a usage error.
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("unexpected %q", args[0])
+	}
+	return nil
+}
+
+// version is the module's version from the build information, with the
+// VCS revision when the build recorded one; "dev" for a plain source build.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	v := info.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "dev"
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += " (" + rev + dirty + ")"
+	}
+	return v
+}
+
+// completionTimeout bounds the wait for the Ollama server while the shell
+// completes a model name.
+const completionTimeout = 700 * time.Millisecond
+
+// completeModels completes --model with the server's model names.
+func completeModels(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	configFile, _ := cmd.Flags().GetString("config")
+	cfg, err := config.Load(config.Standard(configFile))
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	client, err := newClient(cfg, nil)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+	defer cancel()
+	models, err := client.Models(ctx)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	out := make([]cobra.Completion, 0, len(models))
+	for _, m := range models {
+		out = append(out, m.Name)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// storyExtensions are the file name endings of Z-machine stories.
+func storyExtensions() []string {
+	return []string{"z1", "z2", "z3", "z4", "z5", "z6", "z7", "z8", "zblorb", "zlb", "dat"}
+}
+
+// completeStories completes --story with story files.
+func completeStories(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return storyExtensions(), cobra.ShellCompDirectiveFilterFileExt
+}
+
+// agentFromSpec is the agent --agent names: nil for llm (the session
+// builds the model agent), the script agent for script:FILE.
+func agentFromSpec(spec string) (engine.Agent, error) {
+	if f, ok := strings.CutPrefix(spec, "script:"); ok {
+		a, err := scriptagent.Load(f)
+		if err != nil {
+			return nil, fmt.Errorf("--agent: %w", err)
+		}
+		return a, nil
+	}
+	if spec != "llm" {
+		return nil, usageErrorf("--agent %q: want llm or script:FILE", spec)
+	}
+	return nil, nil
+}

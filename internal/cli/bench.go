@@ -1,0 +1,513 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/bench"
+	"github.com/lantern-if/lantern/internal/benchprogress"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// `lantern bench` plays episodes headless and measures them: score, moves,
+// deaths, turns to each score milestone, the repeated
+// failed action rate, location coverage, LLM calls per turn, prompt tokens
+// per turn (p50/p95), model latency (p50/p95) and harness overhead per
+// turn. The report is stored in the story's lantern.db (bench_runs) beside
+// the episodes and turns the run played.
+
+func newBenchCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench [--compare A B | --list]",
+		Short: "measure the agent over episodes",
+		Long: `Plays episodes headless, wired as lantern run is, and prints, per episode
+and overall: score, moves, deaths, turns to each score bench.Milestone, repeated
+failed action rate, location coverage, LLM calls per turn, prompt tokens per
+turn p50/p95, model latency p50/p95 and harness overhead per turn; then a
+chart of score over turns. The run is stored in the story's lantern.db
+(in the work dir), where --compare finds it by the number printed.
+
+--compare A B sets two runs side by side with the difference; each of A and
+B is a stored run's number, "last", "prev", or a file saved from --json.
+
+Each run plays in a fresh work dir of its own (printed at the start), so the
+memories and knowledge of normal play are not shared and runs compare;
+--workdir D plays in D instead. A terminal shows a live status line; other
+outputs get a status line every 30 seconds.
+
+--shard i/n plays the i-th of n equal parts of the episodes (each with the
+seed the whole run gives it), for splitting a benchmark across machines;
+lantern bench merge joins the parts' databases into one report.`,
+		Example: `  lantern bench --episodes 3 --max-turns 100 --model qwen3:4b
+  lantern bench --agent script:game_files/demo/walkthrough.txt --episodes 2
+  lantern bench --compare prev last
+  lantern bench --json --model qwen3:8b > qwen3-8b.json
+  lantern bench --shard 2/3 --episodes 9 --model qwen3:4b`,
+	}
+	cmd.AddCommand(newBenchMergeCmd(a))
+	fs := cmd.Flags()
+	sessionFlags(fs)
+	episodes := episodeFlags(fs, 3)
+	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay a walkthrough (restarted each episode)")
+	label := fs.String("label", "", "a name for the run (default: the agent's model, or the script)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	compare := fs.Bool("compare", false, "compare two stored runs: lantern bench --compare A B")
+	list := fs.Bool("list", false, "list the stored runs of the story")
+	width := fs.Int("width", 60, "width of the score chart")
+	shard := fs.String("shard", "", "play shard i/n of the episodes (join the shards with lantern bench merge)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if *compare && *list {
+			return usageErrorf("--compare and --list do not go together")
+		}
+		if *compare && fs.NArg() != 2 {
+			return usageErrorf("--compare takes two runs: lantern bench --compare A B")
+		}
+		if !*compare && fs.NArg() > 0 {
+			return usageErrorf("unexpected %q", fs.Arg(0))
+		}
+		if *episodes < 1 {
+			return usageErrorf("--episodes must be at least 1")
+		}
+		cfg, err := loadConfig("bench", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
+		if err != nil {
+			return err
+		}
+		if *compare || *list {
+			db, closeDB, err := openBenchDB(cfg)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			if *list {
+				return listBenchRuns(ctx, db, stdout, stderr)
+			}
+			return compareBenchRuns(ctx, db, fs.Arg(0), fs.Arg(1), *asJSON, *width, stdout, stderr)
+		}
+		modelSet := fs.Changed("model")
+		return runBench(ctx, cfg, benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width,
+			shard: *shard, workdirSet: fs.Changed("workdir")}, stdout, stderr)
+	}
+	return cmd
+}
+
+type benchOptions struct {
+	episodes int
+	agent    string
+	label    string
+	modelSet bool
+	json     bool
+	width    int
+	// shard is --shard's i/n ("" for the whole run); workdirSet: --workdir
+	// was given, so the run plays there rather than in a fresh work dir.
+	shard      string
+	workdirSet bool
+}
+
+func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, stderr io.Writer) error {
+	story, name, binding, err := openStoryAndBinding(cfg.Story)
+	if err != nil {
+		return err
+	}
+	info := story.Info()
+	rep := &bench.Report{Story: filepath.Base(name), StoryMD5: info.MD5, Release: info.Release, MaxScore: binding.MaxScore, Agent: o.agent,
+		Seed: cfg.Loop.Seed, MaxTurns: cfg.Loop.MaxTurnsPerEpisode, Requested: o.episodes, Label: o.label}
+	firstEpisode, count, firstSeed, shardInfo, err := benchPlan(o.shard, o.episodes, cfg.Loop.Seed, cfg.Model(config.RoleAgent))
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	rep.Shard, rep.Requested = shardInfo, count
+
+	agent, err := agentFromSpec(o.agent)
+	if err != nil {
+		return err
+	}
+	queue := &bench.CallQueue{}
+	var client *llm.Client
+	if agent == nil || o.modelSet {
+		client, err = newClient(cfg, queue.Add)
+		if err != nil {
+			return err
+		}
+		if err := benchPreflight(ctx, client, cfg, agent == nil); err != nil {
+			return err
+		}
+		rep.Host = client.Host()
+		rep.Models = map[string]string{}
+		for _, r := range config.RoleNames() {
+			rep.Models[r] = cfg.Model(r)
+		}
+	}
+	if rep.Label == "" {
+		switch {
+		case agent == nil:
+			rep.Label = cfg.Model(config.RoleAgent)
+		default:
+			rep.Label = "script " + filepath.Base(strings.TrimPrefix(o.agent, "script:"))
+		}
+	}
+	workDir, err := benchWorkDir(cfg, name, info.Release, o.workdirSet)
+	if err != nil {
+		return err
+	}
+	played := *cfg // the run's own work dir, and the seed of its first episode
+	played.WorkDir = workDir
+	played.Loop.Seed = firstSeed
+	sess, err := openSession(&played, storyFile{story, name, binding}, client, agent, count, false)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	rep.DB = filepath.Join(sess.Dir, "lantern.db")
+	before, err := sess.DB.LastEpisodeID(context.Background())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "lantern bench: %s, %s, %d episode(s) of at most %d turns\n", rep.Story, rep.Label, count, rep.MaxTurns)
+	if rep.Shard != nil {
+		fmt.Fprintf(stderr, "lantern bench: shard %d/%d: episodes %d to %d of %d\n", rep.Shard.Index, rep.Shard.Count, firstEpisode, firstEpisode+count-1, o.episodes)
+	}
+	fmt.Fprintf(stderr, "lantern bench: work dir %s\n", workDir)
+	rep.Started = time.Now()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go sess.Engine.Run(rctx)
+	progress := benchprogress.NewTracker(benchprogress.New(stderr), benchprogress.Run{FirstEpisode: firstEpisode, Count: count,
+		MaxTurns: rep.MaxTurns, MaxScore: rep.MaxScore}, nil)
+	code := collectBench(rctx, sess, queue, rep, progress)
+	progress.Close()
+	cancel()
+	rep.Ended = time.Now()
+	rep.Complete = len(rep.Episodes) == count && rep.Error == "" && ctx.Err() == nil
+	if ctx.Err() != nil && rep.Error == "" {
+		rep.Error = "interrupted"
+	}
+	rep.Summary = bench.Summarize(rep.Episodes)
+	after, _ := sess.DB.LastEpisodeID(context.Background())
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	first := int64(0)
+	if after > before {
+		first = before + 1
+	} else {
+		after = 0
+	}
+	all := rep.Summary[len(rep.Summary)-1]
+	run := memory.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent],
+		Episodes: len(rep.Episodes), FirstEpisode: first, LastEpisode: after, Score: all.Score, Complete: rep.Complete,
+		Started: rep.Started, Ended: rep.Ended, Report: data}
+	id, err := sess.DB.SaveBenchRun(context.Background(), run)
+	if err == nil && !o.workdirSet {
+		id, rep.Index, err = indexBenchRun(context.Background(), cfg, name, info.Release, info.MD5, run)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern bench:", err)
+		code = exitError
+	}
+	rep.ID = id
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return status(exitError)
+		}
+	} else {
+		bench.Print(stdout, rep, o.width)
+	}
+	if rep.Error != "" {
+		fmt.Fprintf(stderr, "lantern bench: the run stopped early: %s\n", rep.Error)
+		if code == exitOK {
+			code = exitError
+		}
+	}
+	return status(code)
+}
+
+// benchPreflight fails fast when the server or a model the run needs is
+// missing, with the host or model named.
+func benchPreflight(ctx context.Context, client *llm.Client, cfg *config.Config, llmAgent bool) error {
+	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := client.Version(tctx); err != nil {
+		return err
+	}
+	roles := []string{config.RoleCritic, config.RoleMemory}
+	if llmAgent {
+		roles = append([]string{config.RoleAgent}, roles...)
+	}
+	for _, r := range roles {
+		if err := client.CheckRole(tctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collectBench reads the engine's events until it stops, filling in the
+// report's episodes.
+func collectBench(ctx context.Context, sess *engine.Session, queue *bench.CallQueue, rep *bench.Report, progress *benchprogress.Tracker) int {
+	var ep *bench.Episode
+	visited := map[int]bool{}
+	actions := 0    // played turns so far in the run
+	repeatsRun := 0 // repeated failed actions so far in the run
+	repeatsAt := 0  // ... when the episode began
+	var llmTime time.Duration
+	code := exitOK
+	best := 0 // the episode's best score so far
+	begin := func(n int, opening engine.Observation) {
+		ep = &bench.Episode{Episode: n, Critic: engine.CriticTally{Rejected: map[engine.Stage]int{}}}
+		visited = map[int]bool{opening.Location.ID: true}
+		repeatsAt = repeatsRun
+		best = opening.Score
+		progress.EpisodeStarted(n, opening.Score)
+	}
+	finish := func(ending string, score, moves, turns int) {
+		if ep == nil {
+			return
+		}
+		ep.Ending, ep.Score, ep.Moves, ep.Turns = ending, score, moves, turns
+		ep.Repeats = repeatsRun - repeatsAt
+		for id := range visited {
+			ep.Visited = append(ep.Visited, id)
+		}
+		sort.Ints(ep.Visited)
+		ep.Memories = bench.WithMemories(filepath.Join(sess.Dir, "Memories.md"), ep.Visited)
+		rep.Episodes = append(rep.Episodes, *ep)
+		progress.EpisodeEnded(fmt.Sprintf("lantern bench: episode %d: %s, score %d in %d moves, %d turns", ep.Episode, ending, score, moves, turns))
+		ep = nil
+	}
+	episode := rep.FirstEpisode() - 1
+	var last engine.Observation
+	for ev := range sess.Engine.Events() {
+		switch v := ev.(type) {
+		case engine.TurnResult:
+			last = v.Observation
+			if v.Turn == 0 {
+				episode++
+				begin(episode, v.Observation)
+				continue
+			}
+			if ep == nil {
+				continue
+			}
+			o := v.Observation
+			if o.Location.ID != 0 {
+				visited[o.Location.ID] = true
+			}
+			if o.Died {
+				ep.Deaths++
+			}
+			if o.Score > best {
+				best = o.Score
+				ep.Milestone = append(ep.Milestone, bench.Milestone{Score: o.Score, Turn: v.Turn})
+			}
+			ep.Scores = append(ep.Scores, o.Score)
+			progress.Turn(v.Turn, o.Score)
+			ep.Critic.Add(engine.Tally(v.Verdicts))
+			if len(v.Reviews) > 0 {
+				if ep.Reviews == nil {
+					ep.Reviews = &bench.ReviewTally{}
+				}
+				ep.Reviews.Add(v.Reviews)
+			}
+			llmTime = v.LLMTime
+		case engine.MetricsUpdated:
+			if ep == nil {
+				continue
+			}
+			calls, dropped := queue.Take(v.Turn)
+			rep.Dropped += len(dropped)
+			prompt, lat := 0, time.Duration(0)
+			for _, c := range calls {
+				prompt += c.PromptTokens
+				lat += c.Latency
+				ep.LatencyUS = append(ep.LatencyUS, c.Latency.Microseconds())
+				if c.Err != "" {
+					ep.Errors++
+				}
+			}
+			if len(calls) == 0 {
+				lat = 0
+			}
+			total := v.Harness + llmTime
+			harness := total - lat
+			if harness < 0 {
+				harness = 0
+			}
+			progress.Calls(len(calls), lat)
+			ep.Prompt = append(ep.Prompt, prompt)
+			ep.Calls = append(ep.Calls, len(calls))
+			ep.HarnessUS = append(ep.HarnessUS, harness.Microseconds())
+			actions++
+			ep.Actions++
+			repeatsRun = int(math.Round(v.Repeated * float64(actions)))
+		case engine.EpisodeEnded:
+			if ep != nil {
+				// The episode synthesis runs after the last turn, before
+				// this event: its calls belong to the episode, no turn.
+				for _, c := range queue.Rest() {
+					ep.EndCalls++
+					ep.LatencyUS = append(ep.LatencyUS, c.Latency.Microseconds())
+					if c.Err != "" {
+						ep.Errors++
+					}
+					progress.Calls(1, c.Latency)
+				}
+			}
+			finish(string(v.Reason), v.Score, v.Moves, v.Turns)
+		case engine.ErrorEvent:
+			progress.Line(fmt.Sprintf("lantern bench: turn %d: %v", v.Turn, v.Err))
+			if v.Fatal || errors.Is(v.Err, engine.ErrNotRecorded) {
+				rep.Error = v.Err.Error()
+				code = exitError
+			}
+		case engine.Idle:
+			// The engine pauses after repeated model failures or a turn it
+			// could not record: the run ends.
+			if rep.Error == "" {
+				rep.Error = "the agent paused after repeated model failures"
+			}
+			sess.Engine.Send(ctx, engine.Quit{})
+		case engine.Stopped:
+			if v.Err != nil && rep.Error == "" {
+				rep.Error = v.Err.Error()
+			}
+		}
+	}
+	if ep != nil {
+		// The run stopped inside an episode (a script ran out, an
+		// interruption, a failure).
+		why := "stopped"
+		if rep.Error == "" && ctx.Err() == nil {
+			why = "script ended"
+		}
+		finish(why, last.Score, last.Moves, len(ep.Scores))
+	}
+	rep.Dropped += len(queue.Rest())
+	return code
+}
+
+// openBenchDB opens the configured story's lantern.db for reading runs.
+func openBenchDB(cfg *config.Config) (*memory.RunDB, func(), error) {
+	story, name, err := openStory(cfg.Story)
+	if err != nil {
+		return nil, nil, err
+	}
+	info := story.Info()
+	dir := filepath.Join(cfg.WorkDir, engine.StoryDir(name, info.Release))
+	path := filepath.Join(dir, "lantern.db")
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil, fmt.Errorf("no runs stored for %s: %s does not exist (run lantern bench first)", filepath.Base(name), path)
+	}
+	db, err := memory.OpenRunDB(path, info.MD5)
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, func() { db.Close() }, nil
+}
+
+func listBenchRuns(ctx context.Context, db *memory.RunDB, stdout, stderr io.Writer) error {
+	runs, err := db.BenchRuns(ctx)
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(stdout, "No bench runs stored for this story.")
+		return nil
+	}
+	rows := [][]string{{"RUN", "STARTED", "LABEL", "EPISODES", "MEAN SCORE", ""}}
+	for _, r := range runs {
+		note := ""
+		if !r.Complete {
+			note = "incomplete"
+		}
+		rows = append(rows, []string{fmt.Sprint(r.ID), r.Started.Local().Format("2006-01-02 15:04:05"), bench.Clip(r.Label, 32), fmt.Sprint(r.Episodes),
+			fmt.Sprintf("%.1f", r.Score), note})
+	}
+	bench.Table(stdout, rows)
+	return nil
+}
+
+// loadBenchRun finds a run: a stored run's number, "last", "prev", or a
+// report file saved from --json.
+func loadBenchRun(ctx context.Context, db *memory.RunDB, ref string) (*bench.Report, error) {
+	var data []byte
+	var id int64
+	switch {
+	case ref == "last" || ref == "prev":
+		runs, err := db.BenchRuns(ctx)
+		if err != nil {
+			return nil, err
+		}
+		i := len(runs) - 1
+		if ref == "prev" {
+			i--
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("run %q: only %d run(s) stored", ref, len(runs))
+		}
+		id = runs[i].ID
+	default:
+		n, err := strconv.ParseInt(ref, 10, 64)
+		if err != nil {
+			data, err = os.ReadFile(ref)
+			if err != nil {
+				return nil, fmt.Errorf("run %q: not a stored run's number, last, prev, or a readable report file (%v)", ref, err)
+			}
+		}
+		id = n
+	}
+	if data == nil {
+		b, err := db.BenchRun(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		data = b.Report
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(data, &rep); err != nil || len(rep.Summary) == 0 {
+		return nil, fmt.Errorf("run %q: not a bench report", ref)
+	}
+	if id != 0 {
+		rep.ID = id
+	}
+	return &rep, nil
+}
+
+func compareBenchRuns(ctx context.Context, db *memory.RunDB, refA, refB string, asJSON bool, width int, stdout, stderr io.Writer) error {
+	a, err := loadBenchRun(ctx, db, refA)
+	if err != nil {
+		return err
+	}
+	b, err := loadBenchRun(ctx, db, refB)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(bench.Comparison{A: a, B: b}); err != nil {
+			return status(exitError)
+		}
+		return nil
+	}
+	bench.PrintComparison(stdout, a, b, width)
+	return nil
+}

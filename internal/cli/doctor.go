@@ -1,0 +1,449 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/game_files/bindings"
+	"github.com/lantern-if/lantern/game_files/demo"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// A doctor's finding: ok, info, warn (does not fail the check) or FAIL,
+// with what to do about it.
+type finding struct {
+	level string
+	msg   string
+	fix   string
+}
+
+const (
+	levelOK   = "ok"
+	levelInfo = "info"
+	levelWarn = "warn"
+	levelFail = "FAIL"
+)
+
+type doctorReport struct {
+	w        io.Writer
+	failures int
+	warnings int
+}
+
+func (r *doctorReport) section(title string) { fmt.Fprintf(r.w, "\n%s\n", title) }
+
+func (r *doctorReport) add(f finding) {
+	switch f.level {
+	case levelFail:
+		r.failures++
+	case levelWarn:
+		r.warnings++
+	}
+	lines := strings.Split(f.msg, "\n")
+	fmt.Fprintf(r.w, "  %-5s %s\n", f.level, lines[0])
+	for _, l := range lines[1:] {
+		fmt.Fprintf(r.w, "        %s\n", l)
+	}
+	if f.fix != "" {
+		fmt.Fprintf(r.w, "        fix: %s\n", f.fix)
+	}
+}
+
+func (r *doctorReport) ok(format string, a ...any) {
+	r.add(finding{levelOK, fmt.Sprintf(format, a...), ""})
+}
+func (r *doctorReport) info(format string, a ...any) {
+	r.add(finding{levelInfo, fmt.Sprintf(format, a...), ""})
+}
+func (r *doctorReport) warn(fix, format string, a ...any) {
+	r.add(finding{levelWarn, fmt.Sprintf(format, a...), fix})
+}
+func (r *doctorReport) fail(fix, format string, a ...any) {
+	r.add(finding{levelFail, fmt.Sprintf(format, a...), fix})
+}
+
+func newDoctorCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "doctor [flags]",
+		Args:  noArgs,
+		Short: "check Ollama, the models, the story, the work dir and the terminal",
+		Long: `Checks what Lantern needs and says how to fix each problem: the configuration
+(files, environment, every value), the Ollama server (the host tried, its
+version), each role's model (present, tools and thinking support, context),
+the story (loads, version, binding), the work dir (writable, not in use by
+another Lantern) and the terminal. Exits 1 when something is wrong; warnings
+alone do not fail.`,
+		Example: `  lantern doctor
+  OLLAMA_HOST=gpu-box:11434 lantern doctor --model qwen3:8b
+  lantern doctor --story ~/games/zork1.z3`,
+	}
+	fs := cmd.Flags()
+	fs.String("story", "", "story to check (default: the configured one, else the built-in demo)")
+	fs.String("workdir", "", "work dir to check (default: the configured one)")
+	fs.String("model", "", "check this model for every role")
+	fs.String("host", "", "Ollama host to check (default: OLLAMA_HOST, else the configured one)")
+	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the Ollama server")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx, stdout := cmd.Context(), cmd.OutOrStdout()
+		if fs.NArg() > 0 {
+			return usageErrorf("unexpected %q", fs.Arg(0))
+		}
+		r := &doctorReport{w: stdout}
+		fmt.Fprintf(stdout, "lantern %s doctor\n", version())
+
+		cfg := doctorConfig(r, fs, a.configFile)
+		client := doctorOllama(ctx, r, cfg, *timeout)
+		doctorModels(ctx, r, cfg, client, *timeout)
+		storyName, release := doctorStory(r, cfg)
+		doctorWorkDir(r, cfg, storyName, release)
+		doctorTerminal(r, stdout)
+
+		fmt.Fprintln(stdout)
+		switch {
+		case r.failures > 0:
+			fmt.Fprintf(stdout, "%s found; fix %s above.\n", plural(r.failures, "problem"), map[bool]string{true: "it", false: "them"}[r.failures == 1])
+			return status(exitError)
+		case r.warnings > 0:
+			fmt.Fprintf(stdout, "No problems; %s.\n", plural(r.warnings, "warning"))
+		default:
+			fmt.Fprintln(stdout, "No problems.")
+		}
+		return nil
+	}
+	return cmd
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// doctorConfig loads the configuration and reports on it; it always
+// returns one (the defaults where the files are broken).
+func doctorConfig(r *doctorReport, fs *pflag.FlagSet, configFile string) *config.Config {
+	r.section("Configuration")
+	var ov []config.Override
+	fs.Visit(func(f *pflag.Flag) {
+		if key, ok := flagKeys[f.Name]; ok {
+			ov = append(ov, config.Override{Key: key, Value: f.Value.String(), Flag: f.Name})
+		}
+	})
+	cfg, err := config.Load(config.Standard(configFile, ov...))
+	for _, f := range cfg.Files {
+		if abs, err := filepath.Abs(f.Path); err == nil {
+			f.Path = abs
+		}
+		if f.Found {
+			r.ok("read %s (%s file)", f.Path, f.Level)
+		} else {
+			r.info("no %s file at %s (lantern config sample shows one)", f.Level, f.Path)
+		}
+	}
+	var vars []string
+	for _, s := range cfg.Sources {
+		if s.Kind == config.FromEnv && !contains(vars, s.Name) {
+			vars = append(vars, s.Name)
+		}
+	}
+	sort.Strings(vars)
+	if len(vars) > 0 {
+		r.info("from the environment: %s", strings.Join(vars, ", "))
+	}
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		for _, p := range ce.Problems {
+			r.fail(fixFor(p), "%s", p)
+		}
+	} else if err != nil {
+		r.fail("", "%v", err)
+	} else {
+		r.ok("every value is valid")
+	}
+	for _, p := range cfg.Warnings {
+		r.warn("", "%s", p)
+	}
+	return cfg
+}
+
+func fixFor(p config.Problem) string {
+	switch p.Source.Kind {
+	case config.FromFile:
+		if p.Source.Line > 0 {
+			return fmt.Sprintf("edit line %d of %s (lantern.sample.toml documents every key)", p.Source.Line, p.Source.Name)
+		}
+		return fmt.Sprintf("check %s (lantern.sample.toml documents every key)", p.Source.Name)
+	case config.FromEnv:
+		return fmt.Sprintf("change or unset %s", p.Source.Name)
+	case config.FromFlag:
+		return fmt.Sprintf("change %s", p.Source)
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// doctorOllama reaches the server; it returns nil when it cannot.
+func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, timeout time.Duration) *llm.Client {
+	r.section("Ollama")
+	client, err := newClient(cfg, nil)
+	if err != nil {
+		r.fail(`set OLLAMA_HOST or [ollama] host to host[:port], such as "127.0.0.1:11434"`, "%v", err)
+		return nil
+	}
+	src := cfg.Sources["ollama.host"]
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, err := client.Version(tctx)
+	if err != nil {
+		why := err.Error()
+		var le *llm.Error
+		if errors.As(err, &le) {
+			why = le.Err.Error()
+		}
+		r.fail("start Ollama (`ollama serve`; install it from https://ollama.com), or point OLLAMA_HOST or [ollama] host at your server; without it Lantern still plays by hand (lantern play --plain)",
+			"no Ollama server answers at %s (host from %s)\n%s", client.Host(), src, why)
+		return nil
+	}
+	r.ok("Ollama %s at %s (host from %s)", v, client.Host(), src)
+	if !client.Loopback() {
+		r.info("the server %s is not on this machine: prompts and game text are sent over the network", client.Host())
+	}
+	return client
+}
+
+// roleNeeds are the capabilities a role cannot work without.
+func roleNeeds(role string) []string {
+	if role == config.RoleRetriever {
+		return []string{llm.CapTools}
+	}
+	return nil
+}
+
+func doctorModels(ctx context.Context, r *doctorReport, cfg *config.Config, client *llm.Client, timeout time.Duration) {
+	r.section("Models")
+	if client == nil {
+		r.info("not checked: the server cannot be reached")
+		return
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	list, err := client.Models(tctx)
+	if err != nil {
+		r.fail("", "cannot list the server's models: %v", err)
+		return
+	}
+	have := map[string]bool{}
+	for _, m := range list {
+		have[m.Name] = true
+	}
+	// One line per model, with the roles that use it; then what a role
+	// needs that its model lacks.
+	var models []string
+	roles := map[string][]string{}
+	for _, role := range config.RoleNames() {
+		m := cfg.Roles[role].Model
+		if roles[m] == nil {
+			models = append(models, m)
+		}
+		roles[m] = append(roles[m], role)
+	}
+	for _, name := range models {
+		users := strings.Join(roles[name], ", ")
+		if !have[name] && !have[withTag(name)] {
+			r.fail(fmt.Sprintf("ollama pull %s, or choose a model the server has (lantern models lists them; [roles.NAME] model, or --model)", name),
+				"%s is not on the server (used by %s)", name, users)
+			continue
+		}
+		info, err := client.Show(tctx, name)
+		if err != nil {
+			r.fail("", "%s: %v", name, err)
+			continue
+		}
+		r.ok("%s: tools %s, thinking %s, context %s (used by %s)", name, yesNo(info.Has(llm.CapTools)), yesNo(info.Has(llm.CapThinking)), ctxLen(info.ContextLength), users)
+		for _, role := range roles[name] {
+			rc := cfg.Roles[role]
+			var missing []string
+			for _, need := range roleNeeds(role) {
+				if !info.Has(need) {
+					missing = append(missing, need)
+				}
+			}
+			if rc.Think == config.ThinkOn && !info.Has(llm.CapThinking) {
+				missing = append(missing, llm.CapThinking+` (think = "on")`)
+			}
+			if len(missing) > 0 {
+				r.fail(fmt.Sprintf("choose a model with %s for [roles.%s]", strings.Join(missing, " and "), role),
+					"the %s role needs %s, which %s lacks", role, strings.Join(missing, " and "), name)
+			}
+			if rc.NumCtx > 0 && info.ContextLength > 0 && rc.NumCtx > info.ContextLength {
+				r.warn(fmt.Sprintf("lower [roles.%s] num_ctx, or set it to 0 to size it per call", role),
+					"the %s role's num_ctx %d is more than %s's context (%d)", role, rc.NumCtx, name, info.ContextLength)
+			}
+		}
+	}
+}
+
+// withTag adds Ollama's default tag to a model name without one.
+func withTag(name string) string {
+	if strings.Contains(name, ":") {
+		return name
+	}
+	return name + ":latest"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func ctxLen(n int) string {
+	if n <= 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+// doctorStory loads the story; it returns the story's name and release (for
+// its folder in the work dir).
+func doctorStory(r *doctorReport, cfg *config.Config) (string, int) {
+	r.section("Story")
+	path := cfg.Story
+	story, name, err := openStory(path)
+	if err != nil {
+		r.fail("name a Z-machine story file (.z3, .z5, .z8) with --story or story in lantern.toml", "%v", err)
+		return "", 0
+	}
+	info := story.Info()
+	title := name
+	if path == "" {
+		title = "the built-in demo (" + demo.FileName + ")"
+	}
+	r.ok("%s: version %d, release %d, serial %s, md5 %s", title, info.Version, info.Release, info.Serial, info.MD5)
+	bs, err := engine.LoadBindings(bindings.FS())
+	if err != nil {
+		r.fail("", "the embedded bindings do not load: %v", err)
+		return name, info.Release
+	}
+	if b, ok := bs[info.MD5]; ok {
+		r.ok("binding %q found (location, score, moves, death and victory from it)", b.Name)
+	} else if info.Version == 3 {
+		r.info("no binding: location, score and moves come from globals 0, 1 and 2, as in every version 3 story")
+	} else {
+		r.warn("add a binding in game_files/bindings/ for this story's md5", "no binding for this version %d story: location, score and moves may be wrong", info.Version)
+	}
+	if found := findZork(cfg.WorkDir); len(found) > 0 {
+		r.info("Zork I found: %s (lantern play --plain --story %s)", strings.Join(found, ", "), found[0])
+	} else {
+		r.info("Zork I not found: it is MIT-licensed; get COMPILED/zork1.z3 from https://github.com/historicalsource/zork1\nand put it in %s or game_files/", cfg.WorkDir)
+	}
+	return name, info.Release
+}
+
+// findZork lists the zork1.z3 files in the work dir and game_files/.
+func findZork(workDir string) []string {
+	var out []string
+	for _, dir := range []string{workDir, "game_files"} {
+		p := filepath.Join(dir, "zork1.z3")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func doctorWorkDir(r *doctorReport, cfg *config.Config, storyName string, release int) {
+	r.section("Work dir")
+	dir := cfg.WorkDir
+	fix := "choose another with --workdir or work_dir in lantern.toml, or fix its permissions"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.fail(fix, "cannot create %s: %v", dir, err)
+		return
+	}
+	f, err := os.CreateTemp(dir, ".lantern-doctor-*")
+	if err != nil {
+		r.fail(fix, "%s is not writable: %v", dir, err)
+		return
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	r.ok("%s is writable (from %s)", dir, cfg.Sources["work_dir"])
+	if storyName == "" {
+		return
+	}
+	sd := filepath.Join(dir, engine.StoryDir(storyName, release))
+	if _, err := os.Stat(sd); err != nil {
+		r.ok("%s: no Lantern has used it yet", sd)
+		return
+	}
+	pid, inUse, err := memory.WorkDirOwner(sd)
+	switch {
+	case err != nil:
+		r.fail(fix, "cannot check %s: %v", sd, err)
+	case inUse && pid > 0:
+		r.fail("close the other Lantern, or give this one another --workdir", "%s is in use by PID %d", sd, pid)
+	case inUse:
+		r.fail("close the other Lantern, or give this one another --workdir", "%s is in use by another Lantern", sd)
+	default:
+		r.ok("%s is not in use", sd)
+	}
+}
+
+func doctorTerminal(r *doctorReport, stdout io.Writer) {
+	r.section("Terminal")
+	f, ok := stdout.(*os.File)
+	isTTY := false
+	if ok {
+		if fi, err := f.Stat(); err == nil {
+			isTTY = fi.Mode()&os.ModeCharDevice != 0
+		}
+	}
+	if !isTTY {
+		r.warn("run lantern in a terminal for the TUI; lantern play --plain and lantern run --headless work anywhere", "standard output is not a terminal")
+	} else {
+		r.ok("standard output is a terminal")
+	}
+	term := os.Getenv("TERM")
+	switch {
+	case term == "" && isTTY:
+		r.warn("set TERM (for example TERM=xterm-256color)", "TERM is not set")
+	case term == "dumb":
+		r.warn("use a terminal that draws (TERM=xterm-256color)", "TERM=dumb cannot draw the TUI")
+	case term != "":
+		colors := "256 colours or fewer"
+		if ct := os.Getenv("COLORTERM"); ct == "truecolor" || ct == "24bit" {
+			colors = "true colour"
+		}
+		r.ok("TERM=%s, %s", term, colors)
+	}
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		r.info("NO_COLOR is set: the TUI draws without colour")
+	}
+	if c, l := os.Getenv("COLUMNS"), os.Getenv("LINES"); c != "" && l != "" {
+		r.info("size from COLUMNS and LINES: %sx%s (the TUI needs at least 80x24)", c, l)
+	}
+}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/internal/export"
+	"github.com/lantern-if/lantern/memory"
+)
+
+func newEpisodesCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "episodes list|show|export",
+		Short: "list, show or export the recorded episodes",
+		Long: `The episodes a story's lantern.db keeps (by default the latest one).
+  list    every episode: when it started, how it ended, score, moves, turns
+  show    an episode as Markdown: the outcome, the score over the turns, the
+          map, then each turn with its reasoning, the critic's verdicts and
+          your review decisions
+  export  the same as Markdown, JSON, or one self-contained HTML page (the
+          score chart and the map as inline SVG); to stdout, or with -o to
+          FILE`,
+		Example: `  lantern episodes list --story zork1
+  lantern episodes export 3 --format html -o episode3.html`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return usageErrorf("want a subcommand: list, show or export")
+		},
+	}
+	sub := func(use, short string, maxArgs int) *cobra.Command {
+		c := &cobra.Command{Use: use, Short: short, Args: cobra.MaximumNArgs(maxArgs)}
+		c.Flags().String("story", "", "the story whose episodes to use (default: the configured one, else the built-in demo)")
+		c.Flags().String("workdir", "", "work dir (default: the configured one)")
+		return c
+	}
+	// open opens the story's lantern.db and reads the optional episode ID.
+	open := func(c *cobra.Command, args []string) (db *memory.RunDB, title string, id int64, closeDB func(), err error) {
+		if len(args) == 1 {
+			n, perr := strconv.ParseInt(args[0], 10, 64)
+			if perr != nil || n <= 0 {
+				return nil, "", 0, nil, usageErrorf("%q is not an episode ID (lantern episodes list shows them)", args[0])
+			}
+			id = n
+		}
+		cfg, err := loadConfig("episodes", changed(c.Flags()), a.configFile, c.ErrOrStderr(), "workdir", "story")
+		if err != nil {
+			return nil, "", 0, nil, err
+		}
+		db, title, closeDB, err = openRunDB(cfg)
+		return db, title, id, closeDB, err
+	}
+	list := sub("list", "every episode: started, ending, score, moves, turns", 0)
+	list.RunE = func(c *cobra.Command, args []string) error {
+		db, _, _, closeDB, err := open(c, args)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		return listEpisodes(c.Context(), db, c.OutOrStdout())
+	}
+	show := sub("show [ID]", "an episode as Markdown", 1)
+	show.RunE = func(c *cobra.Command, args []string) error {
+		db, title, id, closeDB, err := open(c, args)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		return writeEpisode(c.Context(), db, title, id, "md", "", c.OutOrStdout())
+	}
+	exp := sub("export [ID]", "an episode as Markdown, JSON or one HTML page", 1)
+	exp.Example = "  lantern episodes export --format json > latest.json\n  lantern episodes export 3 --format html -o episode3.html"
+	format := exp.Flags().String("format", "md", "md, json or html")
+	out := exp.Flags().StringP("output", "o", "", "write to this file (default: stdout)")
+	exp.RunE = func(c *cobra.Command, args []string) error {
+		if !slices.Contains(export.Formats(), *format) {
+			return usageErrorf("unknown format %q (want %s)", *format, strings.Join(export.Formats(), ", "))
+		}
+		db, title, id, closeDB, err := open(c, args)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		if err := writeEpisode(c.Context(), db, title, id, *format, *out, c.OutOrStdout()); err != nil {
+			return err
+		}
+		if *out != "" {
+			fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", *out)
+		}
+		return nil
+	}
+	cmd.AddCommand(list, show, exp)
+	return cmd
+}
+
+func listEpisodes(ctx context.Context, db *memory.RunDB, stdout io.Writer) error {
+	eps, err := db.EpisodeSummaries(ctx)
+	if err != nil {
+		return err
+	}
+	if len(eps) == 0 {
+		fmt.Fprintln(stdout, "No episodes recorded for this story.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTARTED\tENDING\tSCORE\tMOVES\tTURNS")
+	for _, e := range eps {
+		ending := e.Reason
+		if ending == "" {
+			ending = "unfinished"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\n", e.ID, e.Started.Local().Format("2006-01-02 15:04"), ending, e.Score, e.Moves, e.Turns)
+	}
+	return tw.Flush()
+}
+
+// writeEpisode exports an episode (id 0: the latest) to out, or stdout.
+func writeEpisode(ctx context.Context, db *memory.RunDB, story string, id int64, format, out string, stdout io.Writer) error {
+	if id == 0 {
+		eps, err := db.EpisodeSummaries(ctx)
+		if err != nil {
+			return err
+		}
+		if len(eps) == 0 {
+			return errors.New("no episodes recorded for this story")
+		}
+		id = eps[0].ID // newest first
+	}
+	ep, err := export.Load(ctx, db, id)
+	if err != nil {
+		return err
+	}
+	ep.Story = story
+	if out == "" {
+		return export.Write(stdout, ep, format)
+	}
+	var b bytes.Buffer
+	if err := export.Write(&b, ep, format); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(out, b.Bytes(), 0o644, false); err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	return nil
+}

@@ -1,0 +1,23 @@
+package cli
+
+import "github.com/spf13/pflag"
+
+// The flags several commands share, defined once. A flag that sets a
+// configuration key (flagKeys) overrides it only when given; loadConfig
+// applies the ones a command names. --config is persistent on the root
+// (newRoot).
+
+// sessionFlags are the flags of the commands that open a session: --story,
+// --workdir, --model and --seed.
+func sessionFlags(fs *pflag.FlagSet) {
+	fs.String("story", "", "story file (default: story in the configuration, else the built-in demo)")
+	fs.String("workdir", "", "work dir, one folder per story inside (default: work_dir, else $XDG_DATA_HOME/lantern)")
+	fs.String("model", "", "model for every role (default: the configured ones)")
+	fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1 (default: loop.seed)")
+}
+
+// episodeFlags are the flags of the commands that play episodes headless.
+func episodeFlags(fs *pflag.FlagSet, episodes int) *int {
+	fs.Int("max-turns", 500, "turns per episode (default: loop.max_turns_per_episode)")
+	return fs.Int("episodes", episodes, "episodes to play")
+}

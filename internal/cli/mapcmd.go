@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/export"
+	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/memory"
+)
+
+func newMapCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "map [--format mermaid|dot|text]",
+		Short: "draw the map of a story's episodes",
+		Long: `Draws the map Lantern has made of a story: the rooms and the moves between
+them of every episode in the work dir's lantern.db (with --episode, of that
+one), and the exits the engine probed in an episode left unfinished.
+  text     the rooms on a compass grid, then the exits the grid cannot draw
+  mermaid  a Mermaid flowchart (rooms are L{id}, as in Memories.md)
+  dot      a Graphviz digraph (dot -Tsvg map.dot > map.svg)`,
+		Example: `  lantern map
+  lantern map --format dot --story zork1 | dot -Tpng > zork1-map.png`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	fs.String("story", "", "the story whose map to draw (default: the configured one, else the built-in demo)")
+	fs.String("workdir", "", "work dir (default: the configured one)")
+	format := fs.String("format", "text", "mermaid, dot or text")
+	episode := fs.Int64("episode", 0, "only this episode's moves (its ID, as lantern episodes list shows)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if !slices.Contains(mapper.Formats(), *format) {
+			return usageErrorf("unknown format %q (want %s)", *format, strings.Join(mapper.Formats(), ", "))
+		}
+		cfg, err := loadConfig("map", changed(fs), a.configFile, cmd.ErrOrStderr(), "workdir", "story")
+		if err != nil {
+			return err
+		}
+		db, _, closeDB, err := openRunDB(cfg)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		snap, err := storyMap(cmd.Context(), db, *episode)
+		if err != nil {
+			return err
+		}
+		return snap.Render(cmd.OutOrStdout(), *format)
+	}
+	return cmd
+}
+
+// storyMap is the map of one episode (id > 0) or of all, with what an
+// unfinished episode's checkpoint knows on top.
+func storyMap(ctx context.Context, db *memory.RunDB, id int64) (mapper.Snapshot, error) {
+	if id > 0 {
+		ep, err := export.Load(ctx, db, id)
+		return ep.Map, err
+	}
+	snap, err := export.StoryMap(ctx, db)
+	if err != nil {
+		return snap, err
+	}
+	if cp, ok, err := db.LastCheckpoint(ctx); err == nil && ok {
+		if probed, err := engine.CheckpointMap(cp); err == nil {
+			snap = snap.Merge(probed)
+		}
+	}
+	return snap, nil
+}
+
+// openRunDB opens the configured story's lantern.db, which must exist (a
+// command that only reads never creates one).
+func openRunDB(cfg *config.Config) (*memory.RunDB, string, func(), error) {
+	story, name, err := openStory(cfg.Story)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	info := story.Info()
+	path := filepath.Join(cfg.WorkDir, engine.StoryDir(name, info.Release), "lantern.db")
+	if _, err := os.Stat(path); err != nil {
+		return nil, "", nil, fmt.Errorf("nothing recorded for %s yet: %s does not exist (play it first)", filepath.Base(name), path)
+	}
+	db, err := memory.OpenRunDB(path, info.MD5)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	title := filepath.Base(name)
+	title = strings.TrimSuffix(title, filepath.Ext(title))
+	return db, title, func() { db.Close() }, nil
+}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/spf13/cobra"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// newMemoriesCmd is `lantern memories`: check, fmt, show and undo, each on
+// the story's Memories.md in the work dir or on a named file.
+func newMemoriesCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "memories check|fmt|show|undo [FILE]",
+		Short: "check, format, show or undo a Memories.md",
+		Long: `Works on a Memories.md, the agent's location memories: by default the one of
+the story (--story, else the configured one, else the built-in demo) in the
+work dir.`,
+		Example: `  lantern memories check
+  lantern memories show --location 64 --story zork1.z3
+  lantern memories fmt -w ~/.local/share/lantern/zork1-r119/Memories.md`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return usageErrorf("want a subcommand: check, fmt, show or undo")
+		},
+	}
+	// file is the named file, else the story's Memories.md.
+	file := func(cmd *cobra.Command, args []string) (string, error) {
+		if len(args) == 1 {
+			return args[0], nil
+		}
+		cfg, err := loadConfig("memories", changed(cmd.Flags()), a.configFile, cmd.ErrOrStderr(), "workdir", "story")
+		if err != nil {
+			return "", err
+		}
+		story, name, err := openStory(cfg.Story)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(cfg.WorkDir, engine.StoryDir(name, story.Info().Release), "Memories.md"), nil
+	}
+	sub := func(use, short, long string, run func(cmd *cobra.Command, path string) error) *cobra.Command {
+		c := &cobra.Command{
+			Use: use + " [FILE]", Short: short, Long: long, Args: cobra.MaximumNArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				path, err := file(cmd, args)
+				if err != nil {
+					return err
+				}
+				return run(cmd, path)
+			},
+		}
+		c.Flags().String("story", "", "the story whose memories to use (default: the configured one, else the built-in demo)")
+		c.Flags().String("workdir", "", "work dir (default: the configured one)")
+		_ = c.RegisterFlagCompletionFunc("story", completeStories)
+		return c
+	}
+	check := sub("check", "validate the file", `Validates the file: one "FILE:LINE: problem" line per problem; exits 1 when
+there is any.`, func(cmd *cobra.Command, path string) error {
+		return status(memory.Check(cmd.OutOrStdout(), path))
+	})
+	write := false
+	format := sub("fmt", "print the file in its canonical form", `Prints the file in its canonical form (nothing is lost; broken parts stay as
+they are); -w writes it back in place, under the file's lock, keeping the
+previous version as Memories.md.backup.`, func(cmd *cobra.Command, path string) error {
+		stdout := cmd.OutOrStdout()
+		if !write {
+			return memory.Fmt(stdout, path)
+		}
+		changed, err := fmtInPlace(path)
+		if err != nil {
+			return err
+		}
+		if changed {
+			fmt.Fprintf(stdout, "%s: formatted (the previous version is %s.backup)\n", path, filepath.Base(path))
+		} else {
+			fmt.Fprintf(stdout, "%s: already in canonical form\n", path)
+		}
+		return nil
+	})
+	format.Flags().BoolVarP(&write, "write", "w", false, "write the canonical form back to the file")
+	location := 0
+	show := sub("show", "print every location's memories, or one location's", `Prints every location's memories, or with --location N that location's,
+followed by what the agent's context shows of them.`, func(cmd *cobra.Command, path string) error {
+		return memory.Show(cmd.OutOrStdout(), path, location)
+	})
+	show.Flags().IntVar(&location, "location", 0, "show only this location (its ID)")
+	undo := sub("undo", "bring back the memories the last save by hand deleted", `Brings back the memories of the last save by hand that deleted several (kept
+in Memories.md.history/), where they were missing; run again to go further
+back.`, func(cmd *cobra.Command, path string) error {
+		return memoriesUndo(path, cmd.OutOrStdout())
+	})
+	cmd.AddCommand(check, format, show, undo)
+	return cmd
+}
+
+// fmtInPlace rewrites a Memories.md in its canonical form under the lock a
+// running Lantern takes for its own writes, so neither loses the other's
+// change.
+func fmtInPlace(path string) (bool, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	lock := flock.New(path + ".lock")
+	defer lock.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ok, err := lock.TryLockContext(ctx, 20*time.Millisecond)
+	if err != nil || !ok {
+		return false, fmt.Errorf("%s is locked by another Lantern; try again when it is idle (%v)", path, err)
+	}
+	defer lock.Unlock()
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	var buf bytes.Buffer
+	if err := memory.Fmt(&buf, path); err != nil {
+		return false, err
+	}
+	if bytes.Equal(old, buf.Bytes()) {
+		return false, nil
+	}
+	return true, atomicfile.Write(path, buf.Bytes(), fi.Mode().Perm(), true)
+}
+
+// memoriesUndo restores the last generation kept of a Memories.md.
+func memoriesUndo(path string, stdout io.Writer) error {
+	store, err := memory.Open(path)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	n, err := store.RestoreGeneration()
+	switch {
+	case errors.Is(err, memory.ErrNothingToUndo):
+		fmt.Fprintf(stdout, "%s: nothing to undo (no save by hand deleted several memories)\n", path)
+		return nil
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d memories brought back\n", path, n)
+	return nil
+}

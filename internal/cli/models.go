@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/lantern-if/lantern/internal/bench"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/llm"
+)
+
+// modelLine is one model of `lantern models`.
+type modelLine struct {
+	llm.ModelSummary
+	ContextLength int      `json:"context_length,omitempty"`
+	Capabilities  []string `json:"capabilities,omitempty"`
+	Roles         []string `json:"roles"`
+}
+
+// modelsReport is `lantern models --json`.
+type modelsReport struct {
+	Host    string              `json:"host"`
+	Version string              `json:"version"`
+	Models  []modelLine         `json:"models"`
+	Missing map[string][]string `json:"missing,omitempty"` // model → the roles that want it
+}
+
+func newModelsCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "models [flags]",
+		Args:  noArgs,
+		Short: "list the Ollama server's models and which roles use them",
+		Long: `Lists the Ollama server's models (size, parameters, quantization, context
+length, capabilities) and which of Lantern's roles use each; then the models
+the configuration names that the server lacks, with the command that pulls
+them. Exits 1 when the server cannot be reached.`,
+		Example: `  lantern models
+  OLLAMA_HOST=gpu-box:11434 lantern models --json`,
+	}
+	fs := cmd.Flags()
+	fs.String("host", "", "Ollama host (default: OLLAMA_HOST, else the configured one)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the server")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if fs.NArg() > 0 {
+			return usageErrorf("unexpected %q", fs.Arg(0))
+		}
+		cfg, err := loadConfig("models", changed(fs), a.configFile, stderr, "host")
+		if err != nil {
+			return err
+		}
+		client, err := newClient(cfg, nil)
+		if err != nil {
+			return err
+		}
+		tctx, cancel := context.WithTimeout(ctx, *timeout)
+		defer cancel()
+		v, err := client.Version(tctx)
+		if err != nil {
+			return err
+		}
+		list, err := client.Models(tctx)
+		if err != nil {
+			return err
+		}
+		rep := modelsReport{Host: client.Host(), Version: v, Models: []modelLine{}}
+		used := map[string][]string{} // model (with its tag) → roles
+		for _, r := range config.RoleNames() {
+			m := withTag(cfg.Model(r))
+			used[m] = append(used[m], r)
+		}
+		for _, m := range list {
+			line := modelLine{ModelSummary: m, Roles: used[withTag(m.Name)]}
+			if line.Roles == nil {
+				line.Roles = []string{}
+			}
+			delete(used, withTag(m.Name))
+			if info, err := client.Show(tctx, m.Name); err == nil {
+				line.ContextLength, line.Capabilities = info.ContextLength, info.Capabilities
+			}
+			rep.Models = append(rep.Models, line)
+		}
+		sort.Slice(rep.Models, func(i, j int) bool { return rep.Models[i].Name < rep.Models[j].Name })
+		if len(used) > 0 {
+			rep.Missing = used
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(rep); err != nil {
+				return status(exitError)
+			}
+			return nil
+		}
+		fmt.Fprintf(stdout, "Ollama %s at %s: %d model(s)\n\n", rep.Version, rep.Host, len(rep.Models))
+		if len(rep.Models) > 0 {
+			rows := [][]string{{"NAME", "SIZE", "PARAMS", "QUANT", "CONTEXT", "CAPABILITIES", "ROLES"}}
+			for _, m := range rep.Models {
+				roles := strings.Join(m.Roles, ", ")
+				if roles == "" {
+					roles = "-"
+				}
+				rows = append(rows, []string{m.Name, sizeText(m.Size), dash(m.Parameters), dash(m.Quantization), ctxLen(m.ContextLength),
+					dash(strings.Join(m.Capabilities, ",")), roles})
+			}
+			bench.Table(stdout, rows)
+		}
+		if len(rep.Missing) > 0 {
+			var names []string
+			for m := range rep.Missing {
+				names = append(names, m)
+			}
+			sort.Strings(names)
+			fmt.Fprintln(stdout, "\nConfigured but not on the server:")
+			for _, m := range names {
+				fmt.Fprintf(stdout, "  %s (%s): ollama pull %s\n", m, strings.Join(rep.Missing[m], ", "), strings.TrimSuffix(m, ":latest"))
+			}
+		}
+		return nil
+	}
+	return cmd
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func sizeText(n int64) string { return llm.HumanSize(n) }

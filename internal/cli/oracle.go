@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lantern-if/lantern/internal/oracle"
+)
+
+// cmdOracle serves the oracle model until ctx ends (SIGINT) or SIGTERM.
+func newOracleCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "oracle --script FILE [flags]",
+		Args:  noArgs,
+		Short: "serve a model that plays a walkthrough (no GPU)",
+		Long: `Serves Ollama's HTTP API with one model, "oracle", that knows the solution:
+as the agent it proposes the walkthrough's commands one by one (moving on
+only when its last proposal was played, so a rejected or replaced command is
+proposed again), as the critic it scores the walkthrough's move high and
+anything else from the game state it is shown, and every other role gets a
+well-formed, plausible reply. No GPU and no Ollama are needed.
+
+The first line on standard output is OLLAMA_HOST=HOST:PORT; the server runs
+until it is interrupted or terminated, then prints how many proposals it made
+and which turns it had to propose again. Each proposal and critic score is
+logged to standard error unless --quiet.`,
+		Example: `  lantern oracle --script ../shared/walkthroughs/zork1.txt
+  lantern oracle --script game_files/demo/walkthrough.txt --listen 127.0.0.1:11500
+  # in another terminal, with the printed address:
+  OLLAMA_HOST=127.0.0.1:11500 lantern --model oracle --story zork1.z3`,
+	}
+	fs := cmd.Flags()
+	script := fs.String("script", "", "walkthrough the agent follows: one command per line, blank lines and # comments skipped (required)")
+	listen := fs.String("listen", "127.0.0.1:0", "address to serve on (port 0: a free port)")
+	noThink := fs.Bool("no-think", false, "do not claim the thinking capability (the agent's reasoning then comes in its JSON reply)")
+	delay := fs.Duration("chunk-delay", 0, "pause between the pieces of a streamed reply, to watch the reasoning arrive (e.g. 30ms)")
+	quiet := fs.Bool("quiet", false, "do not log each proposal and critic score to standard error")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if fs.NArg() > 0 {
+			return usageErrorf("unexpected %q", fs.Arg(0))
+		}
+		if *script == "" {
+			return usageErrorf("--script FILE is required (a walkthrough, one command per line)")
+		}
+		cmds, err := oracle.LoadScript(*script)
+		if err != nil {
+			return err
+		}
+		log := slog.New(slog.DiscardHandler)
+		if !*quiet {
+			log = slog.New(slog.NewTextHandler(stderr, nil))
+		}
+		ln, err := net.Listen("tcp", *listen)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %v", *listen, err)
+		}
+		orc := oracle.New(oracle.Options{Script: cmds, NoThinking: *noThink, ChunkDelay: *delay, Logger: log})
+		srv := &http.Server{
+			Handler:           orc,
+			ReadHeaderTimeout: 10 * time.Second,
+		}
+		fmt.Fprintf(stdout, "OLLAMA_HOST=%s\n", ln.Addr())
+		fmt.Fprintf(stderr, "lantern oracle: serving %d commands of %s as model %q; stop with Ctrl-C\n", len(cmds), *script, oracle.ModelName)
+		ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+		defer stop()
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(ln) }()
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			srv.Close()
+		}
+		<-done
+		fmt.Fprintln(stderr, "lantern oracle: stopped:", orc.Stats())
+		return nil
+	}
+	return cmd
+}

@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/internal/shared"
+)
+
+func TestOracleFlags(t *testing.T) {
+	isolate(t)
+	code, stdout, _ := runCLI(t, "", "oracle", "--help")
+	if code != exitOK || !strings.Contains(stdout, "lantern oracle") || !strings.Contains(stdout, "EXAMPLES") {
+		t.Errorf("oracle --help: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := runCLI(t, "", "oracle"); code != exitUsage || !strings.Contains(stderr, "--script") {
+		t.Errorf("oracle without --script: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "oracle", "--script", "no-such-walkthrough.txt"); code != exitError || !strings.Contains(stderr, "no-such-walkthrough.txt") {
+		t.Errorf("oracle with a missing script: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestOracleProcess runs `lantern oracle` as a process: its first line on
+// standard output is OLLAMA_HOST=..., the server lists the oracle model,
+// and SIGTERM ends it cleanly.
+func TestOracleProcess(t *testing.T) {
+	dir, repo := isolate(t)
+	bin := filepath.Join(dir, "lantern")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "oracle", "--script", filepath.Join(repo, "game_files/demo/walkthrough.txt"))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	stopped := false
+	defer func() {
+		if !stopped {
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		for sc.Scan() {
+			t.Errorf("more output on stdout: %q", sc.Text())
+		}
+		exited <- cmd.Wait()
+	}()
+	var first string
+	select {
+	case first = <-lines:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no OLLAMA_HOST line in 30 s")
+	}
+	host, ok := strings.CutPrefix(first, "OLLAMA_HOST=")
+	if !ok || !strings.HasPrefix(host, "127.0.0.1:") || strings.HasSuffix(host, ":0") {
+		t.Fatalf("first line %q, want OLLAMA_HOST=127.0.0.1:PORT", first)
+	}
+	resp, err := http.Get("http://" + host + "/api/tags")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags struct {
+		Models []struct{ Name string } `json:"models"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&tags)
+	resp.Body.Close()
+	if err != nil || len(tags.Models) != 1 || tags.Models[0].Name != "oracle:latest" {
+		t.Fatalf("/api/tags: %+v, %v", tags, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		stopped = true
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still running 10 s after SIGTERM")
+	}
+	if !strings.Contains(stderr.String(), "stopped") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
+// playWithOracle runs `lantern run --headless --json --model oracle` (every
+// manager on, the default configuration) against an oracle serving the
+// walkthrough, and checks the game is won with the walkthrough's moves, in
+// order. The caller has isolated the test. It returns the oracle's counts
+// and the last turn's score.
+func playWithOracle(t *testing.T, walkthrough string, extra ...string) (oracle.Stats, int) {
+	t.Helper()
+	cmds, err := oracle.LoadScript(walkthrough)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orc := oracle.New(oracle.Options{Script: cmds})
+	srv := httptest.NewServer(orc)
+	t.Cleanup(srv.Close)
+	t.Setenv("OLLAMA_HOST", strings.TrimPrefix(srv.URL, "http://"))
+	args := append([]string{"run", "--headless", "--json", "--model", "oracle", "--seed", "12", "--max-turns", "1000"}, extra...)
+	code, stdout, stderr := runCLI(t, "", args...)
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	var played []string
+	var last struct {
+		Turn   int    `json:"turn"`
+		Action string `json:"action"`
+		Score  int    `json:"score"`
+		Ended  string `json:"ended"`
+		Critic []struct {
+			Action   string  `json:"action"`
+			Stage    string  `json:"stage"`
+			Score    float64 `json:"score"`
+			Accepted bool    `json:"accepted"`
+		} `json:"critic"`
+	}
+	firstTime := 0
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		last.Action, last.Ended, last.Critic = "", "", nil
+		if err := json.Unmarshal([]byte(line), &last); err != nil {
+			t.Fatalf("turn line %q: %v", line, err)
+		}
+		if last.Action != "" {
+			played = append(played, last.Action)
+		}
+		// Every walkthrough move accepted at its first proposal, by the
+		// critic model (no ground-truth and no model rejection).
+		if c := last.Critic; len(c) == 1 && c[0].Accepted && c[0].Stage == "model" {
+			firstTime++
+		} else {
+			t.Errorf("turn %d %q: critic %+v, want one proposal accepted by the model", last.Turn, last.Action, c)
+		}
+	}
+	t.Logf("%d of %d moves accepted at their first proposal", firstTime, len(played))
+	if last.Ended != "victory" {
+		t.Errorf("the episode ended %q, want victory", last.Ended)
+	}
+	if !slices.Equal(played, cmds) {
+		t.Errorf("played %d moves, the walkthrough has %d; the first difference:", len(played), len(cmds))
+		for i := range min(len(played), len(cmds)) {
+			if played[i] != cmds[i] {
+				t.Errorf("turn %d: played %q, walkthrough %q", i+1, played[i], cmds[i])
+				break
+			}
+		}
+	}
+	st := orc.Stats()
+	t.Logf("oracle: %s", st)
+	return st, last.Score
+}
+
+// knownFalseRejections are the walkthrough moves the oracle had to propose
+// again (not played at the first proposal); known lists turns allowed to
+// (none today: every move is played at its first proposal).
+func knownFalseRejections(t *testing.T, st oracle.Stats, known map[int]bool) {
+	t.Helper()
+	for _, r := range st.Repeats {
+		if !known[r.Turn] {
+			t.Errorf("turn %d: %q was proposed again (not played at the first proposal)", r.Turn, r.Action)
+		}
+	}
+}
+
+func TestOraclePlaysTheDemo(t *testing.T) {
+	_, repo := isolate(t)
+	st, _ := playWithOracle(t, filepath.Join(repo, "game_files/demo/walkthrough.txt"))
+	knownFalseRejections(t, st, map[int]bool{})
+}
+
+func TestOraclePlaysZork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays the whole of Zork I (about 10 s)")
+	}
+	story := shared.File(t, "stories/zork1.z3")
+	walk := shared.File(t, "walkthroughs/zork1.txt")
+	isolate(t)
+	st, score := playWithOracle(t, walk, "--story", story)
+	if score != 350 {
+		t.Errorf("score %d, want 350", score)
+	}
+	knownFalseRejections(t, st, map[int]bool{})
+}

@@ -1,0 +1,220 @@
+// Package cli is Lantern's command line: one command per file, the
+// wiring from configuration to sessions, and the mapping of errors to
+// exit codes.
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/game_files/bindings"
+	"github.com/lantern-if/lantern/game_files/demo"
+	"github.com/lantern-if/lantern/internal/lineplay"
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+func newPlayCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "play [flags]",
+		Args:  noArgs,
+		Short: "play a story in line mode, no model",
+		Long: `Plays a story without any model: commands come from standard input (or
+--script), the story's text goes to standard output exactly as the story prints
+it (no echo of input, no status line). Ends at end of input or when the story
+quits.`,
+		Example: `  lantern play --plain --story zork1.z3
+  lantern play --plain --seed 12 --story zork1.z3 < walkthrough.txt`,
+	}
+	fs := cmd.Flags()
+	fs.Bool("plain", true, "line mode, the only mode: commands from stdin or --script, story text to stdout")
+	storyPath := fs.String("story", "", "story file (default: the built-in demo)")
+	seed := fs.Int("seed", -1, "random seed with frotz -s semantics (negative: from the clock)")
+	script := fs.String("script", "", "read commands from this file instead of stdin")
+	asJSON := fs.Bool("json", false, "print one JSON object per turn instead of the story text")
+	saveDir := fs.String("savedir", ".", "directory for the story's SAVE files")
+	exits := fs.Bool("exits", false, "with --json: probe and include the valid exits of every turn")
+	raw := fs.Bool("raw", false, "print the story's text exactly as printed, unwrapped (default: as dfrotz shows it)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if *storyPath == "" {
+			cfg, err := loadConfig("play", changed(fs), a.configFile, stderr)
+			if err != nil {
+				return err
+			}
+			*storyPath = cfg.Story
+		}
+		story, path, err := openStory(*storyPath)
+		if err != nil {
+			return err
+		}
+		in := stdin
+		if *script != "" {
+			f, err := os.Open(*script)
+			if err != nil {
+				return fmt.Errorf("open script: %v", err)
+			}
+			defer f.Close()
+			in = f
+		}
+		if *asJSON {
+			if err := playJSON(ctx, story, *seed, *saveDir, *exits, in, stdout); err != nil {
+				return err
+			}
+			return nil
+		}
+		opts := lineplay.Options{Seed: *seed, SaveDir: *saveDir, DefaultSave: saveName(path), Raw: *raw}
+		if err := lineplay.Run(ctx, story, opts, in, stdout); err != nil {
+			return err
+		}
+		return nil
+	}
+	return cmd
+}
+
+// playJSON plays through the engine's environment and prints one
+// Observation per turn as JSON, the opening first (with an empty command).
+func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir string, exits bool, in io.Reader, out io.Writer) error {
+	bs, err := engine.LoadBindings(bindings.FS())
+	if err != nil {
+		return err
+	}
+	env, err := engine.NewEnv(story, engine.EnvOptions{Seed: seed, Binding: bs.For(story.Info().MD5), SaveDir: saveDir})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(out)
+	emit := func(obs engine.Observation) error {
+		if exits && obs.Ended == engine.NotEnded {
+			obs.ValidExits = env.ValidExits()
+		}
+		return enc.Encode(obs)
+	}
+	obs, err := env.Start()
+	if err != nil {
+		return err
+	}
+	if err := emit(obs); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(in)
+	for sc.Scan() && obs.Ended == engine.NotEnded {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		obs, err = env.Step(sc.Text())
+		if errors.Is(err, engine.ErrEnded) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := emit(obs); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// openStoryAndBinding opens a story (see openStory) with its binding, nil
+// when the story has none.
+func openStoryAndBinding(path string) (*zmachine.Story, string, *engine.Binding, error) {
+	story, name, err := openStory(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	bs, err := engine.LoadBindings(bindings.FS())
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return story, name, bs.For(story.Info().MD5), nil
+}
+
+// openStory loads the named story, or the built-in demo when none is named.
+// It returns the name the story goes by (for saves and the work dir).
+func openStory(path string) (*zmachine.Story, string, error) {
+	if path == "" {
+		s, err := zmachine.LoadStory(demo.Story())
+		if err != nil {
+			return nil, "", fmt.Errorf("load the built-in demo: %w", err)
+		}
+		return s, demo.FileName, nil
+	}
+	s, err := loadStory(path)
+	return s, path, err
+}
+
+func loadStory(path string) (*zmachine.Story, error) {
+	data, err := readStoryFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load story %q: %w", path, err)
+	}
+	s, err := zmachine.LoadStory(data)
+	if err != nil {
+		return nil, fmt.Errorf("load story %q: %w", path, err)
+	}
+	return s, nil
+}
+
+func saveName(story string) string {
+	base := filepath.Base(story)
+	return base[:len(base)-len(filepath.Ext(base))] + ".qzl"
+}
+
+// Story files are bounded: a story is a regular file (a FIFO or a device
+// would hang the read), read no further than the length its header gives
+// plus a margin, and never past the largest Z-machine story.
+const (
+	maxStoryBytes = 512 << 10 // the largest story any version allows
+	storyMargin   = 64 << 10  // past the header's length: padding, Blorb-less trailers
+)
+
+// errNotRegular: the story path is not a regular file.
+var errNotRegular = errors.New("not a regular file")
+
+func readStoryFile(path string) ([]byte, error) {
+	// Stat before opening: opening a FIFO blocks until a writer comes.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
+	}
+	limit := int64(maxStoryBytes)
+	head := make([]byte, 64)
+	if n, _ := io.ReadFull(f, head); n == len(head) {
+		scale := int64(2)
+		switch v := head[0]; {
+		case v >= 6:
+			scale = 8
+		case v >= 4:
+			scale = 4
+		}
+		if declared := int64(binary.BigEndian.Uint16(head[0x1A:])) * scale; declared > 0 {
+			limit = min(limit, declared+storyMargin)
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	// What lies past the limit is not part of the story.
+	return io.ReadAll(io.LimitReader(f, limit))
+}

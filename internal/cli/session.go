@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+// storyFile is an opened story: the machine's image, the name it goes by
+// (for saves and the work dir) and its binding (nil: none).
+type storyFile struct {
+	story   *zmachine.Story
+	name    string
+	binding *engine.Binding
+}
+
+// openSession builds a session from the configuration: the one
+// constructor of the TUI's, run's and bench's sessions. client is nil for
+// a script agent without models; agent nil plays the model agent; episodes
+// -1 plays until the person quits; paused starts the engine paused.
+func openSession(cfg *config.Config, sf storyFile, client *llm.Client, agent engine.Agent, episodes int, paused bool) (*engine.Session, error) {
+	ecfg := engineConfig(cfg, episodes)
+	ecfg.StartPaused = paused
+	return engine.OpenSession(engine.SessionOptions{
+		Story: sf.story, Name: sf.name, Binding: sf.binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
+		Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow, Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
+	})
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+// buildLantern builds the binary into dir.
+func buildLantern(t *testing.T, dir, repo string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "lantern")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestSignalsEndASessionCleanly: SIGTERM and SIGHUP stop a headless run as
+// SIGINT does: exit 0, the last recorded turn reported, no temporary file
+// left; --resume then continues at the next turn with no gap.
+func TestSignalsEndASessionCleanly(t *testing.T) {
+	storyPath := shared.File(t, "stories/zork1.z3")
+	walk := shared.File(t, "walkthroughs/zork1.txt")
+	dir, repo := isolate(t)
+	bin := buildLantern(t, dir, repo)
+	data, err := os.ReadFile(storyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	story, err := zmachine.LoadStory(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			wd := filepath.Join(dir, "wd-"+strconv.Itoa(int(sig)))
+			sd := filepath.Join(wd, engine.StoryDir(storyPath, story.Info().Release))
+			args := []string{"run", "--headless", "--json", "--story", storyPath, "--seed", "12", "--agent", "script:" + walk, "--workdir", wd, "--max-turns", "0"}
+			cmd := exec.Command(bin, args...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(out)
+			sc.Buffer(make([]byte, 1<<20), 1<<20)
+			last, lines := 0, 0
+			signalled := false
+			for sc.Scan() {
+				var l runLine
+				if json.Unmarshal(sc.Bytes(), &l) == nil && l.Turn > 0 {
+					last = l.Turn
+				}
+				if lines++; lines == 20 && !signalled {
+					signalled = true
+					cmd.Process.Signal(sig)
+				}
+			}
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() != 0 || err != nil && !errors.As(err, &ee) {
+				t.Fatalf("exit: %v\n%s", err, stderr.String())
+			}
+			if !signalled {
+				t.Fatalf("the run ended before the signal")
+			}
+			turns := episodeTurns(t, sd, story.Info().MD5)
+			if len(turns) == 0 || turns[len(turns)-1].Turn != last {
+				t.Errorf("last reported turn %d, last recorded %d", last, len(turns))
+			}
+			entries, _ := os.ReadDir(sd)
+			for _, e := range entries {
+				if strings.Contains(e.Name(), ".tmp-") {
+					t.Errorf("temporary file left: %s", e.Name())
+				}
+			}
+			if _, inUse, _ := memory.WorkDirOwner(sd); inUse {
+				t.Errorf("the work dir is still locked")
+			}
+			// Resume: the next turn follows with no gap.
+			res := exec.Command(bin, append(args, "--resume", "--max-turns", strconv.Itoa(last+3))...)
+			if o, err := res.CombinedOutput(); err != nil {
+				t.Fatalf("resume: %v\n%.2000s", err, o)
+			}
+			after := episodeTurns(t, sd, story.Info().MD5)
+			for i, tr := range after {
+				if tr.Turn != i+1 {
+					t.Fatalf("after resume: turn %d at position %d", tr.Turn, i+1)
+				}
+			}
+			if len(after) != last+3 {
+				t.Errorf("after resume %d turns, want %d", len(after), last+3)
+			}
+			t.Logf("%v after turn %d; resumed to %d", sig, last, len(after))
+		})
+	}
+}
