@@ -14,6 +14,7 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
 )
 
 // defaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern.
@@ -117,6 +118,9 @@ Flags:
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern run:", err)
+		if errors.Is(err, memory.ErrInUse) {
+			fmt.Fprintf(stderr, "lantern run: its past episodes can be replayed meanwhile, read-only: lantern --story %s --workdir %s (answer y)\n", path, cfg.WorkDir)
+		}
 		return exitError
 	}
 	defer sess.Close()

@@ -65,8 +65,15 @@ func TestSecondLanternRefused(t *testing.T) {
 	if err == nil {
 		t.Fatalf("second run succeeded:\n%s", out)
 	}
-	if want := fmt.Sprintf("in use by another Lantern (PID %d)", os.Getpid()); !strings.Contains(string(out), want) {
-		t.Errorf("output does not say %q:\n%s", want, out)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitError {
+		t.Errorf("second run: %v, want exit code %d", err, exitError)
+	}
+	for _, want := range []string{fmt.Sprintf("in use by another Lantern (PID %d)", os.Getpid()),
+		"its past episodes can be replayed meanwhile, read-only: lantern --story ", "--workdir " + wd} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output does not say %q:\n%s", want, out)
+		}
 	}
 	if after, _ := os.ReadFile(dirs[0]); !bytes.Equal(before, after) {
 		t.Errorf("the refused run changed lantern.db")

@@ -18,6 +18,7 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/themes"
 	"github.com/lantern-if/lantern/tui"
 )
@@ -114,6 +115,10 @@ Flags:
 		Story: story, Name: path, Binding: binding, WorkDir: workDir, Client: client, Autosave: true,
 		Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow, Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
 	})
+	var inUse *memory.InUseError
+	if errors.As(err, &inUse) {
+		return offerReadOnly(ctx, inUse, path, story.Info().MD5, theme, stdin, stdout, stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern:", err)
 		return exitError
@@ -191,6 +196,32 @@ Flags:
 	}
 	log.Info("stop", "code", code)
 	return code
+}
+
+// offerReadOnly is what a second Lantern on an owned story does: it names
+// the owner and offers the replay of the stored episodes, read-only (the
+// database is only read, the lock is never taken).
+func offerReadOnly(ctx context.Context, inUse *memory.InUseError, path, md5, theme string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "lantern:", inUse)
+	fmt.Fprint(stderr, "Replay its past episodes read-only meanwhile? [Y/n] ")
+	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "", "y", "yes":
+	default:
+		return exitError
+	}
+	db, err := memory.OpenRunDB(filepath.Join(inUse.Dir, "lantern.db"), md5)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern:", err)
+		return exitError
+	}
+	defer db.Close()
+	err = tui.RunReadOnly(ctx, tui.ReadOnlyOptions{Episodes: db, Story: storyTitle(path), OwnerPID: inUse.PID, Theme: theme}, stdin, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern:", err)
+		return exitError
+	}
+	return exitOK
 }
 
 // askResume offers to continue an unfinished episode, on the terminal
