@@ -340,15 +340,19 @@ func (s *Store) updateLocked(what string, op func(*File) error, pending bool) er
 			if _, err := s.refreshLocked(); err != nil {
 				return fmt.Errorf("%s: %s: %w", what, s.path, err)
 			}
+			lateFile := Parse(decodeText(late))
 			if bytes.Equal(s.disk, ours) {
 				// Nothing saved since: the late save is the version the
-				// change is made on, as for any edit that slipped in.
-				s.file = Parse(decodeText(late))
+				// change is made on, as for any edit that slipped in (with
+				// what the store wrote lately that the editor had not read).
+				s.noteRecentLocked(mergeMissing(s.file.clone(), lateFile))
+				s.keepRecent(lateFile)
+				s.file = lateFile
 			} else {
 				// Saved again on top of our write: keep that, with what the
 				// late save had and it lacks.
 				s.file = s.file.clone()
-				mergeMissing(s.file, Parse(decodeText(late)))
+				s.noteRecentLocked(mergeMissing(s.file, lateFile))
 			}
 			s.reloads++
 			continue
@@ -373,7 +377,9 @@ func (s *Store) updateLocked(what string, op func(*File) error, pending bool) er
 		if err != nil || (existed && bytes.Equal(prev, expected)) || slip >= maxSlips {
 			return nil
 		}
-		s.file = Parse(decodeText(prev))
+		prevFile := Parse(decodeText(prev))
+		s.keepRecent(prevFile)
+		s.file = prevFile
 		s.reloads++
 	}
 }

@@ -81,7 +81,9 @@ func (s *Store) mergeLateLocked() bool {
 		if n == 0 {
 			s.file = s.file.clone()
 		}
-		n += mergeMissing(s.file, Parse(decodeText(data)))
+		back := mergeMissing(s.file, Parse(decodeText(data)))
+		s.noteRecentLocked(back)
+		n += len(back)
 	}
 	if n > 0 {
 		s.reloads++
