@@ -55,8 +55,10 @@ func (m *readOnly) Init() tea.Cmd { return listEpisodes(m.ctx, m.opts.Episodes) 
 func (m *readOnly) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.w, m.h = msg.Width, msg.Height
-		m.sizeReplay()
+		if msg.Width > 0 && msg.Height > 0 { // 0×0: no terminal size known
+			m.w, m.h = msg.Width, msg.Height
+			m.sizeReplay()
+		}
 	case episodesMsg:
 		m.picker.loaded, m.picker.eps, m.picker.sel = true, msg.eps, 0
 		if msg.err != nil {
@@ -142,8 +144,8 @@ func (m *readOnly) Render() string {
 		body = m.picker.view(m.c, m.w)
 		help = s.HelpKey.Render("q") + s.HelpDesc.Render(" quit (the other Lantern keeps playing)")
 	}
-	if len(body) > m.h-2 {
-		body = body[len(body)-(m.h-2):]
+	if room := max(m.h-2, 1); len(body) > room {
+		body = body[len(body)-room:]
 	}
 	return strings.Join(append(append([]string{head}, body...), help), "\n")
 }

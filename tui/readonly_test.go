@@ -54,6 +54,12 @@ func TestReadOnlyReplayOfOwnedStory(t *testing.T) {
 			t.Errorf("replay after one step lacks %q:\n%s", want, screen)
 		}
 	}
+	// A terminal too small for the list still renders.
+	m.Update(tea.WindowSizeMsg{Width: 12, Height: 1})
+	if got := ro.Render(); got == "" {
+		t.Error("a 12×1 terminal renders nothing")
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	roKey(t, m, tea.KeyEscape, "")
 	if ro.rp != nil {
 		t.Fatal("esc did not go back to the episode list")
