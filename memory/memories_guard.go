@@ -216,7 +216,7 @@ func (s *Store) RestoreGeneration() (int, error) {
 	old := Parse(decodeText(data))
 	n := 0
 	err = s.update("restore memories from "+filepath.Base(last), func(f *File) error {
-		n = mergeMissing(f, old)
+		n = len(mergeMissing(f, old))
 		return nil
 	})
 	if err != nil {
@@ -242,14 +242,27 @@ func (s *Store) recentWindow() time.Duration { return max(5*s.settle, time.Secon
 func (s *Store) noteAdded(loc int, name string, m Memory) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cut := time.Now().Add(-s.recentWindow())
+	s.noteRecentLocked([]added{{loc: loc, name: name, mem: m}})
+}
+
+// noteRecentLocked keeps as, from now on, through saves by hand that lack
+// them, like memories the store added: what the store put back from a
+// save that landed in a replaced file is in no version the person's
+// editor may have read, just as a memory the store adds is not.
+func (s *Store) noteRecentLocked(as []added) {
+	now := time.Now()
+	cut := now.Add(-s.recentWindow())
 	keep := s.recent[:0]
 	for _, a := range s.recent {
 		if a.at.After(cut) {
 			keep = append(keep, a)
 		}
 	}
-	s.recent = append(keep, added{loc: loc, name: name, mem: m, at: time.Now()})
+	for _, a := range as {
+		a.at = now
+		keep = append(keep, a)
+	}
+	s.recent = keep
 }
 
 // keepRecent puts back into a version saved by hand the memories this
@@ -272,9 +285,9 @@ func (s *Store) keepRecent(next *File) {
 }
 
 // mergeMissing adds to f the memories of from that f lacks (by location
-// and title) and returns how many.
-func mergeMissing(f, from *File) int {
-	n := 0
+// and title) and returns them.
+func mergeMissing(f, from *File) []added {
+	var out []added
 	for _, sec := range from.Sections() {
 		now, _ := f.Section(sec.ID)
 		var target *section
@@ -287,10 +300,10 @@ func mergeMissing(f, from *File) int {
 			}
 			m.Line = 0
 			target.insertEntry(m, -1)
-			n++
+			out = append(out, added{loc: sec.ID, name: sec.Name, mem: m})
 		}
 	}
-	return n
+	return out
 }
 
 // ErrSaving: Memories.md kept being rewritten in place (emptied, then

@@ -46,6 +46,10 @@ type Store struct {
 	recent   []added    // memories this store added lately (keepRecent)
 	reloads  int
 	closed   bool
+	watched  []replaced // files the store's renames replaced, still watched
+	// lateMerged counts memories put back from saves that landed in a
+	// replaced file after it was watched past the rename.
+	lateMerged int
 
 	budget      Budget
 	lockTimeout time.Duration
@@ -139,6 +143,15 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	// A save that landed in a replaced file since the last change is put
+	// back before the store lets go.
+	if len(s.watched) > 0 && s.lockFile() == nil {
+		if _, err := s.refreshLocked(); err == nil && s.mergeLateLocked() {
+			s.writeLocked(s.file.Bytes())
+		}
+		s.lock.Unlock()
+	}
+	s.closeWatched()
 	if err := s.lock.Close(); err != nil {
 		return fmt.Errorf("close memories %s: %w", s.path, err)
 	}
@@ -243,6 +256,12 @@ func (s *Store) Refresh() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("refresh memories %s: %w", s.path, err)
 	}
+	if s.mergeLateLocked() {
+		if err := s.updateLocked("keep a save that landed in a replaced file", func(*File) error { return nil }, true); err != nil {
+			return true, fmt.Errorf("refresh memories %s: %w", s.path, err)
+		}
+		changed = true
+	}
 	return changed, nil
 }
 
@@ -264,6 +283,13 @@ func (s *Store) update(what string, op func(*File) error) error {
 	if _, err := s.refreshLocked(); err != nil {
 		return fmt.Errorf("%s: %s: %w", what, s.path, err)
 	}
+	return s.updateLocked(what, op, s.mergeLateLocked())
+}
+
+// updateLocked is update once the file is locked and the cache fresh;
+// pending says the cache holds what the file lacks (it is written even
+// when op fails).
+func (s *Store) updateLocked(what string, op func(*File) error, pending bool) error {
 	for slip := 0; ; slip++ {
 		work := s.file.clone()
 		if err := op(work); err != nil && slip > 0 && errors.Is(err, ErrDuplicate) {
@@ -271,7 +297,7 @@ func (s *Store) update(what string, op func(*File) error) error {
 			// merged into it still has to be written
 			work = s.file.clone()
 		} else if err != nil {
-			if slip > 0 {
+			if slip > 0 || pending {
 				// the change no longer applies to the edit that slipped in
 				// (it removed the memory, say): put the edit back on disk
 				s.writeLocked(s.file.Bytes())
@@ -314,18 +340,29 @@ func (s *Store) update(what string, op func(*File) error) error {
 			if _, err := s.refreshLocked(); err != nil {
 				return fmt.Errorf("%s: %s: %w", what, s.path, err)
 			}
+			lateFile := Parse(decodeText(late))
 			if bytes.Equal(s.disk, ours) {
 				// Nothing saved since: the late save is the version the
-				// change is made on, as for any edit that slipped in.
-				s.file = Parse(decodeText(late))
+				// change is made on, as for any edit that slipped in (with
+				// what the store wrote lately that the editor had not read).
+				s.noteRecentLocked(mergeMissing(s.file.clone(), lateFile))
+				s.keepRecent(lateFile)
+				s.file = lateFile
 			} else {
 				// Saved again on top of our write: keep that, with what the
 				// late save had and it lacks.
 				s.file = s.file.clone()
-				mergeMissing(s.file, Parse(decodeText(late)))
+				s.noteRecentLocked(mergeMissing(s.file, lateFile))
 			}
 			s.reloads++
 			continue
+		}
+		// The replaced file is watched for a while yet: an editor's
+		// truncation and write may still be on their way to it.
+		if existed {
+			s.watchReplaced(oldFile, int64(len(expected)), expMtime)
+		} else {
+			closeFile(oldFile)
 		}
 		// The write made a new backup from what was on disk just before the
 		// rename. If that is not what the store checked, an edit landed in
@@ -334,16 +371,15 @@ func (s *Store) update(what string, op func(*File) error) error {
 		// there is nothing to take.)
 		newBackup, err := os.Stat(backup)
 		if err != nil || (oldBackup != nil && os.SameFile(oldBackup, newBackup)) {
-			closeFile(oldFile)
 			return nil
 		}
 		prev, err := os.ReadFile(backup)
 		if err != nil || (existed && bytes.Equal(prev, expected)) || slip >= maxSlips {
-			closeFile(oldFile)
 			return nil
 		}
-		closeFile(oldFile)
-		s.file = Parse(decodeText(prev))
+		prevFile := Parse(decodeText(prev))
+		s.keepRecent(prevFile)
+		s.file = prevFile
 		s.reloads++
 	}
 }
@@ -357,13 +393,21 @@ func closeFile(f *os.File) {
 // writeLocked writes data as the file, best effort (the caller is already
 // returning an error).
 func (s *Store) writeLocked(data []byte) {
-	if atomicfile.Write(s.path, data, s.perm, true) == nil {
-		fp := fingerprint{exists: true, size: int64(len(data)), sum: sha256.Sum256(data)}
-		if fi, err := os.Stat(s.path); err == nil {
-			fp.mtime = fi.ModTime()
-		}
-		s.setDisk(data, fp)
+	oldFile, _ := os.Open(s.path)
+	if atomicfile.Write(s.path, data, s.perm, true) != nil {
+		closeFile(oldFile)
+		return
 	}
+	if s.fp.exists {
+		s.watchReplaced(oldFile, int64(len(s.disk)), s.fp.mtime)
+	} else {
+		closeFile(oldFile)
+	}
+	fp := fingerprint{exists: true, size: int64(len(data)), sum: sha256.Sum256(data)}
+	if fi, err := os.Stat(s.path); err == nil {
+		fp.mtime = fi.ModTime()
+	}
+	s.setDisk(data, fp)
 }
 
 // Add stores a memory at a location (created, with name, when new). A

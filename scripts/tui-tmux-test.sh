@@ -16,7 +16,8 @@
 #      changes with the focused pane. Review mode (v): a proposal waits in the
 #      footer with its keys, enter plays it, e edits it (human-edited), x
 #      rejects it with a reason and the agent proposes again. While it runs, a second Lantern on the
-#      same work dir refuses at once, naming the first one's PID.
+#      same work dir refuses at once, naming the first one's PID, and offers the read-only replay
+#      of the stored episodes (no: exits non-zero; yes: the episode list, q leaves).
 #   2. With the server unreachable (OLLAMA_HOST=127.0.0.1:9): the screen names
 #      Ollama and the host, and a typed `inventory` still plays (Turn: 1).
 #   3. The map pane: seven typed moves of the demo, then the pane draws the
@@ -338,21 +339,44 @@ wait_for "review mode off"
 settle
 log "review: x rejected with a reason and the agent proposed again; v switched review off"
 
-# A second Lantern on the same work dir refuses, naming the owner's PID.
-tmux new-session -d -s "$session-second" -x 160 -y 20 \
-	"env OLLAMA_HOST='$host' '$tmp/lantern' tui --workdir '$tmp/wd-fake' --model lantern-fake --theme dark; echo \$? > '$tmp/exit-second'; sleep 3600"
+# A second Lantern on the same work dir refuses, naming the owner's PID,
+# and offers the read-only replay: no leaves at once (non-zero); yes shows
+# the stored episodes and q leaves it (zero).
+second_pane() { tmux capture-pane -p -t "$session-second" 2>/dev/null; }
+second_start() {
+	rm -f "$tmp/exit-second"
+	tmux new-session -d -s "$session-second" -x 160 -y 20 \
+		"env OLLAMA_HOST='$host' '$tmp/lantern' tui --workdir '$tmp/wd-fake' --model lantern-fake --theme dark; echo \$? > '$tmp/exit-second'; sleep 3600"
+	deadline=$((SECONDS + 20))
+	until [[ $(second_pane) == *"Replay its past episodes read-only meanwhile?"* ]]; do
+		((SECONDS < deadline)) || { second_pane >&2; fail "the second Lantern did not offer the replay"; }
+		sleep 0.2
+	done
+	[[ $(second_pane) == *"in use by another Lantern (PID "* ]] || { second_pane >&2; fail "the second Lantern did not name the owner's PID"; }
+}
+second_exit() {
+	deadline=$((SECONDS + 20))
+	until [[ -s $tmp/exit-second ]]; do
+		((SECONDS < deadline)) || { second_pane >&2; fail "the second Lantern did not exit"; }
+		sleep 0.2
+	done
+	tmux kill-session -t "$session-second"
+}
+second_start
+tmux send-keys -t "$session-second" n Enter
+second_exit
+[[ $(<"$tmp/exit-second") != 0 ]] || fail "the second Lantern, told no, exited 0"
+second_start
+tmux send-keys -t "$session-second" Enter
 deadline=$((SECONDS + 20))
-until [[ -s $tmp/exit-second ]]; do
-	((SECONDS < deadline)) || fail "the second Lantern did not refuse"
+until [[ $(second_pane) == *"read-only replay"* && $(second_pane) == *"Episode "* ]]; do
+	((SECONDS < deadline)) || { second_pane >&2; fail "the read-only replay did not open"; }
 	sleep 0.2
 done
-second=$(tmux capture-pane -p -t "$session-second")
-tmux kill-session -t "$session-second"
-[[ $(<"$tmp/exit-second") != 0 && $second == *"in use by another Lantern (PID "* ]] || {
-	printf '%s\n' "$second" >&2
-	fail "the second Lantern did not refuse with the owner's PID"
-}
-log "a second Lantern on the same work dir refused, naming the owner"
+tmux send-keys -t "$session-second" q
+second_exit
+[[ $(<"$tmp/exit-second") == 0 ]] || fail "the read-only replay did not exit 0 on q"
+log "a second Lantern on the same work dir refused, naming the owner, and replayed its episodes read-only"
 quit fake
 
 # 2. With the server unreachable.

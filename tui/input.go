@@ -217,7 +217,7 @@ func (m *Model) paneKey(k tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(k, keys.Delete):
 			return m.deleteMemory()
 		case key.Matches(k, keys.Undo):
-			return tea.Batch(m.send(engine.MemoryEdit{Op: engine.MemoryUndo}), m.setFlash("undo: the last deleted memory comes back", false))
+			return m.undoMemory()
 		}
 	case pObjectives:
 		switch {

@@ -52,7 +52,7 @@ func defaultKeys() keyMap {
 		Supersede:  b([]string{"s"}, "s", "supersede memory"),
 		Add:        b([]string{"a"}, "a", "add memory/objective"),
 		Delete:     b([]string{"d"}, "d", "delete memory/drop objective"),
-		Undo:       b([]string{"u"}, "u", "undo delete"),
+		Undo:       b([]string{"u"}, "u", "undo delete (also by hand)"),
 		View:       b([]string{"enter"}, "enter", "read memory"),
 		Browse:     b([]string{"b"}, "b", "browse all locations"),
 		Back:       b([]string{"esc"}, "esc", "back"),

@@ -90,6 +90,7 @@ type Model struct {
 	queuedSteps int  // n pressed while a step was in flight
 	help        helpView
 	endArmed    bool // X pressed once: X again ends the episode
+	undoArmed   int  // u asked to bring back a deletion by hand while this flash shows
 	escID       int
 	notice      notice
 	checking    bool
@@ -303,6 +304,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleReplay(msg)
 	case resumedMsg:
 		return m.handleResumed(msg)
+	case undoCheckMsg, handUndoneMsg:
+		return m.handleUndo(msg)
 	case flashMsg:
 		return m.setFlash(msg.text, msg.err)
 	case viewerMsg:

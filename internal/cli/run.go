@@ -15,6 +15,7 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
 )
 
 // defaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern.
@@ -75,6 +76,9 @@ standard input every further proposal is accepted.`,
 			}
 		}
 		sess, err := openSession(cfg, storyFile{story, path, binding}, client, agent, *episodes, false)
+		if errors.Is(err, memory.ErrInUse) {
+			return fmt.Errorf("%w\nlantern run: its past episodes can be replayed meanwhile, read-only: lantern --story %s --workdir %s (answer y)", err, path, cfg.WorkDir)
+		}
 		if err != nil {
 			return err
 		}

@@ -65,8 +65,15 @@ func TestSecondLanternRefused(t *testing.T) {
 	if err == nil {
 		t.Fatalf("second run succeeded:\n%s", out)
 	}
-	if want := fmt.Sprintf("in use by another Lantern (PID %d)", os.Getpid()); !strings.Contains(string(out), want) {
-		t.Errorf("output does not say %q:\n%s", want, out)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitError {
+		t.Errorf("second run: %v, want exit code %d", err, exitError)
+	}
+	for _, want := range []string{fmt.Sprintf("in use by another Lantern (PID %d)", os.Getpid()),
+		"its past episodes can be replayed meanwhile, read-only: lantern --story ", "--workdir " + wd} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output does not say %q:\n%s", want, out)
+		}
 	}
 	if after, _ := os.ReadFile(dirs[0]); !bytes.Equal(before, after) {
 		t.Errorf("the refused run changed lantern.db")
@@ -113,5 +120,62 @@ func TestStoryFileBounds(t *testing.T) {
 	}
 	if _, err := loadStory(path); err != nil {
 		t.Errorf("padded story: %v", err)
+	}
+}
+
+// lineReader hands out one line per Read, as a terminal in line mode does.
+type lineReader struct{ lines []string }
+
+func (r *lineReader) Read(p []byte) (int, error) {
+	if len(r.lines) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.lines[0])
+	r.lines[0] = r.lines[0][n:]
+	if r.lines[0] == "" {
+		r.lines = r.lines[1:]
+	}
+	return n, nil
+}
+
+// TestOfferReadOnlyReplay: the TUI refused a story's work dir names the
+// owner's PID and asks; no leaves at once (non-zero), yes opens the
+// read-only replay of the stored episodes and leaves lantern.db as it was.
+func TestOfferReadOnlyReplay(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "lantern.db")
+	db, err := memory.OpenRunDB(dbPath, "md5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := db.StartEpisode(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, _ := os.ReadFile(dbPath)
+	inUse := &memory.InUseError{Dir: dir, PID: 4242}
+	for _, tc := range []struct {
+		answer string
+		code   int
+	}{{"n\n", exitError}, {"\n", exitOK}} {
+		var out, stderr bytes.Buffer
+		in := &lineReader{lines: []string{tc.answer, "q"}}
+		code := offerReadOnly(ctx, inUse, "demo.z3", "md5", "dark", in, &out, &stderr)
+		if code != tc.code {
+			t.Errorf("answer %q: exit %d, want %d; stderr:\n%s", tc.answer, code, tc.code, stderr.String())
+		}
+		for _, want := range []string{"in use by another Lantern (PID 4242)", "Replay its past episodes read-only meanwhile? [Y/n]"} {
+			if !strings.Contains(stderr.String(), want) {
+				t.Errorf("answer %q: stderr does not say %q:\n%s", tc.answer, want, stderr.String())
+			}
+		}
+		// (What the replay shows is tested in the tui package.)
+		if ran := strings.Contains(out.String(), "\x1b[?1049h"); ran != (tc.code == exitOK) {
+			t.Errorf("answer %q: the replay screen opened: %v; output %q", tc.answer, ran, out.String())
+		}
+	}
+	if after, _ := os.ReadFile(dbPath); !bytes.Equal(before, after) {
+		t.Error("the read-only replay changed lantern.db")
 	}
 }

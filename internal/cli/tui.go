@@ -18,6 +18,7 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/themes"
 	"github.com/lantern-if/lantern/tui"
 )
@@ -90,6 +91,10 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		// Episodes follow one another until the person quits; nothing runs
 		// before the person has seen the screen.
 		sess, err := openSession(cfg, storyFile{story, path, binding}, client, nil, -1, true)
+		var inUse *memory.InUseError
+		if errors.As(err, &inUse) {
+			return status(offerReadOnly(ctx, inUse, path, story.Info().MD5, theme, stdin, stdout, stderr))
+		}
 		if err != nil {
 			return err
 		}
@@ -168,6 +173,32 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		return status(code)
 	}
 	return cmd
+}
+
+// offerReadOnly is what a second Lantern on an owned story does: it names
+// the owner and offers the replay of the stored episodes, read-only (the
+// database is only read, the lock is never taken).
+func offerReadOnly(ctx context.Context, inUse *memory.InUseError, path, md5, theme string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "lantern:", inUse)
+	fmt.Fprint(stderr, "Replay its past episodes read-only meanwhile? [Y/n] ")
+	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "", "y", "yes":
+	default:
+		return exitError
+	}
+	db, err := memory.OpenRunDB(filepath.Join(inUse.Dir, "lantern.db"), md5)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern:", err)
+		return exitError
+	}
+	defer db.Close()
+	err = tui.RunReadOnly(ctx, tui.ReadOnlyOptions{Episodes: db, Story: storyTitle(path), OwnerPID: inUse.PID, Theme: theme}, stdin, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern:", err)
+		return exitError
+	}
+	return exitOK
 }
 
 // askResume offers to continue an unfinished episode, on the terminal
