@@ -21,6 +21,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // `lantern bench` plays episodes headless and measures them by DESIGN.md
@@ -394,7 +395,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		after = 0
 	}
 	all := rep.Summary[len(rep.Summary)-1]
-	id, err := sess.DB.SaveBenchRun(context.Background(), memory.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent],
+	id, err := sess.DB.SaveBenchRun(context.Background(), rundb.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent],
 		Episodes: len(rep.Episodes), FirstEpisode: first, LastEpisode: after, Score: all.Score, Complete: rep.Complete,
 		Started: rep.Started, Ended: rep.Ended, Report: data})
 	if err != nil {
@@ -604,7 +605,7 @@ func withMemories(path string, visited []int) []int {
 }
 
 // openBenchDB opens the configured story's lantern.db for reading runs.
-func openBenchDB(cfg *config.Config) (*memory.RunDB, func(), error) {
+func openBenchDB(cfg *config.Config) (*rundb.RunDB, func(), error) {
 	story, name, err := openStory(cfg.Story)
 	if err != nil {
 		return nil, nil, err
@@ -615,14 +616,14 @@ func openBenchDB(cfg *config.Config) (*memory.RunDB, func(), error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("no runs stored for %s: %s does not exist (run lantern bench first)", filepath.Base(name), path)
 	}
-	db, err := memory.OpenRunDB(path, info.MD5)
+	db, err := rundb.OpenRunDB(path, info.MD5)
 	if err != nil {
 		return nil, nil, err
 	}
 	return db, func() { db.Close() }, nil
 }
 
-func listBenchRuns(ctx context.Context, db *memory.RunDB, stdout, stderr io.Writer) int {
+func listBenchRuns(ctx context.Context, db *rundb.RunDB, stdout, stderr io.Writer) int {
 	runs, err := db.BenchRuns(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern bench:", err)
@@ -647,7 +648,7 @@ func listBenchRuns(ctx context.Context, db *memory.RunDB, stdout, stderr io.Writ
 
 // loadBenchRun finds a run: a stored run's number, "last", "prev", or a
 // report file saved from --json.
-func loadBenchRun(ctx context.Context, db *memory.RunDB, ref string) (*benchReport, error) {
+func loadBenchRun(ctx context.Context, db *rundb.RunDB, ref string) (*benchReport, error) {
 	var data []byte
 	var id int64
 	switch {
@@ -697,7 +698,7 @@ type benchComparison struct {
 	B *benchReport `json:"b"`
 }
 
-func compareBenchRuns(ctx context.Context, db *memory.RunDB, refA, refB string, asJSON bool, width int, stdout, stderr io.Writer) int {
+func compareBenchRuns(ctx context.Context, db *rundb.RunDB, refA, refB string, asJSON bool, width int, stdout, stderr io.Writer) int {
 	a, err := loadBenchRun(ctx, db, refA)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern bench:", err)

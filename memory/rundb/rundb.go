@@ -1,4 +1,8 @@
-package memory
+// Package rundb is lantern.db, a story's run database in SQLite: episodes,
+// every turn, the agent's flagged notes, checkpoints, reviews, rounds and
+// bench runs. Its schema is versioned with PRAGMA user_version and upgraded in
+// place by an ordered list of migration steps.
+package rundb
 
 import (
 	"context"
