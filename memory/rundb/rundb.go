@@ -41,9 +41,13 @@ type RunDB struct {
 	}
 }
 
-const schema = `
+// pragmas are set on every open; they are not part of the schema.
+const pragmas = `
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
+`
+
+const schema = `
 CREATE TABLE IF NOT EXISTS episodes (
 	id INTEGER PRIMARY KEY,
 	story_md5 TEXT NOT NULL,
@@ -107,7 +111,11 @@ func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema + roundSchema); err != nil {
+	if _, err := db.Exec(pragmas); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run database %q: %w", path, err)
+	}
+	if err := migrate(context.Background(), db, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}
