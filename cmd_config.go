@@ -45,7 +45,7 @@ func loadConfig(cmd string, fs *flag.FlagSet, configFile string, stderr io.Write
 			ov = append(ov, config.Override{Key: key, Value: f.Value.String(), Flag: f.Name})
 		}
 	})
-	cfg, err := config.Load(config.Standard(configFile, ov...))
+	cfg, err := config.Load(configOptions(configFile, ov...))
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stderr, "lantern %s: warning: %s\n", cmd, w)
 	}
@@ -114,16 +114,23 @@ func cmdConfig(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
 	all := fs.Bool("all", false, "show: every key, not only those set somewhere")
+	project := fs.Bool("project", false, "init, edit: ./lantern.toml rather than the user's file")
+	force := fs.Bool("force", false, "init: replace an existing file")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: lantern config [show [--all]] [--config F]
        lantern config check [FILE...]
        lantern config sample
+       lantern config init [--project] [--force]
+       lantern config edit [--project]
+       lantern config path
 
 show prints the configuration in effect: which files were read, and each key
 set by a file, the environment or a flag, with where it came from (--all:
 every key, defaults too). check validates the configuration in effect, or
 the named files alone, and exits 1 on an error. sample prints a commented
-lantern.toml with every key at its default.
+lantern.toml with every key at its default. init writes that sample as the
+user's file (--project: ./lantern.toml); edit opens it in $VISUAL or $EDITOR
+and checks it afterwards; path prints where the files are looked for.
 
 Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.toml
 < ./lantern.toml (or --config F) < LANTERN_* and OLLAMA_HOST < flags.
@@ -151,9 +158,15 @@ Flags:
 	case "sample":
 		fmt.Fprint(stdout, sampleConfig)
 		return exitOK
+	case "path":
+		return configPath(stdout, *configFile)
+	case "init":
+		return configInit(stdout, stderr, configFileTarget(*project, *configFile), *force)
+	case "edit":
+		return configEdit(stdout, stderr, configFileTarget(*project, *configFile))
 	case "check":
 		if fs.NArg() == 0 {
-			cfg, err := config.Load(config.Standard(*configFile))
+			cfg, err := config.Load(configOptions(*configFile))
 			return reportCheck(stdout, cfg, err)
 		}
 		code := exitOK
@@ -164,7 +177,7 @@ Flags:
 				code = exitError
 				continue
 			}
-			cfg, err := config.Parse(name, data)
+			cfg, err := config.ParseChecked(name, data, checkTheme)
 			if c := reportCheck(stdout, cfg, err); c != exitOK {
 				code = c
 			}
@@ -175,7 +188,7 @@ Flags:
 			fmt.Fprintf(stderr, "lantern config show: unexpected %q\n", fs.Arg(0))
 			return exitUsage
 		}
-		cfg, err := config.Load(config.Standard(*configFile))
+		cfg, err := config.Load(configOptions(*configFile))
 		showConfig(stdout, cfg, *all)
 		if err != nil {
 			fmt.Fprintf(stderr, "lantern config: %v\n", err)
@@ -186,7 +199,7 @@ Flags:
 		}
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lantern config: unknown subcommand %q (want show, check or sample)\n", sub)
+	fmt.Fprintf(stderr, "lantern config: unknown subcommand %q (want show, check, sample, init, edit or path)\n", sub)
 	return exitUsage
 }
 

@@ -152,7 +152,7 @@ func doctorConfig(r *doctorReport, fs *flag.FlagSet, configFile string) *config.
 			ov = append(ov, config.Override{Key: key, Value: f.Value.String(), Flag: f.Name})
 		}
 	})
-	cfg, err := config.Load(config.Standard(configFile, ov...))
+	cfg, err := config.Load(configOptions(configFile, ov...))
 	for _, f := range cfg.Files {
 		if abs, err := filepath.Abs(f.Path); err == nil {
 			f.Path = abs
