@@ -306,7 +306,7 @@ type benchMetrics struct {
 }
 
 func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, stderr io.Writer) int {
-	story, name, binding, err := openStoryAndBinding(cfg.Story)
+	story, name, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern bench:", err)
 		return exitError
@@ -606,7 +606,7 @@ func withMemories(path string, visited []int) []int {
 
 // openBenchDB opens the configured story's lantern.db for reading runs.
 func openBenchDB(cfg *config.Config) (*rundb.RunDB, func(), error) {
-	story, name, err := openStory(cfg.Story)
+	story, name, err := openStory(cfg.Story, cfg.WorkDir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -96,7 +96,7 @@ Examples:
 		if cfg == nil {
 			return exitUsage
 		}
-		story, name, err := openStory(cfg.Story)
+		story, name, err := openStory(cfg.Story, cfg.WorkDir)
 		if err != nil {
 			fmt.Fprintf(stderr, "lantern memories %s: %v\n", sub, err)
 			return exitError

@@ -76,7 +76,7 @@ Flags:
 	if cfg == nil {
 		return exitUsage
 	}
-	story, path, binding, err := openStoryAndBinding(cfg.Story)
+	story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern run:", err)
 		return exitError

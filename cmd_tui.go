@@ -83,7 +83,7 @@ Flags:
 		fmt.Fprintln(stderr, "lantern: the TUI needs a terminal; use `lantern play --plain` or `lantern run --headless` without one")
 		return exitUsage
 	}
-	story, path, binding, err := openStoryAndBinding(cfg.Story)
+	story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern:", err)
 		return exitError

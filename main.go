@@ -21,6 +21,7 @@ import (
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/internal/lineplay"
+	"github.com/lantern-if/lantern/internal/stories"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -111,8 +112,9 @@ error (bad flags or arguments, invalid configuration).
 func cmdPlay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("play", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	plain := fs.Bool("plain", false, "line mode: commands from stdin or --script, story text to stdout")
-	storyPath := fs.String("story", "", "story file (default: the built-in demo)")
+	plain := fs.Bool("plain", true, "line mode: commands from stdin or --script, story text to stdout (the only mode so far)")
+	fs.String("story", "", "story file or name, found in ./, the work dir and its stories/ (default: the built-in demo)")
+	fs.String("workdir", "", "work dir, where story names are looked for too (default: work_dir in the configuration)")
 	seed := fs.Int("seed", -1, "random seed with frotz -s semantics (negative: from the clock)")
 	script := fs.String("script", "", "read commands from this file instead of stdin")
 	asJSON := fs.Bool("json", false, "print one JSON object per turn instead of the story text")
@@ -146,14 +148,11 @@ Flags:
 		fmt.Fprintln(stderr, "lantern play: only --plain (line mode) exists so far")
 		return exitUsage
 	}
-	if *storyPath == "" {
-		cfg := loadConfig("play", fs, *configFile, stderr)
-		if cfg == nil {
-			return exitUsage
-		}
-		*storyPath = cfg.Story
+	cfg := loadConfig("play", fs, *configFile, stderr, "workdir", "story")
+	if cfg == nil {
+		return exitUsage
 	}
-	story, path, err := openStory(*storyPath)
+	story, path, err := openStory(cfg.Story, cfg.WorkDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern play:", err)
 		return exitError
@@ -229,8 +228,8 @@ func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir stri
 
 // openStoryAndBinding opens a story (see openStory) with its binding, nil
 // when the story has none.
-func openStoryAndBinding(path string) (*zmachine.Story, string, *engine.Binding, error) {
-	story, name, err := openStory(path)
+func openStoryAndBinding(path, workDir string) (*zmachine.Story, string, *engine.Binding, error) {
+	story, name, err := openStory(path, workDir)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -242,8 +241,10 @@ func openStoryAndBinding(path string) (*zmachine.Story, string, *engine.Binding,
 }
 
 // openStory loads the named story, or the built-in demo when none is named.
-// It returns the name the story goes by (for saves and the work dir).
-func openStory(path string) (*zmachine.Story, string, error) {
+// A name is found by the story resolver (as given, then in ./, the work dir
+// and its stories/ folder). It returns the file the story was read from
+// (its name for saves and the work dir).
+func openStory(path, workDir string) (*zmachine.Story, string, error) {
 	if path == "" {
 		s, err := zmachine.LoadStory(demo.Story())
 		if err != nil {
@@ -251,8 +252,12 @@ func openStory(path string) (*zmachine.Story, string, error) {
 		}
 		return s, demo.FileName, nil
 	}
-	s, err := loadStory(path)
-	return s, path, err
+	found, err := stories.Resolve(path, workDir)
+	if err != nil {
+		return nil, "", fmt.Errorf("load story: %w", err)
+	}
+	s, err := loadStory(found)
+	return s, found, err
 }
 
 func loadStory(path string) (*zmachine.Story, error) {

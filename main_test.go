@@ -35,8 +35,9 @@ func TestCLIErrors(t *testing.T) {
 	}{
 		{"unknown command", []string{"fly"}, exitUsage, `unknown command "fly"`},
 		{"bad flag", []string{"play", "--plain", "--nope"}, exitUsage, "flag provided but not defined"},
-		{"not plain", []string{"play"}, exitUsage, "only --plain"},
+		{"not plain", []string{"play", "--plain=false"}, exitUsage, "only --plain"},
 		{"missing story", []string{"play", "--plain", "--story", filepath.Join(dir, "none.z5")}, exitError, "load story"},
+		{"story name not found", []string{"play", "--story", "nosuchstory", "--workdir", dir}, exitError, `story "nosuchstory" not found: looked in ., ` + dir + ", " + filepath.Join(dir, "stories")},
 		{"corrupt story", []string{"play", "--plain", "--story", corrupt}, exitError, "truncated"},
 	}
 	for _, tc := range tests {

@@ -301,7 +301,14 @@ func (l *loader) resolvePath(key, p, dir string) string {
 		}
 	}
 	if dir != "" && !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
+		rel := filepath.Join(dir, p)
+		// A bare story name ("zork1") that is no file beside the
+		// configuration is left for the story resolver, which looks in
+		// the current directory and the work dir.
+		if _, err := os.Stat(rel); err != nil && key == "story" && !strings.ContainsAny(p, `/\`) {
+			return p
+		}
+		p = rel
 	}
 	return p
 }
