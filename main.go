@@ -67,6 +67,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdMemories(args[1:], stdout, stderr)
 	case "stories":
 		return cmdStories(ctx, args[1:], stdout, stderr)
+	case "notes":
+		return cmdNotes(ctx, args[1:], stdout, stderr)
 	case "config":
 		return cmdConfig(args[1:], stdout, stderr)
 	case "oracle":
@@ -93,7 +95,8 @@ Commands:
   doctor    check Ollama, the models, the story, the work dir and the terminal
   models    list the Ollama server's models and which roles use them
   memories  check, format or show a Memories.md: lantern memories check
-  stories   which ground truth Lantern has for a story file: lantern stories zork1.z3
+  stories   the stories Lantern can find and the ground truth it has: lantern stories
+  notes     list, edit or delete the agent's flagged notes: lantern notes list
   config    show the configuration in effect, check a file, print a sample
   oracle    serve a model that plays a walkthrough (no GPU): lantern oracle --script walkthrough.txt
   version   print the version

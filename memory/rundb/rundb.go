@@ -35,9 +35,10 @@ type RunDB struct {
 	// top caches TopNotes (asked every turn) until a note changes.
 	mu  sync.Mutex
 	top struct {
-		valid bool
-		limit int
-		notes []Note
+		valid       bool
+		limit       int
+		notes       []Note
+		dataVersion int64
 	}
 }
 
@@ -420,6 +421,7 @@ type Note struct {
 	Score      int
 	Moves      int
 	Time       time.Time
+	Edited     time.Time // when the person last edited it; zero: never
 }
 
 // ErrEmptyNote: a note needs some text.
@@ -492,8 +494,14 @@ func similar(a, b string) bool {
 
 // TopNotes returns the most important notes (at most limit).
 func (r *RunDB) TopNotes(ctx context.Context, limit int) ([]Note, error) {
+	// A note edited by another process (lantern notes edit while a
+	// session runs) changes the database's data_version.
+	var dv int64
+	if err := r.db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&dv); err != nil {
+		return nil, fmt.Errorf("top notes: %w", err)
+	}
 	r.mu.Lock()
-	if r.top.valid && r.top.limit == limit {
+	if r.top.valid && r.top.limit == limit && r.top.dataVersion == dv {
 		out := append([]Note(nil), r.top.notes...)
 		r.mu.Unlock()
 		return out, nil
@@ -504,7 +512,7 @@ func (r *RunDB) TopNotes(ctx context.Context, limit int) ([]Note, error) {
 		return nil, err
 	}
 	r.mu.Lock()
-	r.top.valid, r.top.limit, r.top.notes = true, limit, append([]Note(nil), notes...)
+	r.top.valid, r.top.limit, r.top.notes, r.top.dataVersion = true, limit, append([]Note(nil), notes...), dv
 	r.mu.Unlock()
 	return notes, nil
 }
@@ -528,7 +536,7 @@ func (r *RunDB) NoteStats(ctx context.Context) (count, totalImportance int, err 
 }
 
 func (r *RunDB) notes(ctx context.Context, where string, args ...any) ([]Note, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT id, session_id, turn_number, content, importance, location, location_id, COALESCE(score, 0), COALESCE(moves, 0), timestamp FROM notes `+where, args...)
+	rows, err := r.db.QueryContext(ctx, `SELECT id, session_id, turn_number, content, importance, location, location_id, COALESCE(score, 0), COALESCE(moves, 0), timestamp, COALESCE(edited_at, '') FROM notes `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list notes: %w", err)
 	}
@@ -536,11 +544,14 @@ func (r *RunDB) notes(ctx context.Context, where string, args ...any) ([]Note, e
 	var out []Note
 	for rows.Next() {
 		var n Note
-		var ts string
-		if err := rows.Scan(&n.ID, &n.Session, &n.Turn, &n.Content, &n.Importance, &n.Location, &n.LocationID, &n.Score, &n.Moves, &ts); err != nil {
+		var ts, edited string
+		if err := rows.Scan(&n.ID, &n.Session, &n.Turn, &n.Content, &n.Importance, &n.Location, &n.LocationID, &n.Score, &n.Moves, &ts, &edited); err != nil {
 			return nil, fmt.Errorf("list notes: %w", err)
 		}
 		n.Time, _ = time.Parse(time.RFC3339Nano, ts)
+		if edited != "" {
+			n.Edited, _ = time.Parse(time.RFC3339Nano, edited)
+		}
 		out = append(out, n)
 	}
 	return out, rows.Err()
