@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,6 +48,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	compare := fs.Bool("compare", false, "compare two stored runs: lantern bench --compare A B")
 	list := fs.Bool("list", false, "list the stored runs of the story")
 	width := fs.Int("width", 60, "width of the score chart")
+	logLevel := fs.String("log-level", "", logLevelUsage)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: lantern bench [--story F] [--episodes N] [--max-turns N] [--agent llm|script:FILE]
                     [--model M] [--seed N] [--label L] [--json]
@@ -112,7 +114,16 @@ Flags:
 		return compareBenchRuns(ctx, db, fs.Arg(0), fs.Arg(1), *asJSON, *width, stdout, stderr)
 	}
 	_, modelSet := setFlags(fs)["model"]
-	return runBench(ctx, cfg, benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width}, stdout, stderr)
+	log, closeLog, err := commandLog("bench", cfg.WorkDir, *logLevel, cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern bench: log:", err)
+		return exitUsage
+	}
+	defer closeLog()
+	log.Info("bench", "episodes", *episodes, "agent", *agentSpec, "label", *label)
+	code := runBench(ctx, cfg, benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width, log: log}, stdout, stderr)
+	log.Info("stop", "code", code)
+	return code
 }
 
 // setFlags lists the flags given on the command line.
@@ -129,6 +140,7 @@ type benchOptions struct {
 	modelSet bool
 	json     bool
 	width    int
+	log      *slog.Logger // the command's log; nil: none
 }
 
 // replayAgent plays a walkthrough from its first line at each episode: turn
@@ -330,7 +342,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	queue := &callQueue{}
 	var client *llm.Client
 	if agent == nil || o.modelSet {
-		client, err = newClient(cfg, queue.add)
+		client, err = newClientLog(cfg, queue.add, o.log)
 		if err != nil {
 			fmt.Fprintln(stderr, "lantern bench:", err)
 			return exitError

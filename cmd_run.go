@@ -32,6 +32,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay actions through the full loop")
 	fs.String("workdir", "", "work dir, one folder per story inside (default: work_dir, else $XDG_DATA_HOME/lantern)")
 	configFile := fs.String("config", "", "configuration file read in place of ./lantern.toml")
+	logLevel := fs.String("log-level", "", logLevelUsage)
 	resume := fs.Bool("resume", false, "continue the story's unfinished episode (a killed session) from its last recorded turn")
 	review := fs.Bool("review", false, "review mode: each proposal waits for a decision read from standard input (y, e COMMAND, n REASON, n! REASON)")
 	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
@@ -76,11 +77,19 @@ Flags:
 	if cfg == nil {
 		return exitUsage
 	}
+	log, closeLog, err := commandLog("run", cfg.WorkDir, *logLevel, cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern run: log:", err)
+		return exitUsage
+	}
+	defer closeLog()
 	story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
 	if err != nil {
+		log.Error("story", "err", err)
 		fmt.Fprintln(stderr, "lantern run:", err)
 		return exitError
 	}
+	log.Info("story", "path", path, "episodes", *episodes, "agent", *agentSpec)
 	var agent engine.Agent
 	var client *llm.Client
 	if f, ok := strings.CutPrefix(*agentSpec, "script:"); ok {
@@ -101,7 +110,7 @@ Flags:
 		return exitUsage
 	}
 	if agent == nil || *model != "" {
-		client, err = newClient(cfg, nil)
+		client, err = newClientLog(cfg, nil, log)
 		if err != nil {
 			fmt.Fprintln(stderr, "lantern run:", err)
 			return exitError
@@ -131,7 +140,9 @@ Flags:
 		decide = reviewer(ctx, sess.Engine, stdin, stderr)
 	}
 	go sess.Engine.Run(ctx)
-	return report(sess.Engine.Events(), *asJSON, stdout, stderr, decide)
+	code := report(sess.Engine.Events(), *asJSON, stdout, stderr, decide)
+	log.Info("stop", "code", code)
+	return code
 }
 
 // reviewer answers each review request with the next decision line of in

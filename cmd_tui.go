@@ -30,6 +30,7 @@ func cmdTUI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs.SetOutput(stderr)
 	fs.String("story", "", "story file (default: story in the configuration, else the built-in demo)")
 	fs.String("workdir", "", "work dir, one folder per story inside; the log is lantern.log there (default: work_dir, else $XDG_DATA_HOME/lantern)")
+	logLevel := fs.String("log-level", "", logLevelUsage)
 	fs.String("model", "", "model for every role (default: the configured ones)")
 	configPath := fs.String("config", "", "configuration file read in place of ./lantern.toml")
 	fs.String("theme", "", "theme: "+fmt.Sprint(themes.Names())+" or auto (default: theme in the configuration)")
@@ -92,17 +93,13 @@ Flags:
 		fmt.Fprintln(stderr, "lantern: work dir:", err)
 		return exitError
 	}
-	logFile, err := os.OpenFile(filepath.Join(workDir, "lantern.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, closeLog, err := commandLog("tui", workDir, *logLevel, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern: log:", err)
-		return exitError
+		return exitUsage
 	}
-	defer logFile.Close()
-	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	log.Info("start", "version", version, "story", path, "workdir", workDir)
-	for _, f := range cfg.Files {
-		log.Info("config", "level", f.Level, "file", f.Path, "found", f.Found)
-	}
+	defer closeLog()
+	log.Info("story", "path", path)
 	client, err := llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, Logger: log, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10})
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern:", err)
