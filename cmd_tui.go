@@ -146,7 +146,7 @@ Flags:
 		maxScore = binding.MaxScore
 	}
 	opts := tui.Options{
-		Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
+		Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Notes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
 		Theme: theme, Keys: cfg.Keys, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
 		Resume: resumed, Review: *review, AutoAccept: *autoAccept,
 		SavePrefs: func(theme string, models map[string]string) error {
