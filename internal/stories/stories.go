@@ -72,14 +72,16 @@ func Resolve(name, workDir string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("resolve story: %w", ErrNotFound)
 	}
-	if isFile(name) {
+	// A name that exists and is no folder is that file; one that is not a
+	// regular file (a FIFO, a device) is the loader's to refuse.
+	if fi, err := os.Stat(name); err == nil && !fi.IsDir() {
 		return name, nil
 	}
 	if strings.ContainsAny(name, `/\`) || filepath.IsAbs(name) {
 		if _, err := os.Stat(name); err != nil {
 			return "", fmt.Errorf("story %q: %w", name, err)
 		}
-		return "", fmt.Errorf("story %q: not a regular file", name)
+		return "", fmt.Errorf("story %q: is a folder, not a story file", name)
 	}
 	dirs := Dirs(workDir)
 	for _, dir := range dirs {
