@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -151,6 +152,7 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw.Close()
+	before, _ := os.ReadFile(path)
 
 	_, err = OpenRunDB(path, "s")
 	if !errors.Is(err, ErrNewerSchema) {
@@ -162,6 +164,12 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 	}
 	if v := rawVersion(t, path); v != SchemaVersion+1 {
 		t.Fatalf("version changed to %d", v)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Fatal("a refused database was written to")
+	}
+	if !strings.Contains(err.Error(), "upgrade Lantern") {
+		t.Errorf("the error does not say what to do: %v", err)
 	}
 	raw, _ = sql.Open("sqlite", "file:"+path)
 	defer raw.Close()

@@ -112,6 +112,17 @@ func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
+	// A newer schema is refused before anything is written, journal mode
+	// included.
+	var have int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&have); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run database %q: %w", path, err)
+	}
+	if have > SchemaVersion {
+		db.Close()
+		return nil, fmt.Errorf("open run database: %w", &SchemaError{Path: path, Have: have, Want: SchemaVersion})
+	}
 	if _, err := db.Exec(pragmas); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
