@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,4 +81,35 @@ func TestNotesCommand(t *testing.T) {
 		t.Errorf("after delete:\n%s", out)
 	}
 
+}
+
+// A lantern.db written by a newer Lantern is refused with a message that
+// says what to do, and is left as it was.
+func TestNewerRunDatabaseRefusedByCommands(t *testing.T) {
+	dir, _ := isolate(t)
+	work := filepath.Join(dir, "work")
+	story, name, err := openStory("", work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdir := filepath.Join(work, engine.StoryDir(name, story.Info().Release))
+	os.MkdirAll(sdir, 0o755)
+	path := filepath.Join(sdir, "lantern.db")
+	db, err := rundb.OpenRunDB(path, story.Info().MD5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	code, _, errs := runCLI(t, "", "notes", "--workdir", work)
+	if code != exitError || !strings.Contains(errs, "has schema version 99") || !strings.Contains(errs, "upgrade Lantern") {
+		t.Errorf("notes on a newer database: exit %d %s", code, errs)
+	}
 }
