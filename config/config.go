@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,10 @@ type Config struct {
 	// Theme is a theme name ("auto" follows the terminal's background) or
 	// the path of a theme file.
 	Theme string `toml:"theme"`
+	// DefaultModel is every role's model, as --model and LANTERN_MODEL set it; a
+	// role's own model key ([roles.NAME] model) is more specific and wins
+	// within one source.
+	DefaultModel string `toml:"model"`
 
 	Ollama   Ollama            `toml:"ollama"`
 	Loop     Loop              `toml:"loop"`
@@ -263,24 +268,47 @@ func (e *Error) Error() string {
 	return "invalid configuration:\n  " + strings.Join(lines, "\n  ")
 }
 
-// DefaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern.
+// DefaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern;
+// on Windows without those, %LocalAppData%\lantern.
 func DefaultWorkDir(getenv func(string) (string, bool)) string {
+	return defaultWorkDir(getenv, runtime.GOOS)
+}
+
+func defaultWorkDir(getenv func(string) (string, bool), goos string) string {
 	if d, ok := lookup(getenv, "XDG_DATA_HOME"); ok && filepath.IsAbs(d) {
 		return filepath.Join(d, "lantern")
 	}
-	if h := home(getenv); h != "" {
+	if goos == "windows" {
+		for _, v := range []string{"LocalAppData", "AppData"} {
+			if d, ok := lookup(getenv, v); ok {
+				return filepath.Join(d, "lantern")
+			}
+		}
+	}
+	if h := homeOn(getenv, goos); h != "" {
 		return filepath.Join(h, ".local", "share", "lantern")
 	}
 	return "lantern-data"
 }
 
 // UserFile is $XDG_CONFIG_HOME/lantern/lantern.toml, else
-// ~/.config/lantern/lantern.toml; empty when there is no home.
+// ~/.config/lantern/lantern.toml; on Windows without those,
+// %AppData%\lantern\lantern.toml (where os.UserConfigDir looks). Empty when
+// there is no home.
 func UserFile(getenv func(string) (string, bool)) string {
+	return userFile(getenv, runtime.GOOS)
+}
+
+func userFile(getenv func(string) (string, bool), goos string) string {
 	if d, ok := lookup(getenv, "XDG_CONFIG_HOME"); ok && filepath.IsAbs(d) {
 		return filepath.Join(d, "lantern", "lantern.toml")
 	}
-	if h := home(getenv); h != "" {
+	if goos == "windows" {
+		if d, ok := lookup(getenv, "AppData"); ok {
+			return filepath.Join(d, "lantern", "lantern.toml")
+		}
+	}
+	if h := homeOn(getenv, goos); h != "" {
 		return filepath.Join(h, ".config", "lantern", "lantern.toml")
 	}
 	return ""
@@ -300,9 +328,18 @@ func lookup(getenv func(string) (string, bool), name string) (string, bool) {
 	return v, true
 }
 
-func home(getenv func(string) (string, bool)) string {
-	h, _ := lookup(getenv, "HOME")
-	return h
+func home(getenv func(string) (string, bool)) string { return homeOn(getenv, runtime.GOOS) }
+
+// homeOn is $HOME; on Windows, where it is seldom set, %USERPROFILE% too.
+func homeOn(getenv func(string) (string, bool), goos string) string {
+	if h, ok := lookup(getenv, "HOME"); ok {
+		return h
+	}
+	if goos == "windows" {
+		h, _ := lookup(getenv, "USERPROFILE")
+		return h
+	}
+	return ""
 }
 
 // formatValue writes a value as TOML would.

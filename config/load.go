@@ -25,8 +25,22 @@ type LoadOptions struct {
 	// its absence is an error.
 	ProjectRequired bool
 	// Getenv reads the environment (os.LookupEnv); nil: no environment.
-	Getenv    func(string) (string, bool)
+	Getenv func(string) (string, bool)
+	// Environ is the whole environment (os.Environ), read only to report
+	// LANTERN_* variables that name no key; nil: not checked.
+	Environ   []string
 	Overrides []Override
+	// CheckTheme validates the theme as the TUI will load it (a built-in
+	// name or a theme file); nil: only its form is checked. "auto" is
+	// never passed to it.
+	CheckTheme func(string) error
+}
+
+// NotConfig are LANTERN_* variables that are not configuration keys and
+// are not reported as unknown: LANTERN_LOG (the log level) and the test
+// suite's.
+var notConfig = map[string]bool{
+	"LANTERN_LOG": true, "LANTERN_SHARED": true, "LANTERN_REQUIRE_SHARED": true,
 }
 
 // Override is a value given on the command line.
@@ -43,7 +57,7 @@ const AllModels = "roles.*.model"
 // then ./lantern.toml (or the file named by --config in its place), the
 // process's environment, and the given flags.
 func Standard(configFile string, overrides ...Override) LoadOptions {
-	o := LoadOptions{UserFile: UserFile(os.LookupEnv), ProjectFile: ProjectFile, Getenv: os.LookupEnv, Overrides: overrides}
+	o := LoadOptions{UserFile: UserFile(os.LookupEnv), ProjectFile: ProjectFile, Getenv: os.LookupEnv, Environ: os.Environ(), Overrides: overrides}
 	if configFile != "" {
 		o.ProjectFile, o.ProjectRequired = configFile, true
 	}
@@ -57,17 +71,15 @@ func Standard(configFile string, overrides ...Override) LoadOptions {
 // with its key, its file and line (or variable, or flag) and what is
 // allowed. Warnings are in Config.Warnings.
 func Load(o LoadOptions) (*Config, error) {
-	l := &loader{c: Defaults(), getenv: o.Getenv}
+	l := &loader{c: Defaults(), getenv: o.Getenv, checkTheme: o.CheckTheme}
 	l.file("user", o.UserFile, false)
 	l.file("project", o.ProjectFile, o.ProjectRequired)
 	l.env()
+	l.unknownEnv(o.Environ)
 	for _, ov := range o.Overrides {
 		src := Source{Kind: FromFlag, Name: ov.Flag}
 		if ov.Key == AllModels {
-			for _, r := range RoleNames() {
-				l.set("roles."+r+".model", text(ov.Value), src, "")
-			}
-			continue
+			ov.Key = "model"
 		}
 		l.set(ov.Key, text(ov.Value), src, "")
 	}
@@ -80,7 +92,7 @@ func Load(o LoadOptions) (*Config, error) {
 // finish validates what was loaded: warnings are kept in the
 // configuration, problems become the Error.
 func (l *loader) finish() (*Config, error) {
-	l.problems = append(l.problems, l.c.validate()...)
+	l.problems = append(l.problems, l.c.validate(l.checkTheme)...)
 	var errs []Problem
 	for _, p := range l.problems {
 		if p.Warning {
@@ -98,16 +110,23 @@ func (l *loader) finish() (*Config, error) {
 // Parse reads one lantern.toml over the defaults, without the environment
 // (for checking a file, as `lantern config check` does).
 func Parse(name string, data []byte) (*Config, error) {
-	l := &loader{c: Defaults()}
+	return ParseChecked(name, data, nil)
+}
+
+// ParseChecked is Parse with the theme validated by checkTheme (see
+// LoadOptions.CheckTheme).
+func ParseChecked(name string, data []byte, checkTheme func(string) error) (*Config, error) {
+	l := &loader{c: Defaults(), checkTheme: checkTheme}
 	l.c.Files = append(l.c.Files, File{Level: "project", Path: name, Found: true})
 	l.apply(name, data)
 	return l.finish()
 }
 
 type loader struct {
-	c        *Config
-	getenv   func(string) (string, bool)
-	problems []Problem
+	c          *Config
+	getenv     func(string) (string, bool)
+	checkTheme func(string) error
+	problems   []Problem
 }
 
 func (l *loader) problem(p Problem) { l.problems = append(l.problems, p) }
@@ -254,6 +273,13 @@ func (l *loader) set(key string, v any, src Source, dir string) {
 		return
 	}
 	l.c.Sources[key] = src
+	if key == "model" && l.c.DefaultModel != "" {
+		// Every role's model, as if each role's key were set here; empty
+		// leaves the roles' models alone.
+		for _, r := range RoleNames() {
+			l.set("roles."+r+".model", v, src, dir)
+		}
+	}
 }
 
 // resolvePath expands a leading ~ and makes a path given in a file relative
@@ -275,23 +301,25 @@ func (l *loader) resolvePath(key, p, dir string) string {
 		}
 	}
 	if dir != "" && !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
+		rel := filepath.Join(dir, p)
+		// A bare story name ("zork1") that is no file beside the
+		// configuration is left for the story resolver, which looks in
+		// the current directory and the work dir.
+		if _, err := os.Stat(rel); err != nil && key == "story" && !strings.ContainsAny(p, `/\`) {
+			return p
+		}
+		p = rel
 	}
 	return p
 }
 
-// env applies OLLAMA_HOST, then LANTERN_MODEL (every role's model), then
-// each key's own LANTERN_* variable, so the more specific variable wins.
-// Empty variables count as unset; LANTERN_* variables that name no key
-// (the test suite's LANTERN_SHARED, for one) are not configuration.
+// env applies OLLAMA_HOST, then each key's own LANTERN_* variable in the
+// registry's order: LANTERN_MODEL (every role's model) comes before the
+// roles' own, so the more specific variable wins. Empty variables count as
+// unset.
 func (l *loader) env() {
 	if v, ok := lookup(l.getenv, "OLLAMA_HOST"); ok {
 		l.set("ollama.host", text(v), Source{Kind: FromEnv, Name: "OLLAMA_HOST"}, "")
-	}
-	if v, ok := lookup(l.getenv, "LANTERN_MODEL"); ok {
-		for _, r := range RoleNames() {
-			l.set("roles."+r+".model", text(v), Source{Kind: FromEnv, Name: "LANTERN_MODEL"}, "")
-		}
 	}
 	for _, k := range registry().list {
 		name := EnvName(k.path)
@@ -299,6 +327,42 @@ func (l *loader) env() {
 			l.set(k.path, text(v), Source{Kind: FromEnv, Name: name}, "")
 		}
 	}
+}
+
+// unknownEnv warns of each LANTERN_* variable that names no key but is
+// close to one that does: a misspelt variable would otherwise be ignored
+// without a word. Variables far from every key (a script's own) are left
+// alone.
+func (l *loader) unknownEnv(environ []string) {
+	known := map[string]bool{}
+	for _, k := range registry().list {
+		known[EnvName(k.path)] = true
+	}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "LANTERN_") || known[name] || notConfig[name] {
+			continue
+		}
+		if s := suggestEnv(name, known); s != "" {
+			l.problem(Problem{Source: Source{Kind: FromEnv, Name: clip(name)}, Warning: true,
+				Msg: fmt.Sprintf("not a Lantern variable, ignored; did you mean %s?", s)})
+		}
+	}
+}
+
+// suggestEnv is the known variable closest to name, if one is close: a
+// few letters apart, scaled with the name's length.
+func suggestEnv(name string, known map[string]bool) string {
+	best, bestD := "", 1<<30
+	for k := range known {
+		if d := distance(name, k); d < bestD || (d == bestD && k < best) {
+			best, bestD = k, d
+		}
+	}
+	if bestD <= max(2, (len(name)-len("LANTERN_"))/5) {
+		return best
+	}
+	return ""
 }
 
 // rawValue writes a value as it was given.

@@ -55,7 +55,7 @@ func (k *checker) atLeast(key string, v, lo int, what string) bool {
 }
 
 // validate checks every value against what it allows.
-func (c *Config) validate() []Problem {
+func (c *Config) validate(checkTheme func(string) error) []Problem {
 	k := &checker{c: c}
 	if strings.ContainsRune(c.WorkDir, 0) {
 		k.err("work_dir", "contains a NUL byte; no file system allows one in a path")
@@ -63,7 +63,12 @@ func (c *Config) validate() []Problem {
 		k.err("work_dir", "is a file; want a directory (created when missing)")
 	}
 	switch t := c.Theme; {
-	case t == DefaultTheme || themeName.MatchString(t):
+	case t == DefaultTheme:
+	case checkTheme != nil:
+		if err := checkTheme(t); err != nil {
+			k.err("theme", "%s", clip(err.Error()))
+		}
+	case themeName.MatchString(t):
 	case strings.HasSuffix(t, ".toml"):
 		if _, err := os.Stat(t); err != nil {
 			k.err("theme", "no such theme file")

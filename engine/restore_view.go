@@ -11,7 +11,7 @@ import (
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/managers/objectives"
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // What a client needs to show a resumed session as it was: the map the
@@ -20,7 +20,7 @@ import (
 
 // CheckpointMap is the map a checkpoint restores (the engine's own, with
 // every probed exit), for a client to show without replaying the turns.
-func CheckpointMap(cp memory.Checkpoint) (mapper.Snapshot, error) {
+func CheckpointMap(cp rundb.Checkpoint) (mapper.Snapshot, error) {
 	var st engineState
 	if err := json.Unmarshal(cp.Engine, &st); err != nil {
 		return mapper.Snapshot{}, fmt.Errorf("%w: %v", ErrCheckpoint, err)

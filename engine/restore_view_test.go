@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // TestPersonObjectivesAndMapSurviveASession: the person's active
@@ -55,7 +55,7 @@ func TestPersonObjectivesAndMapSurviveASession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := CheckpointMap(memory.Checkpoint{Engine: state})
+	snap, err := CheckpointMap(rundb.Checkpoint{Engine: state})
 	if err != nil {
 		t.Fatal(err)
 	}

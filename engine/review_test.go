@@ -10,6 +10,7 @@ import (
 
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // promptAgent proposes its actions in order and records every prompt and
@@ -145,7 +146,7 @@ func TestReviewRejectEditAccept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := memory.SumReviews(rs)
+	st := rundb.SumReviews(rs)
 	if st.Decisions != 3 || st.Accepted != 1 || st.Edited != 1 || st.Rejected != 1 || st.Reasons[0] != "the door is boarded shut" {
 		t.Errorf("reviews in lantern.db: %+v", st)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/lantern-if/lantern/managers/supervisor"
 	"github.com/lantern-if/lantern/managers/turn"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -85,7 +86,7 @@ func DefaultPlanning() Planning {
 type Session struct {
 	Dir      string // <workdir>/<story>-r<release>
 	Env      *Env
-	DB       *memory.RunDB
+	DB       *rundb.RunDB
 	Memories *memory.Store
 	Map      *mapper.Map
 	Engine   *Engine
@@ -109,7 +110,7 @@ type Session struct {
 	id          StoryIdentity
 	lock        *memory.WorkLock
 	// record replaces DB.RecordTurn in tests (a write-failing fake).
-	record func(ctx context.Context, t memory.Turn) error
+	record func(ctx context.Context, t rundb.Turn) error
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -177,7 +178,7 @@ func openLocked(opts SessionOptions, dir string, lock *memory.WorkLock) (*Sessio
 	if err != nil {
 		return nil, err
 	}
-	db, err := memory.OpenRunDB(filepath.Join(dir, "lantern.db"), info.MD5)
+	db, err := rundb.OpenRunDB(filepath.Join(dir, "lantern.db"), info.MD5)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +240,7 @@ var ErrNothingToResume = errors.New("no unfinished episode to resume")
 // Unfinished is the checkpoint of the story's episode that stopped without
 // ending (its session was killed or crashed); ok is false when there is
 // none.
-func (s *Session) Unfinished(ctx context.Context) (memory.Checkpoint, bool, error) {
+func (s *Session) Unfinished(ctx context.Context) (rundb.Checkpoint, bool, error) {
 	return s.DB.LastCheckpoint(ctx)
 }
 
@@ -247,7 +248,7 @@ func (s *Session) Unfinished(ctx context.Context) (memory.Checkpoint, bool, erro
 // recorded turn, with the identical machine state; call it before
 // Engine.Run. Without it a new episode starts and the unfinished one is
 // recorded as interrupted.
-func (s *Session) Resume(ctx context.Context) (memory.Checkpoint, error) {
+func (s *Session) Resume(ctx context.Context) (rundb.Checkpoint, error) {
 	cp, ok, err := s.DB.LastCheckpoint(ctx)
 	if err != nil {
 		return cp, err
@@ -332,7 +333,7 @@ func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, erro
 		return events, errors.Join(dbErr, s.exportState(rec))
 	}
 	if p := rec.Proposal; strings.TrimSpace(p.Remember) != "" {
-		if _, _, err := s.DB.Remember(ctx, memory.Note{Session: fmt.Sprint(s.episode), Turn: rec.Turn, Content: p.Remember,
+		if _, _, err := s.DB.Remember(ctx, rundb.Note{Session: fmt.Sprint(s.episode), Turn: rec.Turn, Content: p.Remember,
 			Importance: p.RememberImportance, Location: rec.Before.Location.Name, LocationID: rec.Before.Location.ID,
 			Score: rec.After.Score, Moves: rec.After.Moves}); err != nil {
 			return events, err
@@ -355,7 +356,7 @@ func (s *Session) recordRow(ctx context.Context, rec TurnRecord) error {
 		s.episode = id
 	}
 	verdicts, _ := json.Marshal(rec.Verdicts)
-	row := memory.Turn{
+	row := rundb.Turn{
 		Episode: s.episode, Turn: rec.Turn, Actor: string(rec.Actor), Action: rec.Action, Response: rec.After.Text,
 		Reasoning: rec.Reasoning, Verdicts: string(verdicts), LocationID: rec.After.Location.ID, Location: rec.After.Location.Name,
 		Score: rec.After.Score, Moves: rec.After.Moves, PromptTokens: rec.LLMMetrics.PromptTokens, EvalTokens: rec.LLMMetrics.EvalTokens,
@@ -366,7 +367,7 @@ func (s *Session) recordRow(ctx context.Context, rec TurnRecord) error {
 		if err != nil {
 			return err
 		}
-		row.Checkpoint = &memory.Checkpoint{Machine: s.Env.State(), Engine: state}
+		row.Checkpoint = &rundb.Checkpoint{Machine: s.Env.State(), Engine: state}
 	}
 	var err error
 	if s.record != nil {
@@ -377,9 +378,9 @@ func (s *Session) recordRow(ctx context.Context, rec TurnRecord) error {
 	if err != nil || len(rec.Reviews) == 0 {
 		return err
 	}
-	rs := make([]memory.Review, 0, len(rec.Reviews))
+	rs := make([]rundb.Review, 0, len(rec.Reviews))
 	for _, r := range rec.Reviews {
-		rs = append(rs, memory.Review{Turn: rec.Turn, Proposal: r.Proposal, Decision: string(r.Decision), Command: r.Command,
+		rs = append(rs, rundb.Review{Turn: rec.Turn, Proposal: r.Proposal, Decision: string(r.Decision), Command: r.Command,
 			Reason: r.Reason, Remembered: r.Remembered, Auto: r.Auto})
 	}
 	return s.DB.RecordReviews(ctx, s.episode, rec.Turn, rs)
@@ -641,9 +642,9 @@ func (s *Session) synthesize(ctx context.Context, ep EpisodeEnded) error {
 }
 
 // roundLog records the supervisor's rounds, complete, in lantern.db
-// (supervisor.Recorder over memory.RunDB).
+// (supervisor.Recorder over rundb.RunDB).
 type roundLog struct {
-	db        *memory.RunDB
+	db        *rundb.RunDB
 	episodeID func() int64 // the episodes table's row of the running episode
 }
 
@@ -653,7 +654,7 @@ func (l *roundLog) RecordRound(ctx context.Context, r supervisor.Round) error {
 	if err != nil {
 		return fmt.Errorf("record round %d: %w", r.Number, err)
 	}
-	return l.db.RecordRound(ctx, memory.Round{EpisodeID: l.episodeID(), Episode: r.Episode, Number: r.Number, FirstTurn: r.FirstTurn,
+	return l.db.RecordRound(ctx, rundb.Round{EpisodeID: l.episodeID(), Episode: r.Episode, Number: r.Number, FirstTurn: r.FirstTurn,
 		LastTurn: r.LastTurn, Trust: r.State.Trust, Work: r.State.Work, Comfort: r.State.Comfort, Feedback: r.Feedback, Error: r.Error,
 		Data: string(data), Time: r.Time})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // TestQuitMidTurnFlushesFiles: a person quits while the agent is thinking
@@ -49,7 +50,7 @@ func TestQuitMidTurnFlushesFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db, err := memory.OpenRunDB(filepath.Join(sess.Dir, "lantern.db"), story.Info().MD5)
+	db, err := rundb.OpenRunDB(filepath.Join(sess.Dir, "lantern.db"), story.Info().MD5)
 	if err != nil {
 		t.Fatal(err)
 	}

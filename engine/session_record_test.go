@@ -14,6 +14,7 @@ import (
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // playUntilIdle runs the session until the engine first waits for a
@@ -40,16 +41,16 @@ func playUntilIdle(t *testing.T, sess *Session) []Event {
 func TestUnrecordableTurnPausesTheEngine(t *testing.T) {
 	cases := []struct {
 		name string
-		fail func(sess *Session, row memory.Turn) error
+		fail func(sess *Session, row rundb.Turn) error
 		want error
 	}{
-		{"disk full", func(*Session, memory.Turn) error {
+		{"disk full", func(*Session, rundb.Turn) error {
 			return fmt.Errorf("write lantern.db-wal: %w", syscall.ENOSPC)
 		}, syscall.ENOSPC},
-		{"database removed", func(sess *Session, row memory.Turn) error {
+		{"database removed", func(sess *Session, row rundb.Turn) error {
 			os.Remove(filepath.Join(sess.Dir, "lantern.db"))
 			return sess.DB.RecordTurn(context.Background(), row)
-		}, memory.ErrDatabaseGone},
+		}, rundb.ErrDatabaseGone},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -60,7 +61,7 @@ func TestUnrecordableTurnPausesTheEngine(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer sess.Close()
-			sess.record = func(ctx context.Context, row memory.Turn) error {
+			sess.record = func(ctx context.Context, row rundb.Turn) error {
 				if row.Turn >= 3 {
 					return c.fail(sess, row)
 				}
@@ -135,7 +136,7 @@ func TestUnrecordedTurnStillReachesMemories(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	sess.record = func(context.Context, memory.Turn) error { return fmt.Errorf("write: %w", syscall.EROFS) }
+	sess.record = func(context.Context, rundb.Turn) error { return fmt.Errorf("write: %w", syscall.EROFS) }
 	evs := playUntilIdle(t, sess)
 	var moved int
 	for _, ev := range evs {

@@ -1,6 +1,6 @@
-// Package memory is Lantern's persistence: Memories.md, the agent's location
-// memories (the format of seed 003 with the statuses of seed 000), and
-// lantern.db, the run database.
+// Package memory is Lantern's persistence of Memories.md, the agent's location
+// memories (the format of seed 003 with the statuses of seed 000); the run
+// database, lantern.db, is package memory/rundb.
 //
 // Memories.md is a markdown file people read and edit by hand while the agent
 // runs, so this package treats it with care:

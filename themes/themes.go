@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"reflect"
 	"regexp"
@@ -136,8 +137,16 @@ func Names() []string {
 // ErrUnknown is returned for a theme name that is not built in.
 var ErrUnknown = errors.New("unknown theme")
 
-// Load returns a built-in theme by name.
+// Load returns a built-in theme by name, or reads a theme file: a name
+// ending in .toml is a file's path.
 func Load(name string) (Theme, error) {
+	if strings.HasSuffix(name, ".toml") {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return Theme{}, fmt.Errorf("theme file: %w", err)
+		}
+		return Parse(name, data)
+	}
 	data, err := builtin.ReadFile(path.Clean(name) + ".toml")
 	if err != nil {
 		return Theme{}, fmt.Errorf("theme %q: %w (have %s)", name, ErrUnknown, strings.Join(Names(), ", "))

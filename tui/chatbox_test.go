@@ -12,7 +12,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // lastRow is the screen's footer line.
@@ -139,7 +139,7 @@ func TestInputBehavesLikeAChatBox(t *testing.T) {
 // A resumed session shows the episode's earlier turns by actor, the
 // engine's map and says where it resumed.
 func TestResumeRestoresTranscriptMapAndActors(t *testing.T) {
-	src := fakeEpisodes{turns: map[int64][]memory.Turn{
+	src := fakeEpisodes{turns: map[int64][]rundb.Turn{
 		1: {{Episode: 1, Turn: 1, Actor: "agent", Action: "north", Response: "Orchard", LocationID: 4, Location: "Orchard", Moves: 1, Reasoning: "Explore north."},
 			{Episode: 1, Turn: 2, Actor: "human", Action: "south", Response: "Muddy Lane", LocationID: 3, Location: "Muddy Lane", Moves: 2}},
 	}}

@@ -10,7 +10,7 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // handleEvents applies a batch of engine events and re-arms the reader.
@@ -235,7 +235,7 @@ func (m *Model) resumed(ev engine.TurnResult) tea.Cmd {
 
 // resumedMsg is a resumed episode's turns, read from lantern.db.
 type resumedMsg struct {
-	turns      []memory.Turn
+	turns      []rundb.Turn
 	err        error
 	note, last string
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden views in testdata/golden")
@@ -142,7 +142,7 @@ func golden(t *testing.T, name, got string) {
 // sampleEpisodes are two stored episodes: one that ended in a death, one
 // still being played.
 func sampleEpisodes() fakeEpisodes {
-	return fakeEpisodes{turns: map[int64][]memory.Turn{
+	return fakeEpisodes{turns: map[int64][]rundb.Turn{
 		1: {{Episode: 1, Turn: 1, Actor: "agent", Action: "north", Response: "Orchard", LocationID: 4, Location: "Orchard", Moves: 1},
 			{Episode: 1, Turn: 2, Actor: "human", Action: "climb tree", Response: "Up the Apple Tree", LocationID: 5, Location: "Up the Apple Tree", Moves: 2, Score: 5}},
 		2: {{Episode: 2, Turn: 1, Actor: "agent", Action: "south", Response: "Old Well", LocationID: 6, Location: "Old Well", Moves: 1}},

@@ -31,7 +31,7 @@ func (m *Model) helpEntries() []helpEntry {
 		keys  []key.Binding
 	}{
 		{"Game", []key.Binding{k.Pause, k.Step, k.Input, k.Review, k.Cancel, k.EndEpisode, k.Retry, k.Pull, k.Models, k.Quit}},
-		{"Panes", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes, k.Knowledge, k.Theme, k.Copy, k.Mouse}},
+		{"Panes", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes, k.Notes, k.Knowledge, k.Theme, k.Copy, k.Mouse}},
 		{"Scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Memory pane (m)", []key.Binding{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Back}},
 		{"Objectives pane (o)", []key.Binding{k.Add, key.NewBinding(key.WithKeys(k.Edit.Keys()...), key.WithHelp(k.Edit.Help().Key, "edit objective")), k.Complete, k.Drop}},
@@ -181,7 +181,7 @@ func (m *Model) footerKeys() []key.Binding {
 	switch m.state {
 	case stHelp:
 		return []key.Binding{lit("↑/↓", "scroll"), lit("/", "search"), lit("esc", "close")}
-	case stForm, stModels, stViewer, stEpisodes:
+	case stForm, stModels, stViewer, stEpisodes, stNotes:
 		return []key.Binding{lit("esc", "close")}
 	}
 	if m.replay != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // fakeEngine records the commands it is sent; tests push events by calling
@@ -262,19 +263,19 @@ func sampleSections() []memory.Section {
 // fakeEpisodes is a run database's read side: episodes by ID; the last
 // one is unfinished, the others ended in a death.
 type fakeEpisodes struct {
-	turns   map[int64][]memory.Turn
-	reviews map[int64][]memory.Review
+	turns   map[int64][]rundb.Turn
+	reviews map[int64][]rundb.Review
 }
 
-func (f fakeEpisodes) Reviews(_ context.Context, ep int64) ([]memory.Review, error) {
+func (f fakeEpisodes) Reviews(_ context.Context, ep int64) ([]rundb.Review, error) {
 	return f.reviews[ep], nil
 }
 
-func (f fakeEpisodes) EpisodeSummaries(context.Context) ([]memory.EpisodeSummary, error) {
-	var out []memory.EpisodeSummary
+func (f fakeEpisodes) EpisodeSummaries(context.Context) ([]rundb.EpisodeSummary, error) {
+	var out []rundb.EpisodeSummary
 	for id := int64(len(f.turns)); id > 0; id-- {
 		ts := f.turns[id]
-		e := memory.EpisodeSummary{ID: id, Started: time.Date(2026, 11, 20+int(id), 9, 30, 0, 0, time.Local), Reason: "death", Turns: len(ts)}
+		e := rundb.EpisodeSummary{ID: id, Started: time.Date(2026, 11, 20+int(id), 9, 30, 0, 0, time.Local), Reason: "death", Turns: len(ts)}
 		if id == int64(len(f.turns)) {
 			e.Reason = ""
 		}
@@ -286,6 +287,6 @@ func (f fakeEpisodes) EpisodeSummaries(context.Context) ([]memory.EpisodeSummary
 	return out, nil
 }
 
-func (f fakeEpisodes) Turns(_ context.Context, ep int64) ([]memory.Turn, error) {
+func (f fakeEpisodes) Turns(_ context.Context, ep int64) ([]rundb.Turn, error) {
 	return f.turns[ep], nil
 }

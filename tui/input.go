@@ -59,6 +59,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.viewerKey(k)
 	case stEpisodes:
 		return m.episodesKey(k)
+	case stNotes:
+		return m.notesKey(k)
 	}
 	if m.replay != nil {
 		if cmd, ok := m.replayKey(k); ok {
@@ -161,6 +163,8 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.openKnowledge()
 	case key.Matches(k, keys.Episodes):
 		return m.openEpisodes()
+	case key.Matches(k, keys.Notes):
+		return m.openNotes()
 	case key.Matches(k, keys.Up):
 		m.scrollFocused(1)
 	case key.Matches(k, keys.Down):

@@ -31,6 +31,7 @@ const (
 	stViewer              // a Markdown viewer
 	stEpisodes            // the episode browser
 	stReviewInput         // typing an edit of, or the reason against, a proposal (review mode)
+	stNotes               // the agent's notes
 )
 
 // Model is the root model.
@@ -80,6 +81,7 @@ type Model struct {
 	picker     *modelPicker
 	viewer     *viewer
 	episodes   *episodePicker
+	notes      *notesView
 	replay     *replay // a past episode shown instead of the live one
 
 	flash       string
@@ -300,6 +302,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case episodesMsg:
 		m.handleEpisodes(msg)
 		return nil
+	case notesMsg:
+		return m.handleNotes(msg)
 	case replayMsg:
 		return m.handleReplay(msg)
 	case resumedMsg:
@@ -368,6 +372,10 @@ func (m *Model) updateFocusedInput(msg tea.Msg) tea.Cmd {
 		m.reviewInput, cmd = m.reviewInput.Update(msg)
 	case stForm:
 		_, cmd = m.form.update(msg)
+	case stNotes:
+		if m.notes != nil && m.notes.editing {
+			m.notes.input, cmd = m.notes.input.Update(msg)
+		}
 	}
 	return cmd
 }
@@ -522,7 +530,7 @@ func (m *Model) Render() string {
 	rows = append(rows, m.noticeLines()...)
 	area := m.lay.area
 	switch m.state {
-	case stHelp, stForm, stModels, stViewer, stEpisodes:
+	case stHelp, stForm, stModels, stViewer, stEpisodes, stNotes:
 		rows = append(rows, m.dialogView(area.w, area.h)...)
 	default:
 		if m.mapZoom {

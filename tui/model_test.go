@@ -15,6 +15,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 func opening() engine.TurnResult {
@@ -532,7 +533,7 @@ func TestHelpThemesAndBackground(t *testing.T) {
 		t.Errorf("a light background gives theme %q", m.c.theme.Name)
 	}
 	h.key("?")
-	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 73 · ↑/↓ pgup/pgdn scroll")
+	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 74 · ↑/↓ pgup/pgdn scroll")
 	h.key("/", "s", "u", "p", "e", "r", "enter")
 	h.mustSee("Memory pane (m)", "supersede memory", "theme light")
 	h.key("esc", "?")
@@ -656,14 +657,14 @@ func TestThinkingShowsHowLong(t *testing.T) {
 }
 
 func TestEpisodeReplay(t *testing.T) {
-	src := fakeEpisodes{turns: map[int64][]memory.Turn{
+	src := fakeEpisodes{turns: map[int64][]rundb.Turn{
 		1: {
 			{Episode: 1, Turn: 1, Actor: "agent", Action: "north", Response: "Orchard", LocationID: 4, Location: "Orchard", Moves: 1,
 				Reasoning: "Explore north.", Verdicts: `[{"Action":"north","Score":0.5,"Justification":"new room","Accepted":true,"Stage":"model"}]`},
 			{Episode: 1, Turn: 2, Actor: "human", Action: "climb tree", Response: "Up the Apple Tree", LocationID: 5, Location: "Up the Apple Tree", Moves: 2, Score: 5},
 		},
 		2: {{Episode: 2, Turn: 1, Actor: "agent", Action: "south", Response: "Old Well", LocationID: 6, Location: "Old Well", Moves: 1}},
-	}, reviews: map[int64][]memory.Review{
+	}, reviews: map[int64][]rundb.Review{
 		1: {{Turn: 1, Proposal: "east", Decision: "reject", Reason: "the door is boarded", Remembered: true}, {Turn: 1, Proposal: "north", Decision: "accept"}},
 	}}
 	eng := newFakeEngine()

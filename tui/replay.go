@@ -9,28 +9,28 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
-// EpisodeSource is the run database's read side (*memory.RunDB): past
+// EpisodeSource is the run database's read side (*rundb.RunDB): past
 // episodes for the episode browser. It is read only from commands.
 type EpisodeSource interface {
-	EpisodeSummaries(ctx context.Context) ([]memory.EpisodeSummary, error)
-	Turns(ctx context.Context, episode int64) ([]memory.Turn, error)
+	EpisodeSummaries(ctx context.Context) ([]rundb.EpisodeSummary, error)
+	Turns(ctx context.Context, episode int64) ([]rundb.Turn, error)
 	// Reviews are the person's decisions in review mode.
-	Reviews(ctx context.Context, episode int64) ([]memory.Review, error)
+	Reviews(ctx context.Context, episode int64) ([]rundb.Review, error)
 }
 
 // episodesMsg is the list of stored episodes; replayMsg one episode's turns.
 type (
 	episodesMsg struct {
-		eps []memory.EpisodeSummary
+		eps []rundb.EpisodeSummary
 		err error
 	}
 	replayMsg struct {
 		episode int64
-		turns   []memory.Turn
-		reviews []memory.Review
+		turns   []rundb.Turn
+		reviews []rundb.Review
 		err     error
 	}
 )
@@ -55,7 +55,7 @@ func loadEpisode(ctx context.Context, src EpisodeSource, ep int64) tea.Cmd {
 
 // episodePicker lists the stored episodes, newest first.
 type episodePicker struct {
-	eps    []memory.EpisodeSummary
+	eps    []rundb.EpisodeSummary
 	sel    int
 	loaded bool
 	err    string
@@ -89,16 +89,16 @@ func (p *episodePicker) view(c *common, w int) []string {
 // following the engine meanwhile.
 type replay struct {
 	episode    int64
-	turns      []memory.Turn
-	reviews    map[int][]memory.Review // by turn
-	pos        int                     // turns shown
+	turns      []rundb.Turn
+	reviews    map[int][]rundb.Review // by turn
+	pos        int                    // turns shown
 	transcript *transcriptPane
 	reasoning  *reasoningPane
 	mapp       *mapPane
 }
 
-func newReplay(c *common, ep int64, turns []memory.Turn, reviews []memory.Review) *replay {
-	r := &replay{episode: ep, turns: turns, reviews: map[int][]memory.Review{}}
+func newReplay(c *common, ep int64, turns []rundb.Turn, reviews []rundb.Review) *replay {
+	r := &replay{episode: ep, turns: turns, reviews: map[int][]rundb.Review{}}
 	for _, rv := range reviews {
 		r.reviews[rv.Turn] = append(r.reviews[rv.Turn], rv)
 	}
@@ -112,11 +112,11 @@ func (r *replay) rebuild(c *common, n int) {
 	r.transcript, r.reasoning, r.mapp = newTranscript(c), newReasoning(c), newMapPane(c)
 	r.transcript.addNote(fmt.Sprintf("Replay of episode %d (%d turns): ←/→ step, home/end, esc returns to the live game.", r.episode, len(r.turns)), stSystem)
 	if len(r.reviews) > 0 {
-		var all []memory.Review
+		var all []rundb.Review
 		for _, t := range r.turns {
 			all = append(all, r.reviews[t.Turn]...)
 		}
-		st := memory.SumReviews(all)
+		st := rundb.SumReviews(all)
 		note := fmt.Sprintf("You reviewed %d proposals: %d accepted (%.0f%%), %d edited, %d rejected.", st.Decisions, st.Accepted, 100*st.AcceptanceRate(), st.Edited, st.Rejected)
 		if len(st.Reasons) > 0 {
 			note += " Reasons: " + strings.Join(st.Reasons, "; ") + "."
@@ -162,7 +162,7 @@ func (r *replay) step() {
 
 // showStored adds a turn of lantern.db to a transcript and a reasoning
 // pane, by its actor, as it was shown when it was played.
-func showStored(tp *transcriptPane, rp *reasoningPane, t memory.Turn, episode int) engine.TurnResult {
+func showStored(tp *transcriptPane, rp *reasoningPane, t rundb.Turn, episode int) engine.TurnResult {
 	ev := replayTurn(t)
 	tp.addTurn(ev, episode)
 	rp.started(engine.TurnStarted{Turn: t.Turn, Actor: ev.Actor})
@@ -181,7 +181,7 @@ func showStored(tp *transcriptPane, rp *reasoningPane, t memory.Turn, episode in
 }
 
 // episodeRow is an episode in the list: number, date, score, outcome.
-func episodeRow(e memory.EpisodeSummary) string {
+func episodeRow(e rundb.EpisodeSummary) string {
 	date := "—"
 	if !e.Started.IsZero() {
 		date = e.Started.Local().Format("2006-01-02 15:04")
@@ -193,15 +193,15 @@ func episodeRow(e memory.EpisodeSummary) string {
 	return fmt.Sprintf("Episode %-3d %s  score %-4d %-9s  %s", e.ID, date, e.Score, plural(e.Turns, "turn", "turns"), outcome)
 }
 
-func replayTurn(t memory.Turn) engine.TurnResult {
+func replayTurn(t rundb.Turn) engine.TurnResult {
 	return engine.TurnResult{Turn: t.Turn, Actor: engine.Actor(t.Actor), Action: t.Action, Reasoning: t.Reasoning,
 		Observation: engine.Observation{Text: t.Response, Location: engine.Location{ID: t.LocationID, Name: t.Location}, Score: t.Score, Moves: t.Moves}}
 }
 
 // current is the turn shown last.
-func (r *replay) current() (memory.Turn, bool) {
+func (r *replay) current() (rundb.Turn, bool) {
 	if r.pos == 0 {
-		return memory.Turn{}, false
+		return rundb.Turn{}, false
 	}
 	return r.turns[r.pos-1], true
 }

@@ -222,6 +222,9 @@ func (m *Model) dialogView(w, h int) []string {
 	case stEpisodes:
 		title = "Episodes"
 		body = m.episodes.view(m.c, dw-4)
+	case stNotes:
+		title = "Notes"
+		body = m.notes.view(m.c, dw-4)
 	case stViewer:
 		title = m.viewer.title
 		dw = min(max(w-4, 20), 100)

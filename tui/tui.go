@@ -36,6 +36,9 @@ type Options struct {
 	// Episodes is the run database (past episodes, replayed read-only);
 	// may be nil.
 	Episodes EpisodeSource
+	// Notes is the agent's flagged notes for the Notes view (N); may be
+	// nil.
+	Notes NoteSource
 	// Story is the story's name for the status bar; MaxScore its maximum
 	// score (0: unknown).
 	Story    string

@@ -84,6 +84,7 @@ func reported(err error) bool {
 type app struct {
 	sampleConfig string
 	configFile   string // --config
+	logLevel     string // --log-level
 }
 
 // Main runs the command line on the process's arguments and exits;
@@ -144,6 +145,7 @@ func newRoot(a *app) *cobra.Command {
 	root.SetVersionTemplate("lantern {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file read in place of ./lantern.toml")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", logLevelUsage)
 	root.AddCommand(
 		newTUICmd(a),
 		newPlayCmd(a),
@@ -153,6 +155,7 @@ func newRoot(a *app) *cobra.Command {
 		newModelsCmd(a),
 		newMemoriesCmd(a),
 		newStoriesCmd(a),
+		newNotesCmd(a),
 		newMapCmd(a),
 		newEpisodesCmd(a),
 		newConfigCmd(a),

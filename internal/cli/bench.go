@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ import (
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchprogress"
 	"github.com/lantern-if/lantern/llm"
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // `lantern bench` plays episodes headless and measures them: score, moves,
@@ -100,8 +101,14 @@ lantern bench merge joins the parts' databases into one report.`,
 			return compareBenchRuns(ctx, db, fs.Arg(0), fs.Arg(1), *asJSON, *width, stdout, stderr)
 		}
 		modelSet := fs.Changed("model")
+		log, closeLog, err := commandLog("bench", cfg.WorkDir, a.logLevel, cfg)
+		if err != nil {
+			return usageError(fmt.Errorf("log: %w", err))
+		}
+		defer closeLog()
+		log.Info("bench", "episodes", *episodes, "agent", *agentSpec, "label", *label)
 		return runBench(ctx, cfg, benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width,
-			shard: *shard, workdirSet: fs.Changed("workdir")}, stdout, stderr)
+			shard: *shard, workdirSet: fs.Changed("workdir"), log: log}, stdout, stderr)
 	}
 	return cmd
 }
@@ -117,10 +124,11 @@ type benchOptions struct {
 	// was given, so the run plays there rather than in a fresh work dir.
 	shard      string
 	workdirSet bool
+	log        *slog.Logger // the command's log
 }
 
 func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, stderr io.Writer) error {
-	story, name, binding, err := openStoryAndBinding(cfg.Story)
+	story, name, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
 	if err != nil {
 		return err
 	}
@@ -140,7 +148,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	queue := &bench.CallQueue{}
 	var client *llm.Client
 	if agent == nil || o.modelSet {
-		client, err = newClient(cfg, queue.Add)
+		client, err = newClientLog(cfg, queue.Add, o.log)
 		if err != nil {
 			return err
 		}
@@ -210,7 +218,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		after = 0
 	}
 	all := rep.Summary[len(rep.Summary)-1]
-	run := memory.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent],
+	run := rundb.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent],
 		Episodes: len(rep.Episodes), FirstEpisode: first, LastEpisode: after, Score: all.Score, Complete: rep.Complete,
 		Started: rep.Started, Ended: rep.Ended, Report: data}
 	id, err := sess.DB.SaveBenchRun(context.Background(), run)
@@ -405,8 +413,8 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *bench.CallQu
 }
 
 // openBenchDB opens the configured story's lantern.db for reading runs.
-func openBenchDB(cfg *config.Config) (*memory.RunDB, func(), error) {
-	story, name, err := openStory(cfg.Story)
+func openBenchDB(cfg *config.Config) (*rundb.RunDB, func(), error) {
+	story, name, err := openStory(cfg.Story, cfg.WorkDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -416,14 +424,14 @@ func openBenchDB(cfg *config.Config) (*memory.RunDB, func(), error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("no runs stored for %s: %s does not exist (run lantern bench first)", filepath.Base(name), path)
 	}
-	db, err := memory.OpenRunDB(path, info.MD5)
+	db, err := rundb.OpenRunDB(path, info.MD5)
 	if err != nil {
 		return nil, nil, err
 	}
 	return db, func() { db.Close() }, nil
 }
 
-func listBenchRuns(ctx context.Context, db *memory.RunDB, stdout, stderr io.Writer) error {
+func listBenchRuns(ctx context.Context, db *rundb.RunDB, stdout, stderr io.Writer) error {
 	runs, err := db.BenchRuns(ctx)
 	if err != nil {
 		return err
@@ -447,7 +455,7 @@ func listBenchRuns(ctx context.Context, db *memory.RunDB, stdout, stderr io.Writ
 
 // loadBenchRun finds a run: a stored run's number, "last", "prev", or a
 // report file saved from --json.
-func loadBenchRun(ctx context.Context, db *memory.RunDB, ref string) (*bench.Report, error) {
+func loadBenchRun(ctx context.Context, db *rundb.RunDB, ref string) (*bench.Report, error) {
 	var data []byte
 	var id int64
 	switch {
@@ -491,7 +499,7 @@ func loadBenchRun(ctx context.Context, db *memory.RunDB, ref string) (*bench.Rep
 	return &rep, nil
 }
 
-func compareBenchRuns(ctx context.Context, db *memory.RunDB, refA, refB string, asJSON bool, width int, stdout, stderr io.Writer) error {
+func compareBenchRuns(ctx context.Context, db *rundb.RunDB, refA, refB string, asJSON bool, width int, stdout, stderr io.Writer) error {
 	a, err := loadBenchRun(ctx, db, refA)
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchshard"
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // A bench run plays in a work dir of its own (so Memories.md and the
@@ -62,13 +62,13 @@ func benchWorkDir(cfg *config.Config, storyName string, release int, chosen bool
 
 // indexBenchRun stores an isolated run's report in the configured work
 // dir's lantern.db too, where --list and --compare find every run.
-func indexBenchRun(ctx context.Context, cfg *config.Config, storyName string, release int, md5 string, run memory.BenchRun) (int64, string, error) {
+func indexBenchRun(ctx context.Context, cfg *config.Config, storyName string, release int, md5 string, run rundb.BenchRun) (int64, string, error) {
 	dir := filepath.Join(cfg.WorkDir, engine.StoryDir(storyName, release))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, "", fmt.Errorf("index bench run: %w", err)
 	}
 	path := filepath.Join(dir, "lantern.db")
-	db, err := memory.OpenRunDB(path, md5)
+	db, err := rundb.OpenRunDB(path, md5)
 	if err != nil {
 		return 0, "", err
 	}
@@ -103,7 +103,7 @@ from the same story, agent, seed and turn limit, and play every episode once.`,
 		if err != nil {
 			return err
 		}
-		story, name, err := openStory(cfg.Story)
+		story, name, err := openStory(cfg.Story, cfg.WorkDir)
 		if err != nil {
 			return err
 		}
@@ -145,7 +145,7 @@ func lastBenchReport(ctx context.Context, arg, storyDir, md5 string) (*bench.Rep
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("shard %q: %w", arg, err)
 	}
-	db, err := memory.OpenRunDB(path, md5)
+	db, err := rundb.OpenRunDB(path, md5)
 	if err != nil {
 		return nil, err
 	}

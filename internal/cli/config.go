@@ -40,7 +40,7 @@ func loadConfig(cmd string, set map[string]string, configFile string, stderr io.
 			ov = append(ov, config.Override{Key: flagKeys[f], Value: v, Flag: f})
 		}
 	}
-	cfg, err := config.Load(config.Standard(configFile, ov...))
+	cfg, err := config.Load(configOptions(configFile, ov...))
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stderr, "lantern %s: warning: %s\n", cmd, w)
 	}
@@ -91,13 +91,15 @@ func newClient(cfg *config.Config, onCall func(llm.CallMetrics)) (*llm.Client, e
 // newConfigCmd is `lantern config`: show (the default), check and sample.
 func newConfigCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "config [show | check | sample]",
+		Use:   "config [show | check | sample | init | edit | path]",
 		Short: "show the configuration in effect, check a file, print a sample",
 		Long: `show prints the configuration in effect: which files were read, and each key
 set by a file, the environment or a flag, with where it came from (--all:
 every key, defaults too). check validates the configuration in effect, or
 the named files alone, and exits 1 on an error. sample prints a commented
-lantern.toml with every key at its default.
+lantern.toml with every key at its default. init writes that sample as the
+user's file (--project: ./lantern.toml); edit opens it in $VISUAL or $EDITOR
+and checks it afterwards; path prints where the files are looked for.
 
 Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.toml
 < ./lantern.toml (or --config F) < LANTERN_* and OLLAMA_HOST < flags.`,
@@ -113,7 +115,7 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
 	}
 	all := show.Flags().Bool("all", false, "every key, not only those set somewhere")
 	show.RunE = func(cmd *cobra.Command, _ []string) error {
-		cfg, err := config.Load(config.Standard(a.configFile))
+		cfg, err := config.Load(configOptions(a.configFile))
 		showConfig(cmd.OutOrStdout(), cfg, *all)
 		if err != nil {
 			return err
@@ -132,7 +134,7 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stdout := cmd.OutOrStdout()
 			if len(args) == 0 {
-				cfg, err := config.Load(config.Standard(a.configFile))
+				cfg, err := config.Load(configOptions(a.configFile))
 				return status(reportCheck(stdout, cfg, err))
 			}
 			code := exitOK
@@ -143,7 +145,7 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
 					code = exitError
 					continue
 				}
-				cfg, err := config.Parse(name, data)
+				cfg, err := config.ParseChecked(name, data, checkTheme)
 				if c := reportCheck(stdout, cfg, err); c != exitOK {
 					code = c
 				}
@@ -157,7 +159,37 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
 		Args:  noArgs,
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprint(cmd.OutOrStdout(), a.sampleConfig) },
 	}
-	cmd.AddCommand(show, check, sample)
+	project := false
+	target := func() string { return configFileTarget(project, a.configFile) }
+	force := false
+	initCmd := &cobra.Command{
+		Use:   "init",
+		Short: "write the sample as the user's file (--project: ./lantern.toml)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return status(configInit(cmd.OutOrStdout(), cmd.ErrOrStderr(), target(), a.sampleConfig, force))
+		},
+	}
+	initCmd.Flags().BoolVar(&project, "project", false, "./lantern.toml rather than the user's file")
+	initCmd.Flags().BoolVar(&force, "force", false, "replace an existing file")
+	edit := &cobra.Command{
+		Use:   "edit",
+		Short: "open the user's file (--project: ./lantern.toml) in $VISUAL or $EDITOR, then check it",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return status(configEdit(cmd.OutOrStdout(), cmd.ErrOrStderr(), target(), a.sampleConfig))
+		},
+	}
+	edit.Flags().BoolVar(&project, "project", false, "./lantern.toml rather than the user's file")
+	path := &cobra.Command{
+		Use:   "path",
+		Short: "print where the configuration files are looked for",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return status(configPath(cmd.OutOrStdout(), a.configFile))
+		},
+	}
+	cmd.AddCommand(show, check, sample, initCmd, edit, path)
 	return cmd
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -132,9 +133,9 @@ func TestCrashAndResume(t *testing.T) {
 }
 
 // episodeTurns reads the turns of the story's only episode.
-func episodeTurns(t *testing.T, dir, md5 string) []memory.Turn {
+func episodeTurns(t *testing.T, dir, md5 string) []rundb.Turn {
 	t.Helper()
-	db, err := memory.OpenRunDB(filepath.Join(dir, "lantern.db"), md5)
+	db, err := rundb.OpenRunDB(filepath.Join(dir, "lantern.db"), md5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func episodeTurns(t *testing.T, dir, md5 string) []memory.Turn {
 // checkpointTurn is the turn of the unfinished episode's checkpoint.
 func checkpointTurn(t *testing.T, dir, md5 string) int {
 	t.Helper()
-	db, err := memory.OpenRunDB(filepath.Join(dir, "lantern.db"), md5)
+	db, err := rundb.OpenRunDB(filepath.Join(dir, "lantern.db"), md5)
 	if err != nil {
 		t.Fatal(err)
 	}

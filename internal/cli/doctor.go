@@ -18,6 +18,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
+	"github.com/lantern-if/lantern/internal/stories"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -143,7 +144,7 @@ func doctorConfig(r *doctorReport, fs *pflag.FlagSet, configFile string) *config
 			ov = append(ov, config.Override{Key: key, Value: f.Value.String(), Flag: f.Name})
 		}
 	})
-	cfg, err := config.Load(config.Standard(configFile, ov...))
+	cfg, err := config.Load(configOptions(configFile, ov...))
 	for _, f := range cfg.Files {
 		if abs, err := filepath.Abs(f.Path); err == nil {
 			f.Path = abs
@@ -332,7 +333,7 @@ func ctxLen(n int) string {
 func doctorStory(r *doctorReport, cfg *config.Config) (string, int) {
 	r.section("Story")
 	path := cfg.Story
-	story, name, err := openStory(path)
+	story, name, err := openStory(path, cfg.WorkDir)
 	if err != nil {
 		r.fail("name a Z-machine story file (.z3, .z5, .z8) with --story or story in lantern.toml", "%v", err)
 		return "", 0
@@ -355,24 +356,12 @@ func doctorStory(r *doctorReport, cfg *config.Config) (string, int) {
 	} else {
 		r.warn("add a binding in game_files/bindings/ for this story's md5", "no binding for this version %d story: location, score and moves may be wrong", info.Version)
 	}
-	if found := findZork(cfg.WorkDir); len(found) > 0 {
-		r.info("Zork I found: %s (lantern play --plain --story %s)", strings.Join(found, ", "), found[0])
+	if found, err := stories.Resolve("zork1", cfg.WorkDir); err == nil {
+		r.info("Zork I found: %s (lantern play --story %s)", found, stories.ShortName(found, cfg.WorkDir))
 	} else {
-		r.info("Zork I not found: it is MIT-licensed; get COMPILED/zork1.z3 from https://github.com/historicalsource/zork1\nand put it in %s or game_files/", cfg.WorkDir)
+		r.info("Zork I not found: it is MIT-licensed; get COMPILED/zork1.z3 from https://github.com/historicalsource/zork1\nand put it in %s to play it as lantern play --story zork1", filepath.Join(cfg.WorkDir, "stories"))
 	}
 	return name, info.Release
-}
-
-// findZork lists the zork1.z3 files in the work dir and game_files/.
-func findZork(workDir string) []string {
-	var out []string
-	for _, dir := range []string{workDir, "game_files"} {
-		p := filepath.Join(dir, "zork1.z3")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func doctorWorkDir(r *doctorReport, cfg *config.Config, storyName string, release int) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/internal/export"
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 func newEpisodesCmd(a *app) *cobra.Command {
@@ -44,7 +44,7 @@ func newEpisodesCmd(a *app) *cobra.Command {
 		return c
 	}
 	// open opens the story's lantern.db and reads the optional episode ID.
-	open := func(c *cobra.Command, args []string) (db *memory.RunDB, title string, id int64, closeDB func(), err error) {
+	open := func(c *cobra.Command, args []string) (db *rundb.RunDB, title string, id int64, closeDB func(), err error) {
 		if len(args) == 1 {
 			n, perr := strconv.ParseInt(args[0], 10, 64)
 			if perr != nil || n <= 0 {
@@ -102,7 +102,7 @@ func newEpisodesCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func listEpisodes(ctx context.Context, db *memory.RunDB, stdout io.Writer) error {
+func listEpisodes(ctx context.Context, db *rundb.RunDB, stdout io.Writer) error {
 	eps, err := db.EpisodeSummaries(ctx)
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func listEpisodes(ctx context.Context, db *memory.RunDB, stdout io.Writer) error
 }
 
 // writeEpisode exports an episode (id 0: the latest) to out, or stdout.
-func writeEpisode(ctx context.Context, db *memory.RunDB, story string, id int64, format, out string, stdout io.Writer) error {
+func writeEpisode(ctx context.Context, db *rundb.RunDB, story string, id int64, format, out string, stdout io.Writer) error {
 	if id == 0 {
 		eps, err := db.EpisodeSummaries(ctx)
 		if err != nil {

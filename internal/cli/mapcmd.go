@@ -14,7 +14,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/internal/export"
 	"github.com/lantern-if/lantern/managers/mapper"
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 func newMapCmd(a *app) *cobra.Command {
@@ -60,7 +60,7 @@ one), and the exits the engine probed in an episode left unfinished.
 
 // storyMap is the map of one episode (id > 0) or of all, with what an
 // unfinished episode's checkpoint knows on top.
-func storyMap(ctx context.Context, db *memory.RunDB, id int64) (mapper.Snapshot, error) {
+func storyMap(ctx context.Context, db *rundb.RunDB, id int64) (mapper.Snapshot, error) {
 	if id > 0 {
 		ep, err := export.Load(ctx, db, id)
 		return ep.Map, err
@@ -79,8 +79,8 @@ func storyMap(ctx context.Context, db *memory.RunDB, id int64) (mapper.Snapshot,
 
 // openRunDB opens the configured story's lantern.db, which must exist (a
 // command that only reads never creates one).
-func openRunDB(cfg *config.Config) (*memory.RunDB, string, func(), error) {
-	story, name, err := openStory(cfg.Story)
+func openRunDB(cfg *config.Config) (*rundb.RunDB, string, func(), error) {
+	story, name, err := openStory(cfg.Story, cfg.WorkDir)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -89,7 +89,7 @@ func openRunDB(cfg *config.Config) (*memory.RunDB, string, func(), error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, "", nil, fmt.Errorf("nothing recorded for %s yet: %s does not exist (play it first)", filepath.Base(name), path)
 	}
-	db, err := memory.OpenRunDB(path, info.MD5)
+	db, err := rundb.OpenRunDB(path, info.MD5)
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -44,7 +44,7 @@ work dir.`,
 		if err != nil {
 			return "", err
 		}
-		story, name, err := openStory(cfg.Story)
+		story, name, err := openStory(cfg.Story, cfg.WorkDir)
 		if err != nil {
 			return "", err
 		}

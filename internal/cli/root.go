@@ -20,6 +20,7 @@ import (
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/internal/lineplay"
+	"github.com/lantern-if/lantern/internal/stories"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -37,7 +38,8 @@ quits.`,
 	}
 	fs := cmd.Flags()
 	fs.Bool("plain", true, "line mode, the only mode: commands from stdin or --script, story text to stdout")
-	storyPath := fs.String("story", "", "story file (default: the built-in demo)")
+	storyPath := fs.String("story", "", "story file or name, found in ./, the work dir and its stories/ (default: the built-in demo)")
+	fs.String("workdir", "", "work dir, where story names are looked for too (default: work_dir in the configuration)")
 	seed := fs.Int("seed", -1, "random seed with frotz -s semantics (negative: from the clock)")
 	script := fs.String("script", "", "read commands from this file instead of stdin")
 	asJSON := fs.Bool("json", false, "print one JSON object per turn instead of the story text")
@@ -46,14 +48,18 @@ quits.`,
 	raw := fs.Bool("raw", false, "print the story's text exactly as printed, unwrapped (default: as dfrotz shows it)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-		if *storyPath == "" {
-			cfg, err := loadConfig("play", changed(fs), a.configFile, stderr)
+		workDir := ""
+		if fi, err := os.Stat(*storyPath); *storyPath == "" || err != nil || !fi.Mode().IsRegular() {
+			// Not a file as given: the configuration names the story or
+			// the work dir where a name is looked for. (A file path needs
+			// no configuration, which keeps play's start-up short.)
+			cfg, err := loadConfig("play", changed(fs), a.configFile, stderr, "workdir", "story")
 			if err != nil {
 				return err
 			}
-			*storyPath = cfg.Story
+			*storyPath, workDir = cfg.Story, cfg.WorkDir
 		}
-		story, path, err := openStory(*storyPath)
+		story, path, err := openStory(*storyPath, workDir)
 		if err != nil {
 			return err
 		}
@@ -127,8 +133,8 @@ func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir stri
 
 // openStoryAndBinding opens a story (see openStory) with its binding, nil
 // when the story has none.
-func openStoryAndBinding(path string) (*zmachine.Story, string, *engine.Binding, error) {
-	story, name, err := openStory(path)
+func openStoryAndBinding(path, workDir string) (*zmachine.Story, string, *engine.Binding, error) {
+	story, name, err := openStory(path, workDir)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -140,8 +146,10 @@ func openStoryAndBinding(path string) (*zmachine.Story, string, *engine.Binding,
 }
 
 // openStory loads the named story, or the built-in demo when none is named.
-// It returns the name the story goes by (for saves and the work dir).
-func openStory(path string) (*zmachine.Story, string, error) {
+// A name is found by the story resolver (as given, then in ./, the work dir
+// and its stories/ folder). It returns the file the story was read from
+// (its name for saves and the work dir).
+func openStory(path, workDir string) (*zmachine.Story, string, error) {
 	if path == "" {
 		s, err := zmachine.LoadStory(demo.Story())
 		if err != nil {
@@ -149,8 +157,12 @@ func openStory(path string) (*zmachine.Story, string, error) {
 		}
 		return s, demo.FileName, nil
 	}
-	s, err := loadStory(path)
-	return s, path, err
+	found, err := stories.Resolve(path, workDir)
+	if err != nil {
+		return nil, "", fmt.Errorf("load story: %w", err)
+	}
+	s, err := loadStory(found)
+	return s, found, err
 }
 
 func loadStory(path string) (*zmachine.Story, error) {

@@ -57,17 +57,24 @@ standard input every further proposal is accepted.`,
 		if err != nil {
 			return err
 		}
-		story, path, binding, err := openStoryAndBinding(cfg.Story)
+		log, closeLog, err := commandLog("run", cfg.WorkDir, a.logLevel, cfg)
 		if err != nil {
+			return usageError(fmt.Errorf("log: %w", err))
+		}
+		defer closeLog()
+		story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
+		if err != nil {
+			log.Error("story", "err", err)
 			return err
 		}
+		log.Info("story", "path", path, "episodes", *episodes, "agent", *agentSpec)
 		var client *llm.Client
 		agent, err := agentFromSpec(*agentSpec)
 		if err != nil {
 			return err
 		}
 		if agent == nil || fs.Changed("model") {
-			client, err = newClient(cfg, nil)
+			client, err = newClientLog(cfg, nil, log)
 			if err != nil {
 				return err
 			}
@@ -94,7 +101,9 @@ standard input every further proposal is accepted.`,
 			decide = reviewer(ctx, sess.Engine, stdin, stderr)
 		}
 		go sess.Engine.Run(ctx)
-		return status(report(sess.Engine.Events(), *asJSON, stdout, stderr, decide))
+		code := report(sess.Engine.Events(), *asJSON, stdout, stderr, decide)
+		log.Info("stop", "code", code)
+		return status(code)
 	}
 	return cmd
 }

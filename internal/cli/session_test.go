@@ -17,6 +17,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // TestRunStopsAtAnUnrecordedTurn: the headless report exits non-zero when
@@ -144,7 +145,7 @@ func (r *lineReader) Read(p []byte) (int, error) {
 func TestOfferReadOnlyReplay(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "lantern.db")
-	db, err := memory.OpenRunDB(dbPath, "md5")
+	db, err := rundb.OpenRunDB(dbPath, "md5")
 	if err != nil {
 		t.Fatal(err)
 	}

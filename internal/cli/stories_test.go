@@ -41,7 +41,7 @@ func TestCLIStories(t *testing.T) {
 			t.Errorf("unbound story: output lacks %q:\n%s", want, parts[1])
 		}
 	}
-	code, out, _ = runCLI(t, "", "stories")
+	code, out, _ = runCLI(t, "", "stories", "--bindings")
 	if code != exitOK || !strings.Contains(out, "b732a93a6244ddd92a9b9a3e3a46c687") || !strings.Contains(out, "bound stories") {
 		t.Errorf("listing: exit %d, output lacks Zork I r88:\n%s", code, out)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 	"github.com/lantern-if/lantern/themes"
 	"github.com/lantern-if/lantern/tui"
 )
@@ -67,23 +68,19 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		if f, ok := stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
 			return usageErrorf("the TUI needs a terminal; use `lantern play --plain` or `lantern run --headless` without one")
 		}
-		story, path, binding, err := openStoryAndBinding(cfg.Story)
+		story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
 		if err != nil {
 			return err
 		}
 		if err := os.MkdirAll(workDir, 0o755); err != nil {
 			return fmt.Errorf("work dir: %w", err)
 		}
-		logFile, err := os.OpenFile(filepath.Join(workDir, "lantern.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		log, closeLog, err := commandLog("tui", workDir, a.logLevel, cfg)
 		if err != nil {
-			return fmt.Errorf("log: %w", err)
+			return usageError(fmt.Errorf("log: %w", err))
 		}
-		defer logFile.Close()
-		log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelInfo}))
-		log.Info("start", "version", version(), "story", path, "workdir", workDir)
-		for _, f := range cfg.Files {
-			log.Info("config", "level", f.Level, "file", f.Path, "found", f.Found)
-		}
+		defer closeLog()
+		log.Info("story", "path", path)
 		client, err := llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, Logger: log, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10})
 		if err != nil {
 			return usageError(err)
@@ -129,7 +126,7 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 			maxScore = binding.MaxScore
 		}
 		opts := tui.Options{
-			Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
+			Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Notes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
 			Theme: theme, Keys: cfg.Keys, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
 			Resume: resumed, Review: *review, AutoAccept: *autoAccept,
 			SavePrefs: func(theme string, models map[string]string) error {
@@ -187,7 +184,7 @@ func offerReadOnly(ctx context.Context, inUse *memory.InUseError, path, md5, the
 	default:
 		return exitError
 	}
-	db, err := memory.OpenRunDB(filepath.Join(inUse.Dir, "lantern.db"), md5)
+	db, err := rundb.OpenRunDB(filepath.Join(inUse.Dir, "lantern.db"), md5)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern:", err)
 		return exitError

@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/managers/mapper"
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
-// Source is what an export reads of a run database (memory.RunDB has it).
+// Source is what an export reads of a run database (rundb.RunDB has it).
 type Source interface {
-	EpisodeSummaries(ctx context.Context) ([]memory.EpisodeSummary, error)
-	Turns(ctx context.Context, episode int64) ([]memory.Turn, error)
-	Reviews(ctx context.Context, episode int64) ([]memory.Review, error)
+	EpisodeSummaries(ctx context.Context) ([]rundb.EpisodeSummary, error)
+	Turns(ctx context.Context, episode int64) ([]rundb.Turn, error)
+	Reviews(ctx context.Context, episode int64) ([]rundb.Review, error)
 }
 
 // ErrFormat: an export format Lantern cannot write.
@@ -123,7 +123,7 @@ func Load(ctx context.Context, src Source, id int64) (Episode, error) {
 		byTurn[r.Turn] = append(byTurn[r.Turn], Review{Proposal: r.Proposal, Decision: r.Decision, Command: r.Command,
 			Reason: r.Reason, Remembered: r.Remembered, Auto: r.Auto})
 	}
-	st := memory.SumReviews(reviews)
+	st := rundb.SumReviews(reviews)
 	ep.Reviews = ReviewSummary{Decisions: st.Decisions, Accepted: st.Accepted, Edited: st.Edited, Rejected: st.Rejected}
 	ep.Map = EpisodeMap(rows)
 	for _, r := range rows {
@@ -143,7 +143,7 @@ func Load(ctx context.Context, src Source, id int64) (Episode, error) {
 // EpisodeMap draws the map of recorded turns as the engine drew it: the
 // first recorded room is where the walk starts (lantern.db keeps where
 // each turn ended), each later turn a move from the room before.
-func EpisodeMap(rows []memory.Turn) mapper.Snapshot {
+func EpisodeMap(rows []rundb.Turn) mapper.Snapshot {
 	moves := make([]mapper.Move, 0, len(rows))
 	prev := 0
 	for i, r := range rows {

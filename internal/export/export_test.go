@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -21,24 +21,24 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // it does not have.
 type fakeSource struct {
 	t       *testing.T
-	sums    []memory.EpisodeSummary
-	turns   map[int64][]memory.Turn
-	reviews map[int64][]memory.Review
+	sums    []rundb.EpisodeSummary
+	turns   map[int64][]rundb.Turn
+	reviews map[int64][]rundb.Review
 	err     error
 }
 
-func (f *fakeSource) EpisodeSummaries(context.Context) ([]memory.EpisodeSummary, error) {
+func (f *fakeSource) EpisodeSummaries(context.Context) ([]rundb.EpisodeSummary, error) {
 	return f.sums, f.err
 }
 
-func (f *fakeSource) Turns(_ context.Context, id int64) ([]memory.Turn, error) {
+func (f *fakeSource) Turns(_ context.Context, id int64) ([]rundb.Turn, error) {
 	if _, ok := f.turns[id]; !ok {
 		f.t.Errorf("turns of unknown episode %d asked", id)
 	}
 	return f.turns[id], nil
 }
 
-func (f *fakeSource) Reviews(_ context.Context, id int64) ([]memory.Review, error) {
+func (f *fakeSource) Reviews(_ context.Context, id int64) ([]rundb.Review, error) {
 	return f.reviews[id], nil
 }
 
@@ -46,11 +46,11 @@ func sample(t *testing.T) *fakeSource {
 	started := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	v := func(vs ...Verdict) string { b, _ := json.Marshal(vs); return string(b) }
 	return &fakeSource{t: t,
-		sums: []memory.EpisodeSummary{
+		sums: []rundb.EpisodeSummary{
 			{ID: 2, Started: started.Add(time.Hour), Reason: "", Score: 0, Moves: 1, Turns: 1},
 			{ID: 1, Started: started, Reason: "victory", Score: 15, Moves: 5, Turns: 5},
 		},
-		turns: map[int64][]memory.Turn{
+		turns: map[int64][]rundb.Turn{
 			1: {
 				{Episode: 1, Turn: 1, Actor: "agent", Action: "north", Response: "Orchard\nGnarled apple trees <lean> & gossip.", Reasoning: "Explore north first.",
 					Verdicts: v(Verdict{Action: "north", Stage: "model", Score: 0.8, Accepted: true, Justification: "a new room"}), LocationID: 4, Location: "Orchard", Moves: 1, LLM: 1200 * time.Millisecond, Duration: 1500 * time.Millisecond},
@@ -62,7 +62,7 @@ func sample(t *testing.T) *fakeSource {
 			},
 			2: {{Episode: 2, Turn: 1, Actor: "agent", Action: "look", Response: "Muddy Lane", LocationID: 3, Location: "Muddy Lane", Moves: 1}},
 		},
-		reviews: map[int64][]memory.Review{1: {
+		reviews: map[int64][]rundb.Review{1: {
 			{Turn: 4, Proposal: "west", Decision: "reject", Reason: "the well is a dead end"},
 			{Turn: 4, Proposal: "east", Decision: "accept"},
 		}},

@@ -1,4 +1,8 @@
-package memory
+// Package rundb is lantern.db, a story's run database in SQLite: episodes,
+// every turn, the agent's flagged notes, checkpoints, reviews, rounds and
+// bench runs. Its schema is versioned with PRAGMA user_version and upgraded in
+// place by an ordered list of migration steps.
+package rundb
 
 import (
 	"context"
@@ -31,15 +35,20 @@ type RunDB struct {
 	// top caches TopNotes (asked every turn) until a note changes.
 	mu  sync.Mutex
 	top struct {
-		valid bool
-		limit int
-		notes []Note
+		valid       bool
+		limit       int
+		notes       []Note
+		dataVersion int64
 	}
 }
 
-const schema = `
+// pragmas are set on every open; they are not part of the schema.
+const pragmas = `
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
+`
+
+const schema = `
 CREATE TABLE IF NOT EXISTS episodes (
 	id INTEGER PRIMARY KEY,
 	story_md5 TEXT NOT NULL,
@@ -103,7 +112,22 @@ func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema + roundSchema); err != nil {
+	// A newer schema is refused before anything is written, journal mode
+	// included.
+	var have int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&have); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run database %q: %w", path, err)
+	}
+	if have > SchemaVersion {
+		db.Close()
+		return nil, fmt.Errorf("open run database: %w", &SchemaError{Path: path, Have: have, Want: SchemaVersion})
+	}
+	if _, err := db.Exec(pragmas); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run database %q: %w", path, err)
+	}
+	if err := migrate(context.Background(), db, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}
@@ -408,6 +432,7 @@ type Note struct {
 	Score      int
 	Moves      int
 	Time       time.Time
+	Edited     time.Time // when the person last edited it; zero: never
 }
 
 // ErrEmptyNote: a note needs some text.
@@ -480,8 +505,14 @@ func similar(a, b string) bool {
 
 // TopNotes returns the most important notes (at most limit).
 func (r *RunDB) TopNotes(ctx context.Context, limit int) ([]Note, error) {
+	// A note edited by another process (lantern notes edit while a
+	// session runs) changes the database's data_version.
+	var dv int64
+	if err := r.db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&dv); err != nil {
+		return nil, fmt.Errorf("top notes: %w", err)
+	}
 	r.mu.Lock()
-	if r.top.valid && r.top.limit == limit {
+	if r.top.valid && r.top.limit == limit && r.top.dataVersion == dv {
 		out := append([]Note(nil), r.top.notes...)
 		r.mu.Unlock()
 		return out, nil
@@ -492,7 +523,7 @@ func (r *RunDB) TopNotes(ctx context.Context, limit int) ([]Note, error) {
 		return nil, err
 	}
 	r.mu.Lock()
-	r.top.valid, r.top.limit, r.top.notes = true, limit, append([]Note(nil), notes...)
+	r.top.valid, r.top.limit, r.top.notes, r.top.dataVersion = true, limit, append([]Note(nil), notes...), dv
 	r.mu.Unlock()
 	return notes, nil
 }
@@ -516,7 +547,7 @@ func (r *RunDB) NoteStats(ctx context.Context) (count, totalImportance int, err 
 }
 
 func (r *RunDB) notes(ctx context.Context, where string, args ...any) ([]Note, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT id, session_id, turn_number, content, importance, location, location_id, COALESCE(score, 0), COALESCE(moves, 0), timestamp FROM notes `+where, args...)
+	rows, err := r.db.QueryContext(ctx, `SELECT id, session_id, turn_number, content, importance, location, location_id, COALESCE(score, 0), COALESCE(moves, 0), timestamp, COALESCE(edited_at, '') FROM notes `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list notes: %w", err)
 	}
@@ -524,11 +555,14 @@ func (r *RunDB) notes(ctx context.Context, where string, args ...any) ([]Note, e
 	var out []Note
 	for rows.Next() {
 		var n Note
-		var ts string
-		if err := rows.Scan(&n.ID, &n.Session, &n.Turn, &n.Content, &n.Importance, &n.Location, &n.LocationID, &n.Score, &n.Moves, &ts); err != nil {
+		var ts, edited string
+		if err := rows.Scan(&n.ID, &n.Session, &n.Turn, &n.Content, &n.Importance, &n.Location, &n.LocationID, &n.Score, &n.Moves, &ts, &edited); err != nil {
 			return nil, fmt.Errorf("list notes: %w", err)
 		}
 		n.Time, _ = time.Parse(time.RFC3339Nano, ts)
+		if edited != "" {
+			n.Edited, _ = time.Parse(time.RFC3339Nano, edited)
+		}
 		out = append(out, n)
 	}
 	return out, rows.Err()

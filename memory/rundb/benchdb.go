@@ -1,4 +1,4 @@
-package memory
+package rundb
 
 import (
 	"context"
@@ -50,13 +50,6 @@ type BenchRun struct {
 // ErrNoBenchRun: no stored run has that ID.
 var ErrNoBenchRun = errors.New("no such bench run")
 
-func (r *RunDB) benchTable(ctx context.Context) error {
-	if _, err := r.db.ExecContext(ctx, benchSchema); err != nil {
-		return fmt.Errorf("bench runs: %w", err)
-	}
-	return nil
-}
-
 // LastEpisodeID is the highest episode row so far (0 when there is none).
 func (r *RunDB) LastEpisodeID(ctx context.Context) (int64, error) {
 	var id int64
@@ -68,9 +61,6 @@ func (r *RunDB) LastEpisodeID(ctx context.Context) (int64, error) {
 
 // SaveBenchRun stores a run and returns its ID.
 func (r *RunDB) SaveBenchRun(ctx context.Context, b BenchRun) (int64, error) {
-	if err := r.benchTable(ctx); err != nil {
-		return 0, err
-	}
 	res, err := r.db.ExecContext(ctx, `INSERT INTO bench_runs
 		(story_md5, label, agent, model, episodes, first_episode, last_episode, score, complete, started_at, ended_at, report)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -104,9 +94,6 @@ func scanBench(sc interface{ Scan(...any) error }, withReport bool) (BenchRun, e
 
 // BenchRun reads one stored run of this story, report included.
 func (r *RunDB) BenchRun(ctx context.Context, id int64) (BenchRun, error) {
-	if err := r.benchTable(ctx); err != nil {
-		return BenchRun{}, err
-	}
 	row := r.db.QueryRowContext(ctx, `SELECT `+benchColumns+`, report FROM bench_runs WHERE id = ? AND story_md5 = ?`, id, r.story)
 	b, err := scanBench(row, true)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -121,9 +108,6 @@ func (r *RunDB) BenchRun(ctx context.Context, id int64) (BenchRun, error) {
 // BenchRuns lists this story's stored runs, oldest first, without their
 // reports.
 func (r *RunDB) BenchRuns(ctx context.Context) ([]BenchRun, error) {
-	if err := r.benchTable(ctx); err != nil {
-		return nil, err
-	}
 	rows, err := r.db.QueryContext(ctx, `SELECT `+benchColumns+` FROM bench_runs WHERE story_md5 = ? ORDER BY id`, r.story)
 	if err != nil {
 		return nil, fmt.Errorf("list bench runs: %w", err)

@@ -1,4 +1,4 @@
-package memory
+package rundb
 
 import (
 	"context"
@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS reviews (
 	remembered INTEGER NOT NULL DEFAULT 0,
 	auto       INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (episode_id, turn, seq)
-);`
+);
+`
 
 // Review is one decision of the person's on an agent's proposal.
 type Review struct {
@@ -53,9 +54,6 @@ func (db *RunDB) RecordReviews(ctx context.Context, episode int64, turn int, rs 
 	if len(rs) == 0 {
 		return nil
 	}
-	if _, err := db.db.ExecContext(ctx, reviewsSchema); err != nil {
-		return fmt.Errorf("reviews table: %w", err)
-	}
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("record reviews: %w", err)
@@ -75,9 +73,6 @@ func (db *RunDB) RecordReviews(ctx context.Context, episode int64, turn int, rs 
 
 // Reviews lists an episode's reviews in order.
 func (db *RunDB) Reviews(ctx context.Context, episode int64) ([]Review, error) {
-	if _, err := db.db.ExecContext(ctx, reviewsSchema); err != nil {
-		return nil, fmt.Errorf("reviews table: %w", err)
-	}
 	rows, err := db.db.QueryContext(ctx, `SELECT turn, proposal, decision, command, reason, remembered, auto FROM reviews
 		WHERE episode_id = ? ORDER BY turn, seq`, episode)
 	if err != nil {

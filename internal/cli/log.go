@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/logfile"
+	"github.com/lantern-if/lantern/llm"
+)
+
+// logLevelUsage is the --log-level flag's help.
+const logLevelUsage = "log level: debug, info, warn or error (default: $LANTERN_LOG, else info); the log is lantern.log in the work dir"
+
+// commandLog opens the work dir's lantern.log for a command at the level
+// from --log-level, else $LANTERN_LOG, else info; every line carries the
+// command. The file is capped (one rotation, lantern.log.1).
+func commandLog(cmd, workDir, levelFlag string, cfg *config.Config) (*slog.Logger, func(), error) {
+	level, err := logfile.Level(levelFlag, os.LookupEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(workDir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("work dir: %w", err)
+	}
+	log, c, err := logfile.New(filepath.Join(workDir, "lantern.log"), level, logfile.DefaultMaxBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	log = log.With("cmd", cmd)
+	log.Info("start", "version", version(), "pid", os.Getpid(), "workdir", workDir, "level", level.String())
+	if cfg != nil {
+		for _, f := range cfg.Files {
+			log.Debug("config", "level", f.Level, "file", f.Path, "found", f.Found)
+		}
+		for _, w := range cfg.Warnings {
+			log.Warn("config", "problem", w.String())
+		}
+	}
+	return log, func() { c.Close() }, nil
+}
+
+// newClientLog is newClient with the client's own log lines (retries,
+// schema mismatches, reachability) in the command's log.
+func newClientLog(cfg *config.Config, onCall func(llm.CallMetrics), log *slog.Logger) (*llm.Client, error) {
+	return llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, OnCall: onCall, Logger: log, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10})
+}

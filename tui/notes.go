@@ -1,0 +1,188 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/lantern-if/lantern/memory/rundb"
+)
+
+// NoteSource is the agent's flagged notes in the run database
+// (*rundb.RunDB): the Notes view lists, edits and deletes them. It is used
+// only from commands.
+type NoteSource interface {
+	Notes(ctx context.Context) ([]rundb.Note, error)
+	EditNote(ctx context.Context, id int64, content string, importance int) error
+	DeleteNote(ctx context.Context, id int64) error
+}
+
+// notesMsg is the notes as read after opening the view or a change; flash
+// says what the change was.
+type notesMsg struct {
+	notes []rundb.Note
+	err   error
+	flash string
+}
+
+// listNotes reads the notes, after change (nil: none) has run.
+func listNotes(ctx context.Context, src NoteSource, change func() error, done string) tea.Cmd {
+	return func() tea.Msg {
+		if change != nil {
+			if err := change(); err != nil {
+				return notesMsg{err: err}
+			}
+		}
+		ns, err := src.Notes(ctx)
+		return notesMsg{notes: ns, err: err, flash: done}
+	}
+}
+
+// notesView is the Notes dialog: the notes, most important first, one
+// selected; e edits its text in place, d twice deletes it.
+type notesView struct {
+	notes    []rundb.Note
+	sel      int
+	loaded   bool
+	err      string
+	editing  bool
+	input    textinput.Model
+	delArmed bool
+}
+
+func (v *notesView) selected() (rundb.Note, bool) {
+	if v.sel < 0 || v.sel >= len(v.notes) {
+		return rundb.Note{}, false
+	}
+	return v.notes[v.sel], true
+}
+
+func (v *notesView) view(c *common, w int) []string {
+	s := c.styles
+	switch {
+	case !v.loaded:
+		return []string{s.Muted.Render("Reading lantern.db…")}
+	case len(v.notes) == 0 && v.err == "":
+		return []string{s.Muted.Render("No notes yet: the agent flags notes with its remember tool as it plays."), "",
+			s.HelpKey.Render("esc") + s.HelpDesc.Render(" close")}
+	}
+	out := []string{s.Muted.Render("The agent's notes, most important first; it sees them every turn:"), ""}
+	for i, n := range v.notes {
+		edited := ""
+		if !n.Edited.IsZero() {
+			edited = " ✎"
+		}
+		row := fit(fmt.Sprintf(" #%-3d %4d  %s: %s%s", n.ID, n.Importance, n.Location, oneLine(n.Content), edited), max(w, 10))
+		if i == v.sel {
+			row = s.Selected.Render(row)
+		} else {
+			row = s.Text.Render(row)
+		}
+		out = append(out, row)
+	}
+	out = append(out, "")
+	if v.err != "" {
+		out = append(out, s.Error.Render(fit(v.err, max(w, 10))))
+	}
+	switch {
+	case v.editing:
+		v.input.SetWidth(max(w-len(v.input.Prompt)-2, 10))
+		out = append(out, fit(v.input.View(), w), s.HelpKey.Render("enter")+s.HelpDesc.Render(" save · ")+s.HelpKey.Render("esc")+s.HelpDesc.Render(" cancel"))
+	case v.delArmed:
+		out = append(out, s.Error.Render("d again deletes the note; any other key keeps it"))
+	default:
+		out = append(out, s.HelpKey.Render("↑/↓")+s.HelpDesc.Render(" choose · ")+s.HelpKey.Render("e")+s.HelpDesc.Render(" edit · ")+
+			s.HelpKey.Render("d d")+s.HelpDesc.Render(" delete · ")+s.HelpKey.Render("esc")+s.HelpDesc.Render(" close"))
+	}
+	return out
+}
+
+// openNotes shows the Notes view.
+func (m *Model) openNotes() tea.Cmd {
+	if m.opts.Notes == nil {
+		return m.setFlash("no run database attached", true)
+	}
+	m.notes = &notesView{input: m.newInput("note: ", "")}
+	m.notes.input.CharLimit = 2000
+	m.state = stNotes
+	return listNotes(m.ctx, m.opts.Notes, nil, "")
+}
+
+func (m *Model) handleNotes(msg notesMsg) tea.Cmd {
+	v := m.notes
+	if v == nil {
+		return nil
+	}
+	v.loaded = true
+	if msg.err != nil {
+		v.err = msg.err.Error()
+		return nil
+	}
+	v.err = ""
+	v.notes = msg.notes
+	v.sel = min(v.sel, max(len(v.notes)-1, 0))
+	if msg.flash != "" {
+		return m.setFlash(msg.flash, false)
+	}
+	return nil
+}
+
+func (m *Model) notesKey(k tea.KeyPressMsg) tea.Cmd {
+	v := m.notes
+	src, ctx := m.opts.Notes, m.ctx
+	if v.editing {
+		switch k.String() {
+		case "esc":
+			v.editing = false
+			v.input.Blur()
+			return nil
+		case "enter":
+			n, ok := v.selected()
+			text := strings.TrimSpace(v.input.Value())
+			v.editing = false
+			v.input.Blur()
+			if !ok {
+				return nil
+			}
+			if text == "" {
+				v.err = "a note needs some text (d d deletes it)"
+				return nil
+			}
+			return listNotes(ctx, src, func() error { return src.EditNote(ctx, n.ID, text, n.Importance) }, fmt.Sprintf("note %d edited", n.ID))
+		}
+		var cmd tea.Cmd
+		v.input, cmd = v.input.Update(k)
+		return cmd
+	}
+	armed := v.delArmed
+	v.delArmed = false
+	switch k.String() {
+	case "esc", "q", "N":
+		m.state, m.notes = stNormal, nil
+	case "up", "k":
+		v.sel = max(v.sel-1, 0)
+	case "down", "j":
+		v.sel = min(v.sel+1, max(len(v.notes)-1, 0))
+	case "e", "enter":
+		if n, ok := v.selected(); ok {
+			v.editing, v.err = true, ""
+			v.input.SetValue(n.Content)
+			v.input.CursorEnd()
+			return v.input.Focus()
+		}
+	case "d":
+		n, ok := v.selected()
+		if !ok {
+			return nil
+		}
+		if !armed {
+			v.delArmed = true
+			return nil
+		}
+		return listNotes(ctx, src, func() error { return src.DeleteNote(ctx, n.ID) }, fmt.Sprintf("note %d deleted", n.ID))
+	}
+	return nil
+}
