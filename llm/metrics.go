@@ -23,7 +23,16 @@ type CallMetrics struct {
 	Attempts        int           `json:"attempts"`
 	FormatRetries   int           `json:"format_retries,omitempty"`
 	NumCtx          int           `json:"num_ctx"`
-	Err             string        `json:"error,omitempty"`
+	// PromptTotal is the whole prompt's size in tokens, estimated (see
+	// Client.estimate): prompt_eval_count counts only the tokens Ollama
+	// evaluated, so PromptTotal minus PromptTokens is what its prompt
+	// cache served (Cached).
+	PromptTotal   int    `json:"prompt_total,omitempty"`
+	TrimmedTokens int    `json:"trimmed_tokens,omitempty"` // left out to fit the context
+	Loaded        bool   `json:"loaded,omitempty"`         // the server loaded the model for this call
+	Cut           bool   `json:"cut,omitempty"`            // a free-text reply stopped at num_predict
+	LengthRetried bool   `json:"length_retried,omitempty"` // cut off, tried again with twice num_predict
+	Err           string `json:"error,omitempty"`
 }
 
 // Summary aggregates calls (per role, per turn, or all).
@@ -35,9 +44,29 @@ type Summary struct {
 	Retries       int           `json:"retries"` // attempts beyond the first
 	FormatRetries int           `json:"format_retries"`
 	Latency       time.Duration `json:"latency"` // total
-	P50           time.Duration `json:"p50"`
-	P95           time.Duration `json:"p95"`
+	// PromptTotal is the estimated size of every prompt in tokens, Cached
+	// the part Ollama's prompt cache served (see CallMetrics.PromptTotal).
+	PromptTotal int           `json:"prompt_total"`
+	Cached      int           `json:"cached"`
+	Loads       int           `json:"loads"` // calls on which the server loaded the model
+	P50         time.Duration `json:"p50"`
+	P95         time.Duration `json:"p95"`
 }
+
+// CacheShare is the share of prompt tokens served from Ollama's prompt
+// cache (0 without calls).
+func (s Summary) CacheShare() float64 {
+	if s.PromptTotal == 0 {
+		return 0
+	}
+	return float64(s.Cached) / float64(s.PromptTotal)
+}
+
+// LoadThreshold is the load_duration from which a call counts as a model
+// load. Ollama reports a few milliseconds of scheduling on every call;
+// starting a runner and reading the weights takes far longer, even for a
+// tiny model.
+const LoadThreshold = 100 * time.Millisecond
 
 type bucket struct {
 	s         Summary
@@ -55,6 +84,11 @@ func (b *bucket) add(m CallMetrics) {
 		b.s.Retries += m.Attempts - 1
 	}
 	b.s.FormatRetries += m.FormatRetries
+	b.s.PromptTotal += max(m.PromptTotal, m.PromptTokens)
+	b.s.Cached += max(m.PromptTotal-m.PromptTokens, 0)
+	if m.Loaded {
+		b.s.Loads++
+	}
 	b.s.Latency += m.Latency
 	b.latencies = append(b.latencies, m.Latency)
 }
