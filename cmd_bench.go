@@ -219,25 +219,30 @@ func (q *callQueue) rest() []llm.CallMetrics {
 // benchEpisode is what a run keeps of one episode: its outcome and the
 // per-turn series the metrics are computed from.
 type benchEpisode struct {
-	Episode   int                `json:"episode"`
-	Ending    string             `json:"ending"`
-	Score     int                `json:"score"`
-	Moves     int                `json:"moves"`
-	Turns     int                `json:"turns"`
-	Deaths    int                `json:"deaths"`
-	Actions   int                `json:"actions"`
-	Repeats   int                `json:"repeated_failed_actions"`
-	Visited   []int              `json:"visited"`
-	Memories  []int              `json:"locations_with_memories"` // of the visited ones, at the episode's end
-	Scores    []int              `json:"score_by_turn"`           // after turn 1, 2, ...
-	Prompt    []int              `json:"prompt_tokens_by_turn"`
-	Calls     []int              `json:"llm_calls_by_turn"`
-	HarnessUS []int64            `json:"harness_us_by_turn"`
-	LatencyUS []int64            `json:"latency_us_by_call"`
-	EndCalls  int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
-	Errors    int                `json:"llm_errors"`
-	Milestone []milestone        `json:"milestones"`
-	Critic    engine.CriticTally `json:"critic"`
+	Episode  int    `json:"episode"`
+	Ending   string `json:"ending"`
+	Score    int    `json:"score"`
+	Moves    int    `json:"moves"`
+	Turns    int    `json:"turns"`
+	Deaths   int    `json:"deaths"`
+	Actions  int    `json:"actions"`
+	Repeats  int    `json:"repeated_failed_actions"`
+	Visited  []int  `json:"visited"`
+	Memories []int  `json:"locations_with_memories"` // of the visited ones, at the episode's end
+	Scores   []int  `json:"score_by_turn"`           // after turn 1, 2, ...
+	Prompt   []int  `json:"prompt_tokens_by_turn"`
+	Calls    []int  `json:"llm_calls_by_turn"`
+	// What the status event (engine.MetricsUpdated, the TUI's status bar)
+	// said of each turn: its calls and prompt tokens, the same as Calls and
+	// Prompt when every call is counted once.
+	StatusCalls  []int              `json:"status_llm_calls_by_turn,omitempty"`
+	StatusPrompt []int              `json:"status_prompt_tokens_by_turn,omitempty"`
+	HarnessUS    []int64            `json:"harness_us_by_turn"`
+	LatencyUS    []int64            `json:"latency_us_by_call"`
+	EndCalls     int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
+	Errors       int                `json:"llm_errors"`
+	Milestone    []milestone        `json:"milestones"`
+	Critic       engine.CriticTally `json:"critic"`
 	// The person's reviews (review mode), when there were any.
 	Reviews *reviewTally `json:"reviews,omitempty"`
 }
@@ -269,7 +274,8 @@ type benchReport struct {
 	DB        string            `json:"database,omitempty"`
 	Episodes  []benchEpisode    `json:"episodes"`
 	Dropped   int               `json:"llm_calls_unattributed,omitempty"`
-	Summary   []benchMetrics    `json:"metrics"` // one per episode, then the whole run
+	Summary   []benchMetrics    `json:"metrics"`         // one per episode, then the whole run
+	Roles     []llm.RoleStats   `json:"roles,omitempty"` // per role over the run, then "all"
 }
 
 // benchMetrics are DESIGN.md §8's metrics for an episode or a whole run.
@@ -381,6 +387,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		rep.Error = "interrupted"
 	}
 	rep.Summary = summarize(rep.Episodes)
+	rep.Roles = roleStats(client, rep.Summary)
 	after, _ := sess.DB.LastEpisodeID(context.Background())
 	data, err := json.Marshal(rep)
 	if err != nil {
@@ -531,6 +538,8 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 			}
 			ep.Prompt = append(ep.Prompt, prompt)
 			ep.Calls = append(ep.Calls, len(calls))
+			ep.StatusCalls = append(ep.StatusCalls, v.LLM.Calls)
+			ep.StatusPrompt = append(ep.StatusPrompt, v.LLM.PromptTokens)
 			ep.HarnessUS = append(ep.HarnessUS, harness.Microseconds())
 			actions++
 			ep.Actions++

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/llm"
 )
 
 // The bench's text output: a table of the metrics (a column per episode and
@@ -178,6 +179,7 @@ func printBench(w io.Writer, r *benchReport, width int) {
 			break
 		}
 	}
+	printRoles(w, r.Roles)
 	fmt.Fprintln(w, "\nTurns to each score milestone (score@turn)")
 	for _, m := range r.Summary {
 		name := m.Name
@@ -398,4 +400,21 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// printRoles prints the per-role table: calls and whole-prompt tokens per
+// turn, the share of prompt tokens Ollama's cache served (the whole prompt
+// is Lantern's estimate at the model's learned tokens per character;
+// Ollama counts only the tokens it evaluated), and model loads (calls
+// whose load_duration reached llm.LoadThreshold).
+func printRoles(w io.Writer, roles []llm.RoleStats) {
+	if len(roles) == 0 {
+		return
+	}
+	rows := [][]string{{"role", "calls/turn", "prompt tokens/turn", "cache share", "model loads"}}
+	for _, r := range roles {
+		rows = append(rows, []string{r.Role, fmt.Sprintf("%.2f", r.CallsPerTurn), fmt.Sprintf("%.0f", r.PromptPerTurn), pct(r.CacheShare), fmt.Sprint(r.Loads)})
+	}
+	fmt.Fprintln(w, "\nModel calls by role")
+	table(w, rows)
 }

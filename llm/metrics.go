@@ -184,3 +184,57 @@ func (a *Aggregate) Turn(turn int) Summary {
 	}
 	return Summary{}
 }
+
+// RoleStats are one role's calls over a run, per turn where it says so.
+type RoleStats struct {
+	Role          string  `json:"role"`
+	Calls         int     `json:"calls"`
+	Errors        int     `json:"errors"`
+	CallsPerTurn  float64 `json:"calls_per_turn"`
+	PromptPerTurn float64 `json:"prompt_tokens_per_turn"` // whole prompts (evaluated and cached)
+	EvalPerTurn   float64 `json:"evaluated_prompt_tokens_per_turn"`
+	// CacheShare is the part of the prompt tokens Ollama's prompt cache
+	// served: 1 - evaluated/whole (see CallMetrics.PromptTotal).
+	CacheShare float64 `json:"cache_share"`
+	Loads      int     `json:"model_loads"`
+	P50MS      float64 `json:"latency_p50_ms"`
+}
+
+// Roles is the per-role table over turns played turns (the calls of every
+// turn and of the episodes' ends), in config.RoleNames order, then any
+// other role; a role without calls is left out. The whole-run row, named
+// "all", comes last.
+func (a *Aggregate) Roles(turns int, order []string) []RoleStats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	row := func(name string, b *bucket) RoleStats {
+		s := b.summary()
+		r := RoleStats{Role: name, Calls: s.Calls, Errors: s.Errors, CacheShare: s.CacheShare(), Loads: s.Loads,
+			P50MS: float64(s.P50.Microseconds()) / 1000}
+		if turns > 0 {
+			r.CallsPerTurn = float64(s.Calls) / float64(turns)
+			r.PromptPerTurn = float64(s.PromptTotal) / float64(turns)
+			r.EvalPerTurn = float64(s.PromptTokens) / float64(turns)
+		}
+		return r
+	}
+	var out []RoleStats
+	seen := map[string]bool{}
+	for _, name := range order {
+		if b := a.byRole[name]; b != nil && !seen[name] {
+			out = append(out, row(name, b))
+			seen[name] = true
+		}
+	}
+	var rest []string
+	for name := range a.byRole {
+		if !seen[name] {
+			rest = append(rest, name)
+		}
+	}
+	sort.Strings(rest)
+	for _, name := range rest {
+		out = append(out, row(name, a.byRole[name]))
+	}
+	return append(out, row("all", &a.all))
+}
