@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
@@ -106,7 +107,12 @@ func planning(cfg *config.Config) engine.Planning {
 
 // newClient makes the model client the configuration describes.
 func newClient(cfg *config.Config, onCall func(llm.CallMetrics)) (*llm.Client, error) {
-	return llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, OnCall: onCall, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10})
+	// The server's parallel slots, when its environment is ours, tell how
+	// many prompt caches it keeps (for the cache share in the metrics).
+	slots, _ := strconv.Atoi(os.Getenv("OLLAMA_NUM_PARALLEL"))
+	multi, _ := strconv.ParseBool(os.Getenv("OLLAMA_MULTIUSER_CACHE"))
+	return llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, OnCall: onCall, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10,
+		CacheSlots: slots, MultiUserCache: multi})
 }
 
 func cmdConfig(args []string, stdout, stderr io.Writer) int {

@@ -219,6 +219,8 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 	} else {
 		c.learnRatio(role.Model, req, m.PromptTokens)
 	}
+	m.PromptTotal = max(m.PromptTotal, m.PromptTokens)
+	m.Cached = c.cachedTokens(role.Model, c.cachedPrefix(role.Model, promptText(req)), m.PromptTotal)
 	if m.Load >= LoadThreshold {
 		m.Loaded = true
 	}

@@ -57,6 +57,13 @@ type Options struct {
 	// MaxReplyBytes caps a reply's content plus thinking; a longer reply
 	// is cut off with ErrReplyTooLarge. 0: DefaultMaxReply.
 	MaxReplyBytes int
+	// CacheSlots is how many prompt caches the server keeps per model
+	// (Ollama's OLLAMA_NUM_PARALLEL); 0: 1, Ollama's default. It only
+	// serves the estimate of the cache share in the metrics.
+	CacheSlots int
+	// MultiUserCache: the server runs with OLLAMA_MULTIUSER_CACHE (see
+	// cache.go), for the same estimate.
+	MultiUserCache bool
 }
 
 // DefaultMaxReply is the default cap on a model reply: far above any
@@ -84,6 +91,11 @@ type Client struct {
 	ctxSize map[string]int
 	// tokPerChar is each model's worst observed tokens-per-character ratio.
 	tokPerChar map[string]float64
+	// slots are each model's prompts as the server's cache slots hold them
+	// (cache.go); cacheSlots is how many the server has.
+	slots      map[string][][]byte
+	cacheSlots int
+	multiUser  bool
 }
 
 // New makes a client; it does not contact the server.
@@ -117,8 +129,9 @@ func New(opts Options) (*Client, error) {
 	c := &Client{
 		api: api.NewClient(base, hc), host: base.Host, base: base, retry: retry, log: log,
 		onCall: opts.OnCall, Metrics: NewAggregate(), roles: map[string]config.Role{}, info: map[string]ModelInfo{},
-		ctxSize: map[string]int{}, tokPerChar: map[string]float64{},
-		maxReply: opts.MaxReplyBytes,
+		ctxSize: map[string]int{}, tokPerChar: map[string]float64{}, slots: map[string][][]byte{}, cacheSlots: max(opts.CacheSlots, 1),
+		multiUser: opts.MultiUserCache,
+		maxReply:  opts.MaxReplyBytes,
 	}
 	if c.maxReply <= 0 {
 		c.maxReply = DefaultMaxReply

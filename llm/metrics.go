@@ -23,11 +23,12 @@ type CallMetrics struct {
 	Attempts        int           `json:"attempts"`
 	FormatRetries   int           `json:"format_retries,omitempty"`
 	NumCtx          int           `json:"num_ctx"`
-	// PromptTotal is the whole prompt's size in tokens, estimated (see
-	// Client.estimate): prompt_eval_count counts only the tokens Ollama
-	// evaluated, so PromptTotal minus PromptTokens is what its prompt
-	// cache served (Cached).
+	// PromptTotal is the whole prompt's size in tokens: the server's
+	// prompt_eval_count, or Lantern's estimate when that is larger. Cached
+	// is Lantern's estimate of the part Ollama's prompt cache served
+	// (cache.go: Ollama's runner reports the whole prompt as evaluated).
 	PromptTotal   int    `json:"prompt_total,omitempty"`
+	Cached        int    `json:"cached,omitempty"`
 	TrimmedTokens int    `json:"trimmed_tokens,omitempty"` // left out to fit the context
 	Loaded        bool   `json:"loaded,omitempty"`         // the server loaded the model for this call
 	Cut           bool   `json:"cut,omitempty"`            // a free-text reply stopped at num_predict
@@ -45,7 +46,7 @@ type Summary struct {
 	FormatRetries int           `json:"format_retries"`
 	Latency       time.Duration `json:"latency"` // total
 	// PromptTotal is the estimated size of every prompt in tokens, Cached
-	// the part Ollama's prompt cache served (see CallMetrics.PromptTotal).
+	// the part Ollama's prompt cache served (see CallMetrics.Cached).
 	PromptTotal int           `json:"prompt_total"`
 	Cached      int           `json:"cached"`
 	Loads       int           `json:"loads"` // calls on which the server loaded the model
@@ -85,7 +86,7 @@ func (b *bucket) add(m CallMetrics) {
 	}
 	b.s.FormatRetries += m.FormatRetries
 	b.s.PromptTotal += max(m.PromptTotal, m.PromptTokens)
-	b.s.Cached += max(m.PromptTotal-m.PromptTokens, 0)
+	b.s.Cached += m.Cached
 	if m.Loaded {
 		b.s.Loads++
 	}
@@ -192,9 +193,8 @@ type RoleStats struct {
 	Errors        int     `json:"errors"`
 	CallsPerTurn  float64 `json:"calls_per_turn"`
 	PromptPerTurn float64 `json:"prompt_tokens_per_turn"` // whole prompts (evaluated and cached)
-	EvalPerTurn   float64 `json:"evaluated_prompt_tokens_per_turn"`
 	// CacheShare is the part of the prompt tokens Ollama's prompt cache
-	// served: 1 - evaluated/whole (see CallMetrics.PromptTotal).
+	// served (see CallMetrics.Cached).
 	CacheShare float64 `json:"cache_share"`
 	Loads      int     `json:"model_loads"`
 	P50MS      float64 `json:"latency_p50_ms"`
@@ -214,7 +214,6 @@ func (a *Aggregate) Roles(turns int, order []string) []RoleStats {
 		if turns > 0 {
 			r.CallsPerTurn = float64(s.Calls) / float64(turns)
 			r.PromptPerTurn = float64(s.PromptTotal) / float64(turns)
-			r.EvalPerTurn = float64(s.PromptTokens) / float64(turns)
 		}
 		return r
 	}

@@ -189,3 +189,48 @@ func TestReplyLength(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheShareFollowsTheServersSlots: the cached part of a prompt is its
+// common prefix with the slot Ollama's runner would give it. With one
+// slot, or several without the multi-user cache (every prompt shares the
+// template's first tokens with the last slot used), two roles evict each
+// other; with several and the multi-user cache each keeps its own.
+func TestCacheShareFollowsTheServersSlots(t *testing.T) {
+	stable := strings.Repeat("the rules of the game, unchanged from turn to turn\n", 40) // 2040 characters
+	for _, tc := range []struct {
+		slots      int
+		multiUser  bool
+		wantCached bool
+	}{{1, false, false}, {1, true, false}, {4, false, false}, {2, true, true}, {4, true, true}} {
+		t.Run(fmt.Sprint(tc.slots, tc.multiUser), func(t *testing.T) {
+			s := llmtest.New(t)
+			s.AddModel(testModel, 8192)
+			s.Always("ok", llmtest.AnyCall(), llmtest.Reply{Content: "ok"})
+			var calls []llm.CallMetrics
+			c, err := llm.New(llm.Options{Host: s.Host(), Roles: roles(time.Second), CacheSlots: tc.slots, MultiUserCache: tc.multiUser,
+				OnCall: func(m llm.CallMetrics) { calls = append(calls, m) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for turn := 1; turn <= 3; turn++ {
+				agent := llm.Request{Role: config.RoleAgent, Messages: []llm.Message{llm.System(stable), llm.User(fmt.Sprintf("turn %d", turn))}}
+				critic := llm.Request{Role: config.RoleCritic, Messages: []llm.Message{llm.System("judge"), llm.User(fmt.Sprintf("turn %d", turn))}}
+				for _, r := range []llm.Request{agent, critic} {
+					if _, err := c.Chat(context.Background(), r); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			// The agent's calls of turns 2 and 3 could reuse the stable
+			// 2,040 characters.
+			for _, m := range []llm.CallMetrics{calls[2], calls[4]} {
+				if m.Role != config.RoleAgent || tc.wantCached != (2*m.Cached > m.PromptTotal) {
+					t.Errorf("%s call: %d of %d tokens cached with %d slot(s), multi-user %v", m.Role, m.Cached, m.PromptTotal, tc.slots, tc.multiUser)
+				}
+			}
+			if calls[0].Cached != 0 {
+				t.Errorf("the first call found %d tokens cached", calls[0].Cached)
+			}
+		})
+	}
+}
