@@ -275,14 +275,6 @@ start_server() {
 		{ rm -rf "$run_dir"; die "generating the tiny model failed"; }
 	write_modelfiles "$run_dir" "$gguf"
 
-	# Four parallel slots with the multi-user cache: the runner keeps one
-	# prompt cache per slot, reuses the longest prefix any slot holds and
-	# evicts the least recently used, so each of Lantern's main roles
-	# (agent, critic, memory, the planners) keeps its cache instead of
-	# evicting the others' every call. (Without OLLAMA_MULTIUSER_CACHE the
-	# runner gives a request the slot sharing its longest prefix, which,
-	# as every prompt starts with the same template tokens, is the last
-	# one used: one cache for all roles.)
 	# Port 0: the kernel picks a free port and the server logs which. The
 	# server's HOME is the run dir, so its key pair stays there; fd 9 (the
 	# lock) is closed for it; setsid gives it its own process group, so a
@@ -294,7 +286,7 @@ start_server() {
 	(
 		cd "$run_dir"
 		exec env HOME="$run_dir/home" OLLAMA_HOST=127.0.0.1:0 OLLAMA_MODELS="$run_dir/models" \
-			OLLAMA_NUM_PARALLEL="${OLLAMA_NUM_PARALLEL:-4}" OLLAMA_MULTIUSER_CACHE="${OLLAMA_MULTIUSER_CACHE:-1}" OLLAMA_KEEP_ALIVE=30m OLLAMA_NOPRUNE=1 \
+			OLLAMA_NUM_PARALLEL=1 OLLAMA_KEEP_ALIVE=30m OLLAMA_NOPRUNE=1 \
 			"${detach[@]}" "$bin" serve </dev/null >"$log_file" 2>&1 9>&-
 	) &
 	pid=$!

@@ -18,9 +18,6 @@ fi
 if [[ $line == OLLAMA_HOST=* ]]; then
   export OLLAMA_HOST=${line#OLLAMA_HOST=}
   export LANTERN_OLLAMA_E2E=1
-  # The server's cache slots (ollama-test-server.sh), for Lantern's
-  # estimate of the prompt cache's share.
-  export OLLAMA_NUM_PARALLEL=${OLLAMA_NUM_PARALLEL:-4} OLLAMA_MULTIUSER_CACHE=${OLLAMA_MULTIUSER_CACHE:-1}
   trap 'scripts/ollama-test-server.sh stop >/dev/null 2>&1 || true' EXIT
   echo "with-ollama: test server at $OLLAMA_HOST" >&2
 elif [[ ${LANTERN_REQUIRE_SHARED:-} == 1 ]]; then
