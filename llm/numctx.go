@@ -185,19 +185,16 @@ func (c *Client) learnRatio(model string, req Request, promptTokens int) {
 	c.mu.Unlock()
 }
 
-// promptChars counts what the prompt sends: messages, the schema and the
-// tool declarations.
+// promptChars counts what the model's template renders: the messages and
+// the tool declarations. The schema in Format is not rendered (Ollama turns
+// it into a sampling grammar), so it is not counted: counting it would
+// lower the learned ratio and let a long prompt without one through.
 func promptChars(req Request) int {
 	chars := 0
 	for _, m := range req.Messages {
 		chars += len(m.Content) + len(m.Thinking)
 		for _, tc := range m.ToolCalls {
 			chars += len(tc.Name) + len(tc.Arguments)
-		}
-	}
-	if req.Format != nil {
-		if b, err := json.Marshal(req.Format); err == nil {
-			chars += len(b)
 		}
 	}
 	for _, t := range req.Tools {
