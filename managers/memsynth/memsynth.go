@@ -1,7 +1,8 @@
 // Package memsynth is the memory synthesis manager (seed 003's
 // SimpleMemoryManager with seed 000's multi-step history): after a turn
-// whose ground truth says something happened — score, location or
-// inventory changed, the player died, a first visit, a long response — it
+// whose ground truth says something significant happened — the score
+// changed, the player died, a first visit, a long response to an action
+// taken in place (see Triggers) — it
 // asks the memory role whether and what to remember, with the last few
 // turns of actions and reasoning so procedures, delayed consequences and
 // progressive discoveries can be seen, and stores the answer in Memories.md
