@@ -153,9 +153,9 @@ func isCommonWord(w string) bool {
 	return false
 }
 
-// CriticSystemPrompt is the critic's standing instruction: what it judges
-// and a rubric with anchored scores.
-const CriticSystemPrompt = `You judge one proposed command for a text adventure, given the game state the player sees and the player's reasoning. Judge the command, not the writing.
+// CriticSystemPrompt is the critic's standing instruction, sent after the
+// agent's prompt: what it judges and a rubric with anchored scores.
+const CriticSystemPrompt = `Do not play now: judge one proposed command for this text adventure, given the game state above and the player's reasoning. Judge the command, not the writing.
 Score on this scale:
  10  makes clear progress: the obvious next step (takes a needed object, opens the way, solves the puzzle at hand)
   6  useful: explores an unexplored exit, examines or takes something new and relevant
@@ -183,9 +183,15 @@ func clipRunes(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// Evaluate judges one proposal. insisted means the agent proposed the same
-// action again after a model rejection in this turn: it is let through once.
-func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt string, p Proposal, turn int, advisory, insisted bool) (Verdict, error) {
+// Evaluate judges one proposal. prompt is the agent's prompt for the turn:
+// the critic's request continues it (the agent's messages, then the
+// judging instruction, the reasoning and the command), so it shows the
+// critic the same state and, sharing the agent's prompt as its prefix, is
+// served from Ollama's prompt cache, which the agent's next prompt then
+// finds warm up to the sections that changed. insisted means the agent
+// proposed the same action again after a model rejection in this turn: it
+// is let through once.
+func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt []llm.Message, p Proposal, turn int, advisory, insisted bool) (Verdict, error) {
 	action := p.Action
 	if why := s.groundTruth(action); why != "" {
 		v := Verdict{Action: action, Score: -1, Justification: why, Stage: StageGroundTruth, Accepted: advisory}
@@ -195,12 +201,12 @@ func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt string, p Proposa
 	if c.client == nil {
 		return Verdict{Action: action, Score: 0, Justification: "no critic model", Accepted: true, Stage: StageGroundTruth}, nil
 	}
-	user := prompt
+	user := CriticSystemPrompt
 	if r := strings.TrimSpace(firstNonEmpty(p.Reasoning, p.Thinking)); r != "" {
 		user += "\n\nThe agent's reasoning: " + clipRunes(oneLine(r), 600)
 	}
 	user += "\n\nProposed command: " + action
-	msgs := []llm.Message{llm.System(CriticSystemPrompt), llm.User(user)}
+	msgs := append(append([]llm.Message(nil), prompt...), llm.User(user))
 	r, _, err := llm.Structured[CriticReply](ctx, c.client, llm.Request{Role: config.RoleCritic, Messages: msgs, Turn: turn})
 	if err != nil {
 		return Verdict{}, err

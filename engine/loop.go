@@ -466,7 +466,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 		e.failures = 0
 		e.emit(ctx, ProposalMade{Turn: turn, Attempt: attempt, Action: p.Action, Reasoning: p.Reasoning, Thinking: p.Thinking})
 		norm := mapper.NormalizeAction(p.Action)
-		v, err := e.critic.Evaluate(ctx, scope, prompt[len(prompt)-1].Content, p, turn, e.agent.Scripted(), modelRejected[norm])
+		v, err := e.critic.Evaluate(ctx, scope, prompt, p, turn, e.agent.Scripted(), modelRejected[norm])
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

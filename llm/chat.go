@@ -49,6 +49,13 @@ type Request struct {
 	OnDelta func(Delta)
 	// Turn tags the call's metrics with the game turn.
 	Turn int
+	// WholeReply makes a reply cut off at its length limit an error
+	// (ErrReplyLength, retried once with twice num_predict) even without
+	// Format. Without it a free-text reply stopped at num_predict is
+	// returned as it is, with Reply.Cut set: num_predict is then the
+	// caller's chosen length, not a failure. A structured reply (Format
+	// set) cut off is always ErrReplyLength, since it cannot be whole JSON.
+	WholeReply bool
 }
 
 // Reply is a model's answer.
@@ -57,6 +64,9 @@ type Reply struct {
 	Thinking  string
 	ToolCalls []ToolCall
 	Metrics   CallMetrics
+	// Cut: the model stopped at its length limit (done_reason "length")
+	// and the request allowed a cut reply (see Request.WholeReply).
+	Cut bool
 }
 
 // Chat sends a request for its role and returns the whole reply, streaming
@@ -85,6 +95,14 @@ func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
 	for attempt := 1; ; attempt++ {
 		m.Attempts = attempt
 		reply, err = c.chatOnce(ctx, role, req, &m)
+		if errors.Is(err, ErrReplyLength) && !m.LengthRetried && role.NumPredict > 0 && ctx.Err() == nil {
+			// One more try with twice the reply budget.
+			c.log.Warn("reply cut at num_predict, retrying with a larger budget", "role", req.Role, "model", role.Model, "num_predict", role.NumPredict)
+			m.LengthRetried = true
+			r2 := role
+			r2.NumPredict *= 2
+			reply, err = c.chatOnce(ctx, r2, req, &m)
+		}
 		if err == nil || !transient(err) || attempt >= c.retry.Attempts || ctx.Err() != nil {
 			break
 		}
@@ -119,7 +137,7 @@ func (c *Client) record(m CallMetrics) {
 
 // chatOnce is one attempt: one streaming request.
 func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m *CallMetrics) (Reply, error) {
-	numCtx, err := c.numCtx(ctx, role, req, m)
+	numCtx, req, err := c.numCtx(ctx, role, req, m)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -148,7 +166,7 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 		ar.Think = th
 	}
 	var reply Reply
-	done := false
+	done, doneReason := false, ""
 	var content, thinking []byte
 	err = c.api.Chat(ctx, ar, func(r api.ChatResponse) error {
 		// The api client does not stop reading on cancellation by itself:
@@ -174,7 +192,7 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 			reply.ToolCalls = append(reply.ToolCalls, ToolCall{Name: tc.Function.Name, Arguments: args})
 		}
 		if r.Done {
-			done = true
+			done, doneReason = true, r.DoneReason
 			m.PromptTokens, m.EvalTokens = r.PromptEvalCount, r.EvalCount
 			m.PromptEval, m.Eval, m.Load, m.Total = r.PromptEvalDuration, r.EvalDuration, r.LoadDuration, r.TotalDuration
 		}
@@ -198,6 +216,19 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 	reply.Content, reply.Thinking = string(content), string(thinking)
 	if m.PromptTokens == 0 {
 		m.PromptTokens, m.PromptEstimated = estimateTokens(req), true
+	} else {
+		c.learnRatio(role.Model, req, m.PromptTokens)
+	}
+	m.PromptTotal = max(m.PromptTotal, m.PromptTokens)
+	m.Cached = c.cachedTokens(role.Model, c.cachedPrefix(role.Model, promptText(req)), m.PromptTotal)
+	if m.Load >= LoadThreshold {
+		m.Loaded = true
+	}
+	if doneReason == "length" {
+		if req.Format != nil || req.WholeReply {
+			return reply, lengthError(role, numCtx)
+		}
+		reply.Cut, m.Cut = true, true
 	}
 	if reply.Content == "" && reply.Thinking == "" && len(reply.ToolCalls) == 0 {
 		return Reply{}, ErrEmptyReply
@@ -259,56 +290,12 @@ func (c *Client) think(ctx context.Context, r config.Role) *api.ThinkValue {
 	return nil
 }
 
-// numCtx sizes the context for this call: the estimated prompt plus room
-// for the reply, rounded up, within the model's context length. A prompt
-// that cannot fit is an error; a reply that may not fit is a warning.
-func (c *Client) numCtx(ctx context.Context, r config.Role, req Request, m *CallMetrics) (int, error) {
-	if r.NumCtx > 0 {
-		m.NumCtx = r.NumCtx
-		return r.NumCtx, nil
-	}
-	est := estimateTokens(req)
-	reserve := 1024
+// lengthError is the typed error for a reply Ollama stopped at its length
+// limit (done_reason "length"): num_predict when the role sets one, else
+// the end of the context.
+func lengthError(r config.Role, numCtx int) error {
 	if r.NumPredict > 0 {
-		reserve = r.NumPredict
+		return fmt.Errorf("%w: num_predict %d", ErrReplyLength, r.NumPredict)
 	}
-	n := roundUp(est+reserve, 1024)
-	if n < 2048 {
-		n = 2048
-	}
-	info, err := c.Show(ctx, r.Model)
-	if err != nil {
-		return 0, err
-	}
-	if max := info.ContextLength; max > 0 {
-		if est > max {
-			return 0, fmt.Errorf("%w: about %d tokens, the model takes %d", ErrContextOverflow, est, max)
-		}
-		if n > max {
-			c.log.Warn("prompt leaves little room for the reply", "model", r.Model, "prompt_tokens_est", est, "context", max)
-			n = max
-		}
-	}
-	m.NumCtx = n
-	return n, nil
-}
-
-func roundUp(n, to int) int { return (n + to - 1) / to * to }
-
-// estimateTokens guesses a prompt's size: about 3.5 characters a token, plus
-// a little per message, plus the schema and tool declarations.
-func estimateTokens(req Request) int {
-	chars := 0
-	for _, m := range req.Messages {
-		chars += len(m.Content) + len(m.Thinking) + 16
-	}
-	if req.Format != nil {
-		if b, err := json.Marshal(req.Format); err == nil {
-			chars += len(b)
-		}
-	}
-	for _, t := range req.Tools {
-		chars += len(t.Name) + len(t.Description) + 200
-	}
-	return chars*2/7 + 8
+	return fmt.Errorf("%w: the context of %d tokens filled up (num_predict unset)", ErrReplyLength, numCtx)
 }

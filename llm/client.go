@@ -1,7 +1,8 @@
 // Package llm is how every mind in Lantern talks to local models through
 // Ollama, and the only package that imports github.com/ollama/ollama/api.
 // It gives each role its own model and sampling, streams content and
-// thinking deltas, sizes num_ctx per call, decodes structured replies
+// thinking deltas, sizes num_ctx once per model for the session (fitting
+// prompts to it), decodes structured replies
 // against a JSON schema (retrying with a format reminder), runs bounded
 // tool-call loops, retries transient faults with backoff, and turns every
 // failure into a typed *Error with a plain message.
@@ -56,6 +57,13 @@ type Options struct {
 	// MaxReplyBytes caps a reply's content plus thinking; a longer reply
 	// is cut off with ErrReplyTooLarge. 0: DefaultMaxReply.
 	MaxReplyBytes int
+	// CacheSlots is how many prompt caches the server keeps per model
+	// (Ollama's OLLAMA_NUM_PARALLEL); 0: 1, Ollama's default. It only
+	// serves the estimate of the cache share in the metrics.
+	CacheSlots int
+	// MultiUserCache: the server runs with OLLAMA_MULTIUSER_CACHE (see
+	// cache.go), for the same estimate.
+	MultiUserCache bool
 }
 
 // DefaultMaxReply is the default cap on a model reply: far above any
@@ -79,6 +87,15 @@ type Client struct {
 	mu    sync.Mutex
 	roles map[string]config.Role
 	info  map[string]ModelInfo // /api/show, by model
+	// ctxSize is each model's context size for the session (see sessionCtx).
+	ctxSize map[string]int
+	// tokPerChar is each model's worst observed tokens-per-character ratio.
+	tokPerChar map[string]float64
+	// slots are each model's prompts as the server's cache slots hold them
+	// (cache.go); cacheSlots is how many the server has.
+	slots      map[string][][]byte
+	cacheSlots int
+	multiUser  bool
 }
 
 // New makes a client; it does not contact the server.
@@ -112,7 +129,9 @@ func New(opts Options) (*Client, error) {
 	c := &Client{
 		api: api.NewClient(base, hc), host: base.Host, base: base, retry: retry, log: log,
 		onCall: opts.OnCall, Metrics: NewAggregate(), roles: map[string]config.Role{}, info: map[string]ModelInfo{},
-		maxReply: opts.MaxReplyBytes,
+		ctxSize: map[string]int{}, tokPerChar: map[string]float64{}, slots: map[string][][]byte{}, cacheSlots: max(opts.CacheSlots, 1),
+		multiUser: opts.MultiUserCache,
+		maxReply:  opts.MaxReplyBytes,
 	}
 	if c.maxReply <= 0 {
 		c.maxReply = DefaultMaxReply
@@ -171,6 +190,10 @@ func (c *Client) SetModel(role, model string) error {
 	if !ok {
 		return fmt.Errorf("set model: unknown role %q", role)
 	}
+	// The context sizes of both models are chosen again from the roles'
+	// new needs on their next call.
+	delete(c.ctxSize, r.Model)
+	delete(c.ctxSize, model)
 	r.Model = model
 	c.roles[role] = r
 	return nil

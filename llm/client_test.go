@@ -292,24 +292,6 @@ func TestToolLoopBounded(t *testing.T) {
 	}
 }
 
-func TestNumCtxAndOverflow(t *testing.T) {
-	s := llmtest.New(t)
-	s.AddModel(testModel, 4096)
-	s.On("ok", llmtest.AnyCall(), llmtest.Reply{Content: "ok"})
-	c := newClient(t, s.Host(), time.Second)
-	if _, err := c.Chat(context.Background(), ask(config.RoleCritic, strings.Repeat("word ", 100))); err != nil {
-		t.Fatal(err)
-	}
-	opts := s.ChatRequests()[0].Chat.Options
-	if n, _ := opts["num_ctx"].(float64); n != 2048 {
-		t.Errorf("num_ctx %v for a short prompt, want 2048", opts["num_ctx"])
-	}
-	_, err := c.Chat(context.Background(), ask(config.RoleCritic, strings.Repeat("word ", 4000)))
-	if !errors.Is(err, llm.ErrContextOverflow) {
-		t.Errorf("error %v, want ErrContextOverflow", err)
-	}
-}
-
 func TestThinkSetting(t *testing.T) {
 	s := llmtest.New(t)
 	s.AddModel(testModel, 8192, "thinking")

@@ -29,6 +29,10 @@ var (
 	ErrEmptyReply = errors.New("empty reply from the model")
 	// ErrContextOverflow: the prompt cannot fit the model's context.
 	ErrContextOverflow = errors.New("prompt does not fit the model's context")
+	// ErrReplyLength: a structured reply (or one whose caller asked for
+	// whole replies) was cut off at its length limit (Ollama's done_reason
+	// "length"); a free-text reply cut at num_predict is not an error.
+	ErrReplyLength = errors.New("reply cut off at its length limit")
 	// ErrUnsupported: the model lacks a capability the role needs.
 	ErrUnsupported = errors.New("model lacks a needed capability")
 	// ErrReplyTooLarge: the reply grew past the client's cap

@@ -18,6 +18,11 @@ fi
 if [[ $line == OLLAMA_HOST=* ]]; then
   export OLLAMA_HOST=${line#OLLAMA_HOST=}
   export LANTERN_OLLAMA_E2E=1
+  # The server's log, for the tests that count model loads and truncated
+  # prompts in it.
+  state_dir=${LANTERN_OLLAMA_STATE:-${TMPDIR:-/tmp}/lantern-ollama-test}
+  run_dir=$(sed -n 's/^DIR=//p' "$state_dir/state" 2>/dev/null || true)
+  [[ -n $run_dir ]] && export LANTERN_OLLAMA_LOG=$run_dir/server.log
   trap 'scripts/ollama-test-server.sh stop >/dev/null 2>&1 || true' EXIT
   echo "with-ollama: test server at $OLLAMA_HOST" >&2
 elif [[ ${LANTERN_REQUIRE_SHARED:-} == 1 ]]; then

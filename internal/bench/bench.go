@@ -64,25 +64,30 @@ func (q *CallQueue) Rest() []llm.CallMetrics {
 // Episode is what a run keeps of one episode: its outcome and the
 // per-turn series the metrics are computed from.
 type Episode struct {
-	Episode   int                `json:"episode"`
-	Ending    string             `json:"ending"`
-	Score     int                `json:"score"`
-	Moves     int                `json:"moves"`
-	Turns     int                `json:"turns"`
-	Deaths    int                `json:"deaths"`
-	Actions   int                `json:"actions"`
-	Repeats   int                `json:"repeated_failed_actions"`
-	Visited   []int              `json:"visited"`
-	Memories  []int              `json:"locations_with_memories"` // of the visited ones, at the episode's end
-	Scores    []int              `json:"score_by_turn"`           // after turn 1, 2, ...
-	Prompt    []int              `json:"prompt_tokens_by_turn"`
-	Calls     []int              `json:"llm_calls_by_turn"`
-	HarnessUS []int64            `json:"harness_us_by_turn"`
-	LatencyUS []int64            `json:"latency_us_by_call"`
-	EndCalls  int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
-	Errors    int                `json:"llm_errors"`
-	Milestone []Milestone        `json:"milestones"`
-	Critic    engine.CriticTally `json:"critic"`
+	Episode  int    `json:"episode"`
+	Ending   string `json:"ending"`
+	Score    int    `json:"score"`
+	Moves    int    `json:"moves"`
+	Turns    int    `json:"turns"`
+	Deaths   int    `json:"deaths"`
+	Actions  int    `json:"actions"`
+	Repeats  int    `json:"repeated_failed_actions"`
+	Visited  []int  `json:"visited"`
+	Memories []int  `json:"locations_with_memories"` // of the visited ones, at the episode's end
+	Scores   []int  `json:"score_by_turn"`           // after turn 1, 2, ...
+	Prompt   []int  `json:"prompt_tokens_by_turn"`
+	Calls    []int  `json:"llm_calls_by_turn"`
+	// What the status event (engine.MetricsUpdated, the TUI's status bar)
+	// said of each turn: its calls and prompt tokens, the same as Calls and
+	// Prompt when every call is counted once.
+	StatusCalls  []int              `json:"status_llm_calls_by_turn,omitempty"`
+	StatusPrompt []int              `json:"status_prompt_tokens_by_turn,omitempty"`
+	HarnessUS    []int64            `json:"harness_us_by_turn"`
+	LatencyUS    []int64            `json:"latency_us_by_call"`
+	EndCalls     int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
+	Errors       int                `json:"llm_errors"`
+	Milestone    []Milestone        `json:"milestones"`
+	Critic       engine.CriticTally `json:"critic"`
 	// The person's reviews (review mode), when there were any.
 	Reviews *ReviewTally `json:"reviews,omitempty"`
 }
@@ -114,7 +119,8 @@ type Report struct {
 	DB        string            `json:"database,omitempty"`
 	Episodes  []Episode         `json:"episodes"`
 	Dropped   int               `json:"llm_calls_unattributed,omitempty"`
-	Summary   []Metrics         `json:"metrics"` // one per episode, then the whole run
+	Summary   []Metrics         `json:"metrics"`         // one per episode, then the whole run
+	Roles     []llm.RoleStats   `json:"roles,omitempty"` // per role over the run, then "all"
 	// Shard is the part of a split benchmark the run played (nil: all).
 	Shard *ShardInfo `json:"shard,omitempty"`
 	// Index is the work dir's lantern.db that lists the run when it

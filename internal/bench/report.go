@@ -10,6 +10,7 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/internal/benchview"
+	"github.com/lantern-if/lantern/llm"
 )
 
 // The bench's text output: a table of the metrics (a column per episode and
@@ -167,6 +168,7 @@ func Print(w io.Writer, r *Report, width int) {
 			break
 		}
 	}
+	printRoles(w, r.Roles)
 	fmt.Fprintln(w, "\nTurns to each score milestone (score@turn)")
 	for _, m := range r.Summary {
 		name := m.Name
@@ -321,4 +323,21 @@ func Clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// printRoles prints the per-role table: calls and whole-prompt tokens per
+// turn, the share of prompt tokens the server's prompt cache held (from
+// llm's model of the server's cache slots: the prefix a prompt shares with
+// the one the slot holds), and model loads (calls whose load_duration
+// reached llm.LoadThreshold).
+func printRoles(w io.Writer, roles []llm.RoleStats) {
+	if len(roles) == 0 {
+		return
+	}
+	rows := [][]string{{"role", "calls/turn", "prompt tokens/turn", "cache share", "model loads"}}
+	for _, r := range roles {
+		rows = append(rows, []string{r.Role, fmt.Sprintf("%.2f", r.CallsPerTurn), fmt.Sprintf("%.0f", r.PromptPerTurn), pct(r.CacheShare), fmt.Sprint(r.Loads)})
+	}
+	fmt.Fprintln(w, "\nModel calls by role")
+	Table(w, rows)
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/llm"
 )
 
 // The bench's metrics: per episode and for the whole run, the critic's
@@ -162,4 +164,13 @@ func sum(xs []int) int {
 		s += x
 	}
 	return s
+}
+
+// RoleStats is the per-role table of the run's model calls (llm.Aggregate
+// computes it), over the turns of every episode; nil without a model.
+func RoleStats(client *llm.Client, summary []Metrics) []llm.RoleStats {
+	if client == nil || len(summary) == 0 {
+		return nil
+	}
+	return client.Metrics.Roles(summary[len(summary)-1].Turns, config.RoleNames())
 }

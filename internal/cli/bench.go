@@ -206,6 +206,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		rep.Error = "interrupted"
 	}
 	rep.Summary = bench.Summarize(rep.Episodes)
+	rep.Roles = bench.RoleStats(client, rep.Summary)
 	after, _ := sess.DB.LastEpisodeID(context.Background())
 	data, err := json.Marshal(rep)
 	if err != nil {
@@ -362,6 +363,8 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *bench.CallQu
 			progress.Calls(len(calls), lat)
 			ep.Prompt = append(ep.Prompt, prompt)
 			ep.Calls = append(ep.Calls, len(calls))
+			ep.StatusCalls = append(ep.StatusCalls, v.LLM.Calls)
+			ep.StatusPrompt = append(ep.StatusPrompt, v.LLM.PromptTokens)
 			ep.HarnessUS = append(ep.HarnessUS, harness.Microseconds())
 			actions++
 			ep.Actions++

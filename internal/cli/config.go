@@ -85,7 +85,7 @@ func planning(cfg *config.Config) engine.Planning {
 
 // newClient makes the model client the configuration describes.
 func newClient(cfg *config.Config, onCall func(llm.CallMetrics)) (*llm.Client, error) {
-	return llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, OnCall: onCall, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10})
+	return newClientLog(cfg, onCall, nil)
 }
 
 // newConfigCmd is `lantern config`: show (the default), check and sample.

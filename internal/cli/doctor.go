@@ -299,7 +299,7 @@ func doctorModels(ctx context.Context, r *doctorReport, cfg *config.Config, clie
 					"the %s role needs %s, which %s lacks", role, strings.Join(missing, " and "), name)
 			}
 			if rc.NumCtx > 0 && info.ContextLength > 0 && rc.NumCtx > info.ContextLength {
-				r.warn(fmt.Sprintf("lower [roles.%s] num_ctx, or set it to 0 to size it per call", role),
+				r.warn(fmt.Sprintf("lower [roles.%s] num_ctx, or set it to 0 for 8192 or the model's length", role),
 					"the %s role's num_ctx %d is more than %s's context (%d)", role, rc.NumCtx, name, info.ContextLength)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/logfile"
@@ -42,8 +43,14 @@ func commandLog(cmd, workDir, levelFlag string, cfg *config.Config) (*slog.Logge
 	return log, func() { c.Close() }, nil
 }
 
-// newClientLog is newClient with the client's own log lines (retries,
-// schema mismatches, reachability) in the command's log.
+// newClientLog makes the model client the configuration describes, with
+// the client's own log lines (retries, schema mismatches, reachability) in
+// the command's log (nil: none).
 func newClientLog(cfg *config.Config, onCall func(llm.CallMetrics), log *slog.Logger) (*llm.Client, error) {
-	return llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, OnCall: onCall, Logger: log, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10})
+	// The server's parallel slots, when its environment is ours, tell how
+	// many prompt caches it keeps (for the cache share in the metrics).
+	slots, _ := strconv.Atoi(os.Getenv("OLLAMA_NUM_PARALLEL"))
+	multi, _ := strconv.ParseBool(os.Getenv("OLLAMA_MULTIUSER_CACHE"))
+	return llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, OnCall: onCall, Logger: log, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10,
+		CacheSlots: slots, MultiUserCache: multi})
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
 	"github.com/lantern-if/lantern/themes"
@@ -81,7 +80,7 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		}
 		defer closeLog()
 		log.Info("story", "path", path)
-		client, err := llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, Logger: log, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10})
+		client, err := newClientLog(cfg, nil, log)
 		if err != nil {
 			return usageError(err)
 		}

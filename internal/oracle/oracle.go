@@ -315,7 +315,7 @@ func (o *Oracle) respond(role string, req *api.ChatRequest) (answer, error) {
 	case role == config.RoleAgent && s != nil:
 		return o.agent(req, s)
 	case role == config.RoleCritic && s != nil:
-		return o.critic(lastUser(req.Messages), s)
+		return o.critic(allUser(req.Messages), s)
 	}
 	o.mu.Lock()
 	o.stats.Others++
@@ -435,13 +435,16 @@ func firstUser(msgs []api.Message) string {
 	return ""
 }
 
-func lastUser(msgs []api.Message) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" {
-			return msgs[i].Content
+// allUser joins the user messages: the critic's request continues the
+// agent's prompt, so the state is in an earlier one than the proposal.
+func allUser(msgs []api.Message) string {
+	var parts []string
+	for _, m := range msgs {
+		if m.Role == "user" {
+			parts = append(parts, m.Content)
 		}
 	}
-	return ""
+	return strings.Join(parts, "\n\n")
 }
 
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {

@@ -44,6 +44,7 @@ type Reply struct {
 	Delay        time.Duration // for SlowFirstByte
 	PromptTokens int           // prompt_eval_count (default: 42)
 	EvalTokens   int           // eval_count (default: one per chunk)
+	DoneReason   string        // done_reason (default: "stop")
 }
 
 // ToolCall is a scripted tool call.
@@ -392,8 +393,12 @@ func (s *Server) final(r Request, rep Reply, chunks int) api.ChatResponse {
 	if et == 0 {
 		et = chunks
 	}
+	reason := rep.DoneReason
+	if reason == "" {
+		reason = "stop"
+	}
 	return api.ChatResponse{
-		Model: r.Chat.Model, CreatedAt: time.Now(), Done: true, DoneReason: "stop",
+		Model: r.Chat.Model, CreatedAt: time.Now(), Done: true, DoneReason: reason,
 		Message: api.Message{Role: "assistant"},
 		Metrics: api.Metrics{TotalDuration: 3 * time.Millisecond, LoadDuration: time.Millisecond,
 			PromptEvalCount: pt, PromptEvalDuration: time.Millisecond, EvalCount: et, EvalDuration: time.Millisecond},

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"github.com/lantern-if/lantern/internal/bench"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/llm/llmtest"
+	"github.com/lantern-if/lantern/memory/rundb"
+)
+
+// recorder sits in front of a model server and notes each chat call's role
+// and num_ctx.
+type recorder struct {
+	next  http.Handler
+	mu    sync.Mutex
+	roles map[string]int
+	ctxs  map[string]map[int]int // model -> num_ctx -> calls
+}
+
+func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.URL.Path == "/api/chat" {
+		body, _ := io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		var chat struct {
+			Model   string         `json:"model"`
+			Options map[string]any `json:"options"`
+		}
+		json.Unmarshal(body, &chat)
+		n, _ := chat.Options["num_ctx"].(float64)
+		r.mu.Lock()
+		r.roles[req.Header.Get("X-Lantern-Role")]++
+		if r.ctxs[chat.Model] == nil {
+			r.ctxs[chat.Model] = map[int]int{}
+		}
+		r.ctxs[chat.Model][int(n)]++
+		r.mu.Unlock()
+	}
+	r.next.ServeHTTP(w, req)
+}
+
+// TestCallBudgetZorkTwoHundredTurns plays 200 turns of Zork I through the
+// whole model path (the oracle as every role's model, the default
+// configuration) and checks the call budget: at most 2.5 model calls a
+// turn, one num_ctx per model for every call (Ollama reloads a model when
+// it changes), and memory synthesis on 30-40% of the turns.
+func TestCallBudgetZorkTwoHundredTurns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays 200 turns of Zork I (several seconds)")
+	}
+	story := shared.File(t, "stories/zork1.z3")
+	walk := shared.File(t, "walkthroughs/zork1.txt")
+	isolate(t)
+	cmds, err := oracle.LoadScript(walk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{next: oracle.New(oracle.Options{Script: cmds}), roles: map[string]int{}, ctxs: map[string]map[int]int{}}
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	t.Setenv("OLLAMA_HOST", strings.TrimPrefix(srv.URL, "http://"))
+	code, stdout, stderr := runCLI(t, "", "run", "--headless", "--json", "--model", "oracle", "--seed", "12", "--max-turns", "200", "--story", story)
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	turns := 0
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var tl struct {
+			Action string `json:"action"`
+		}
+		if json.Unmarshal([]byte(line), &tl) == nil && tl.Action != "" {
+			turns++
+		}
+	}
+	if turns != 200 {
+		t.Fatalf("%d turns played, want 200", turns)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	calls := 0
+	for _, n := range rec.roles {
+		calls += n
+	}
+	perTurn := float64(calls) / float64(turns)
+	memShare := float64(rec.roles[config.RoleMemory]) / float64(turns)
+	t.Logf("%d calls in %d turns (%.2f a turn) by role %v; num_ctx by model %v; memory synthesis on %.0f%% of turns",
+		calls, turns, perTurn, rec.roles, rec.ctxs, 100*memShare)
+	if perTurn > 2.5 {
+		t.Errorf("%.2f model calls a turn, want at most 2.5", perTurn)
+	}
+	for model, sizes := range rec.ctxs {
+		if len(sizes) != 1 {
+			t.Errorf("model %s: calls with num_ctx %v, want one size for the session", model, sizes)
+		}
+	}
+	if memShare < 0.30 || memShare > 0.40 {
+		t.Errorf("memory synthesis on %.0f%% of turns, want 30-40%%", 100*memShare)
+	}
+}
+
+// TestMetricsAgreeEverywhere: for one bench run over the scripted fake
+// server, every turn's model calls and prompt tokens are the same in the
+// bench's own tally, in the status event the TUI shows (MetricsUpdated)
+// and in lantern.db's turn row; the per-role table adds up to the run.
+func TestMetricsAgreeEverywhere(t *testing.T) {
+	isolate(t)
+	s := llmtest.New(t)
+	s.AddModel("fake", 8192)
+	s.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: `{"reasoning": "go on", "action": "north", "remember": "", "remember_importance": 0}`, PromptTokens: 100})
+	s.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`, PromptTokens: 50})
+	s.Always("memory", llmtest.Role(config.RoleMemory), llmtest.Reply{Content: `{"should_remember": true, "category": "NOTE", "memory_title": "Been here",
+		"memory_text": "A place worth knowing.", "status": "ACTIVE", "supersedes_memory_titles": [], "reasoning": "new"}`, PromptTokens: 70})
+	s.ScriptPlanning()
+	t.Setenv("OLLAMA_HOST", s.Host())
+	t.Setenv("LANTERN_LOOP_OBJECTIVE_UPDATE_INTERVAL", "2")
+	t.Setenv("LANTERN_MANAGERS_SUPERVISOR_INTERVAL", "3")
+	code, out, stderr := runCLI(t, "", "bench", "--model", "fake", "--episodes", "1", "--max-turns", "8", "--json")
+	if code != exitOK {
+		t.Fatalf("bench: exit %d\n%s", code, stderr)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Episodes) != 1 || rep.DB == "" {
+		t.Fatalf("report %+v", rep)
+	}
+	ep := rep.Episodes[0]
+	db, err := rundb.OpenRunDB(rep.DB, rep.StoryMD5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	eps, err := db.Episodes(context.Background())
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes %v, %v", eps, err)
+	}
+	rows, err := db.Turns(context.Background(), eps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != ep.Turns || len(ep.Calls) != ep.Turns || len(ep.StatusCalls) != ep.Turns {
+		t.Fatalf("%d rows in lantern.db, %d bench turns, %d status events, for %d turns", len(rows), len(ep.Calls), len(ep.StatusCalls), ep.Turns)
+	}
+	calls := 0
+	for i, row := range rows {
+		if ep.Calls[i] != ep.StatusCalls[i] || ep.Prompt[i] != ep.StatusPrompt[i] || ep.Prompt[i] != row.PromptTokens {
+			t.Errorf("turn %d: bench %d calls %d prompt tokens; status %d calls %d tokens; lantern.db %d tokens",
+				row.Turn, ep.Calls[i], ep.Prompt[i], ep.StatusCalls[i], ep.StatusPrompt[i], row.PromptTokens)
+		}
+		calls += ep.Calls[i]
+	}
+	// Some turns hold more than the agent's and critic's calls, so the
+	// comparison covers the planning managers too.
+	if calls <= 2*ep.Turns {
+		t.Errorf("%d calls in %d turns: the managers' calls are missing", calls, ep.Turns)
+	}
+	byRole := 0
+	var all llm.RoleStats
+	for _, r := range rep.Roles {
+		if r.Role == "all" {
+			all = r
+			continue
+		}
+		byRole += r.Calls
+	}
+	if all.Calls != calls+ep.EndCalls || byRole != all.Calls {
+		t.Errorf("per-role table: %d calls by role, %d in all; the turns and the episode's end made %d", byRole, all.Calls, calls+ep.EndCalls)
+	}
+}
