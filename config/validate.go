@@ -7,14 +7,15 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 )
 
 var (
-	themeName  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
-	actionName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	themeName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`) })
+	actionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]*$`) })
 )
 
 // checker collects the problems of one configuration.
@@ -68,7 +69,7 @@ func (c *Config) validate(checkTheme func(string) error) []Problem {
 		if err := checkTheme(t); err != nil {
 			k.err("theme", "%s", clip(err.Error()))
 		}
-	case themeName.MatchString(t):
+	case themeName().MatchString(t):
 	case strings.HasSuffix(t, ".toml"):
 		if _, err := os.Stat(t); err != nil {
 			k.err("theme", "no such theme file")
@@ -150,7 +151,7 @@ func (c *Config) checkKeys(k *checker) {
 		key := "keys." + a
 		v := strings.TrimSpace(c.Keys[a])
 		switch {
-		case !actionName.MatchString(a):
+		case !actionName().MatchString(a):
 			k.err(key, "an action is a lower-case name such as step or next_pane")
 		case v == "":
 			k.err(key, `must name a key, such as "p", "ctrl+p", "space" or "f2"`)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -76,14 +77,16 @@ func reminder(schema *Schema, err error) string {
 	return fmt.Sprintf("That reply could not be used (%v). Reply with only one JSON object that matches this schema, nothing else:\n%s", err, s)
 }
 
-var reasoningTags = regexp.MustCompile(`(?s)<(think|thinking|reflection)>(.*?)</(?:think|thinking|reflection)>`)
+var reasoningTags = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)<(think|thinking|reflection)>(.*?)</(?:think|thinking|reflection)>`)
+})
 
 // SplitReasoning takes reasoning out of <think>, <thinking> and
 // <reflection> tags and returns it with the rest of the text.
 func SplitReasoning(s string) (reasoning, rest string) {
 	var parts []string
-	rest = reasoningTags.ReplaceAllStringFunc(s, func(m string) string {
-		sub := reasoningTags.FindStringSubmatch(m)
+	rest = reasoningTags().ReplaceAllStringFunc(s, func(m string) string {
+		sub := reasoningTags().FindStringSubmatch(m)
 		parts = append(parts, strings.TrimSpace(sub[2]))
 		return ""
 	})

@@ -233,7 +233,7 @@ func cleanText(s string) string {
 		lines = lines[:len(lines)-1]
 	}
 	for i, l := range lines {
-		if structural(l) || (i == 0 && supersededRe.MatchString(l)) {
+		if structural(l) || (i == 0 && supersededRe().MatchString(l)) {
 			lines[i] = " " + l
 		}
 	}

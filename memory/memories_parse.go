@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // File is a parsed Memories.md. It keeps the text it was read from, part by
@@ -70,7 +71,9 @@ func (s *section) find(k partKind) int {
 }
 
 // supersededRe reads a supersession record (rare, so a regexp is fine).
-var supersededRe = regexp.MustCompile(`^\[Superseded(?: at T(\d+))? by (?:(human)(?:: "(.*)")?|"(.*)")\]\s*$`)
+var supersededRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\[Superseded(?: at T(\d+))? by (?:(human)(?:: "(.*)")?|"(.*)")\]\s*$`)
+})
 
 // The scanners below read the lines the parser meets on every entry; they
 // are written by hand for speed and behave exactly as these expressions
@@ -376,7 +379,7 @@ func parseSupersession(c string) (Supersession, bool) {
 	if !strings.HasPrefix(c, "[Superseded ") {
 		return Supersession{}, false
 	}
-	g := supersededRe.FindStringSubmatch(c)
+	g := supersededRe().FindStringSubmatch(c)
 	if g == nil {
 		return Supersession{}, false
 	}

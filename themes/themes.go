@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -163,7 +164,7 @@ func MustLoad(name string) Theme {
 	return t
 }
 
-var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+var hexColor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`) })
 
 // Parse reads a theme file: the keys it names override Base. Unknown keys and
 // bad colours are errors naming the file, the line where the decoder knows
@@ -198,7 +199,7 @@ func (p Palette) Validate() error {
 	tp := v.Type()
 	for i := range tp.NumField() {
 		s := v.Field(i).String()
-		if s == "" || hexColor.MatchString(s) {
+		if s == "" || hexColor().MatchString(s) {
 			continue
 		}
 		if n, err := strconv.Atoi(s); err == nil && n >= 0 && n <= 255 {

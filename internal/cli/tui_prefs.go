@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/atomicfile"
@@ -22,9 +23,9 @@ import (
 // configuration, else nothing is written.
 
 var (
-	tomlHeader   = regexp.MustCompile(`^\s*\[`)
-	themeKeyLine = regexp.MustCompile(`^\s*theme\s*=`)
-	modelKeyLine = regexp.MustCompile(`^\s*model\s*=`)
+	tomlHeader   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[`) })
+	themeKeyLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*theme\s*=`) })
+	modelKeyLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*model\s*=`) })
 )
 
 // savePrefs sets theme (when not "") and each role's model in the TOML file
@@ -46,7 +47,7 @@ func savePrefs(path, theme string, models map[string]string) error {
 		lines = nil
 	}
 	if theme != "" {
-		lines = setKey(lines, "", themeKeyLine, "theme = "+strconv.Quote(theme))
+		lines = setKey(lines, "", themeKeyLine(), "theme = "+strconv.Quote(theme))
 	}
 	roles := make([]string, 0, len(models))
 	for r := range models {
@@ -54,7 +55,7 @@ func savePrefs(path, theme string, models map[string]string) error {
 	}
 	sort.Strings(roles)
 	for _, r := range roles {
-		lines = setKey(lines, "roles."+r, modelKeyLine, "model = "+strconv.Quote(models[r]))
+		lines = setKey(lines, "roles."+r, modelKeyLine(), "model = "+strconv.Quote(models[r]))
 	}
 	out := []byte(strings.Join(lines, "\n") + "\n")
 	if _, err := config.Parse(path, out); err != nil {
@@ -90,7 +91,7 @@ func setKey(lines []string, table string, key *regexp.Regexp, set string) []stri
 		}
 	}
 	for i := start; i < len(lines); i++ {
-		if tomlHeader.MatchString(lines[i]) {
+		if tomlHeader().MatchString(lines[i]) {
 			end = i
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The agent's prompt is also read by programs that stand in for a model
@@ -12,8 +13,10 @@ import (
 // Build and Parse are tested together so the two never drift apart.
 
 var (
-	turnLine   = regexp.MustCompile(`(?m)^Turn (\d+)\.`)
-	recentLine = regexp.MustCompile(`(?m)^T(\d+) \(([a-z-]*)\) (.*?)(?: — because: .*)?$`)
+	turnLine   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Turn (\d+)\.`) })
+	recentLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^T(\d+) \(([a-z-]*)\) (.*?)(?: — because: .*)?$`)
+	})
 )
 
 // Parsed is what Parse finds in an agent prompt.
@@ -26,7 +29,7 @@ type Parsed struct {
 // of an agent prompt made by Build.
 func Parse(user string) Parsed {
 	var p Parsed
-	if m := turnLine.FindStringSubmatch(user); m != nil {
+	if m := turnLine().FindStringSubmatch(user); m != nil {
 		p.Turn, _ = strconv.Atoi(m[1])
 	}
 	start := strings.Index(user, "## Previous turns\n")
@@ -37,7 +40,7 @@ func Parse(user string) Parsed {
 	if end := strings.Index(body, "\n## "); end >= 0 {
 		body = body[:end]
 	}
-	for _, m := range recentLine.FindAllStringSubmatch(body, -1) {
+	for _, m := range recentLine().FindAllStringSubmatch(body, -1) {
 		n, _ := strconv.Atoi(m[1])
 		p.Recent = append(p.Recent, Turn{Turn: n, Actor: m[2], Action: strings.TrimSpace(m[3])})
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Achieved says how the ground truth of a turn shows an objective achieved,
@@ -49,13 +50,13 @@ var moveVerbs = []string{"go", "head", "reach", "enter", "visit", "return", "tra
 
 var takeVerbs = []string{"take", "get", "grab", "pick", "obtain", "acquire", "collect", "secure", "retrieve", "find", "fetch"}
 
-var locRef = regexp.MustCompile(`(?i)\blocation\s*#?\s*(\d+)\b|\bL(\d+)\b`)
+var locRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\blocation\s*#?\s*(\d+)\b|\bL(\d+)\b`) })
 
 // targetLocation is the place an objective sends the player to: the last
 // location it names that is not introduced by "from".
 func targetLocation(text string) (int, bool) {
 	target, found := 0, false
-	for _, m := range locRef.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range locRef().FindAllStringSubmatchIndex(text, -1) {
 		before := strings.ToLower(text[max(0, m[0]-8):m[0]])
 		if strings.Contains(before, "from ") {
 			continue

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // GroundTruth is what the machine says is so when the agent reasoned.
@@ -35,14 +36,26 @@ func (f Finding) String() string {
 // The claims the checker understands. Each pattern's last group is the
 // claimed thing; the phrase stops at punctuation or a joining word.
 var (
-	stop        = `(?:[,.;:!?()]|\s(?:and|so|which|that|to|but|because|while|then|in order|for|from|into|with|now|here|already|right|before|earlier|again|too|yet|once)\b|$)`
-	carryRe     = regexp.MustCompile(`(?i)\b(?:i am|i'm|im)\s+(?:now\s+|still\s+|already\s+)?(?:carrying|holding)\s+(.+?)` + stop)
-	haveRe      = regexp.MustCompile(`(?i)\bi\s+(?:already\s+|still\s+)?(?:have|hold|carry|possess)\s+(?:the|my)\s+(.+?)` + stop)
-	inventoryRe = regexp.MustCompile(`(?i)\bmy\s+inventory\s+(?:contains|has|includes|holds)\s+(.+?)` + stop)
-	hereRe      = regexp.MustCompile(`(?i)\b(?:i am|i'm|im)\s+(?:now\s+|currently\s+|still\s+)?(?:in|at)\s+(?:the\s+)?(location\s*#?\s*\d+|l\d+\b|[a-z][a-z' -]{2,40}?)` + stop)
-	visitedRe   = regexp.MustCompile(`(?i)\bi(?:'ve|\s+have)\s+(?:already\s+)?(?:visited|seen|explored|been\s+(?:to|in))\s+(?:the\s+)?(location\s*#?\s*\d+|l\d+\b|[a-z][a-z' -]{2,40}?)` + stop)
-	scoreRe     = regexp.MustCompile(`(?i)\b(?:my\s+|the\s+)?score\s+(?:is|of)\s+(\d+)|\bi\s+have\s+(\d+)\s+points\b`)
-	idRe        = regexp.MustCompile(`(?i)^(?:location\s*#?\s*|l)(\d+)$`)
+	stop    = `(?:[,.;:!?()]|\s(?:and|so|which|that|to|but|because|while|then|in order|for|from|into|with|now|here|already|right|before|earlier|again|too|yet|once)\b|$)`
+	carryRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:i am|i'm|im)\s+(?:now\s+|still\s+|already\s+)?(?:carrying|holding)\s+(.+?)` + stop)
+	})
+	haveRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bi\s+(?:already\s+|still\s+)?(?:have|hold|carry|possess)\s+(?:the|my)\s+(.+?)` + stop)
+	})
+	inventoryRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bmy\s+inventory\s+(?:contains|has|includes|holds)\s+(.+?)` + stop)
+	})
+	hereRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:i am|i'm|im)\s+(?:now\s+|currently\s+|still\s+)?(?:in|at)\s+(?:the\s+)?(location\s*#?\s*\d+|l\d+\b|[a-z][a-z' -]{2,40}?)` + stop)
+	})
+	visitedRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bi(?:'ve|\s+have)\s+(?:already\s+)?(?:visited|seen|explored|been\s+(?:to|in))\s+(?:the\s+)?(location\s*#?\s*\d+|l\d+\b|[a-z][a-z' -]{2,40}?)` + stop)
+	})
+	scoreRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:my\s+|the\s+)?score\s+(?:is|of)\s+(\d+)|\bi\s+have\s+(\d+)\s+points\b`)
+	})
+	idRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(?:location\s*#?\s*|l)(\d+)$`) })
 )
 
 // hypothetical words before a claim make it a plan, not a claim.
@@ -58,7 +71,7 @@ var vague = map[string]bool{"nothing": true, "anything": true, "something": true
 // left out.
 func CheckClaims(reasoning string, gt GroundTruth) []Finding {
 	var out []Finding
-	for _, re := range []*regexp.Regexp{carryRe, haveRe, inventoryRe} {
+	for _, re := range []*regexp.Regexp{carryRe(), haveRe(), inventoryRe()} {
 		for _, m := range re.FindAllStringSubmatchIndex(reasoning, -1) {
 			if planned(reasoning, m[0]) {
 				continue
@@ -68,7 +81,7 @@ func CheckClaims(reasoning string, gt GroundTruth) []Finding {
 			}
 		}
 	}
-	for _, m := range hereRe.FindAllStringSubmatchIndex(reasoning, -1) {
+	for _, m := range hereRe().FindAllStringSubmatchIndex(reasoning, -1) {
 		if planned(reasoning, m[0]) {
 			continue
 		}
@@ -76,12 +89,12 @@ func CheckClaims(reasoning string, gt GroundTruth) []Finding {
 			out = append(out, f)
 		}
 	}
-	for _, m := range visitedRe.FindAllStringSubmatchIndex(reasoning, -1) {
+	for _, m := range visitedRe().FindAllStringSubmatchIndex(reasoning, -1) {
 		if f, ok := checkVisited(strings.TrimSpace(reasoning[m[0]:m[3]]), reasoning[m[2]:m[3]], gt); ok {
 			out = append(out, f)
 		}
 	}
-	for _, m := range scoreRe.FindAllStringSubmatch(reasoning, -1) {
+	for _, m := range scoreRe().FindAllStringSubmatch(reasoning, -1) {
 		num := m[1]
 		if num == "" {
 			num = m[2]
@@ -152,7 +165,7 @@ func checkItem(claim, phrase string, gt GroundTruth) (Finding, bool) {
 func checkHere(claim, place string, gt GroundTruth) (Finding, bool) {
 	f := Finding{Kind: "location", Claim: claim}
 	where := fmt.Sprintf("it is at L%d %s", gt.LocationID, gt.Location)
-	if m := idRe.FindStringSubmatch(strings.TrimSpace(place)); m != nil {
+	if m := idRe().FindStringSubmatch(strings.TrimSpace(place)); m != nil {
 		id, _ := strconv.Atoi(m[1])
 		f.Contradicted, f.Detail = id != gt.LocationID, where
 		return f, true
@@ -173,7 +186,7 @@ func checkHere(claim, place string, gt GroundTruth) (Finding, bool) {
 
 func checkVisited(claim, place string, gt GroundTruth) (Finding, bool) {
 	f := Finding{Kind: "visited", Claim: claim}
-	if m := idRe.FindStringSubmatch(strings.TrimSpace(place)); m != nil {
+	if m := idRe().FindStringSubmatch(strings.TrimSpace(place)); m != nil {
 		id, _ := strconv.Atoi(m[1])
 		if name, ok := gt.Known[id]; ok || id == gt.LocationID {
 			f.Detail = fmt.Sprintf("L%d %s is on the map", id, name)
