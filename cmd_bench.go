@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"io"
 	"math"
 	"os"
@@ -451,7 +452,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 	var llmTime time.Duration
 	code := exitOK
 	best := 0 // the episode's best score so far
-	begin := func(n int, opening engine.Observation) {
+	begin := func(n int, opening env.Observation) {
 		ep = &benchEpisode{Episode: n, Critic: engine.CriticTally{Rejected: map[engine.Stage]int{}}}
 		visited = map[int]bool{opening.Location.ID: true}
 		repeatsAt = repeatsRun
@@ -473,7 +474,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, r
 		ep = nil
 	}
 	episode := 0
-	var last engine.Observation
+	var last env.Observation
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
 		case engine.TurnResult:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"io"
 	"os"
 	"path/filepath"
@@ -352,7 +353,7 @@ func doctorStory(r *doctorReport, cfg *config.Config) (string, int) {
 		title = "the built-in demo (" + demo.FileName + ")"
 	}
 	r.ok("%s: version %d, release %d, serial %s, md5 %s", title, info.Version, info.Release, info.Serial, info.MD5)
-	bs, err := engine.LoadBindings(bindings.FS())
+	bs, err := env.LoadBindings(bindings.FS())
 	if err != nil {
 		r.fail("", "the embedded bindings do not load: %v", err)
 		return name, info.Release

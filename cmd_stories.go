@@ -5,10 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"io"
 	"sort"
 
-	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -41,7 +41,7 @@ Examples:
 		}
 		return exitUsage
 	}
-	bs, err := engine.LoadBindings(bindings.FS())
+	bs, err := env.LoadBindings(bindings.FS())
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern stories:", err)
 		return exitError
@@ -66,7 +66,7 @@ Examples:
 	return code
 }
 
-func listBindings(bs engine.Bindings, w io.Writer) {
+func listBindings(bs env.Bindings, w io.Writer) {
 	md5s := make([]string, 0, len(bs))
 	for md5 := range bs {
 		md5s = append(md5s, md5)
@@ -87,7 +87,7 @@ func listBindings(bs engine.Bindings, w io.Writer) {
 
 // describeStory prints the story's identity and the provenance of each
 // fact, as observed on a throwaway environment.
-func describeStory(path string, story *zmachine.Story, bs engine.Bindings, w io.Writer) {
+func describeStory(path string, story *zmachine.Story, bs env.Bindings, w io.Writer) {
 	info := story.Info()
 	b := bs.For(info.MD5)
 	fmt.Fprintf(w, "%s\n", path)
@@ -119,17 +119,17 @@ func describeStory(path string, story *zmachine.Story, bs engine.Bindings, w io.
 
 // observeFacts starts the story on a throwaway environment and, on the
 // generic path, waits a few turns for the inference to settle.
-func observeFacts(story *zmachine.Story, b *engine.Binding) (engine.Facts, error) {
-	env, err := engine.NewEnv(story, engine.EnvOptions{Seed: 1, Binding: b})
+func observeFacts(story *zmachine.Story, b *env.Binding) (env.Facts, error) {
+	en, err := env.NewEnv(story, env.EnvOptions{Seed: 1, Binding: b})
 	if err != nil {
-		return engine.Facts{}, err
+		return env.Facts{}, err
 	}
-	obs, err := env.Start()
+	obs, err := en.Start()
 	if err != nil {
-		return engine.Facts{}, err
+		return env.Facts{}, err
 	}
-	for i := 0; b.IsGeneric() && i < storiesProbeTurns && obs.Ended == engine.NotEnded; i++ {
-		if obs, err = env.Step("wait"); err != nil {
+	for i := 0; b.IsGeneric() && i < storiesProbeTurns && obs.Ended == env.NotEnded; i++ {
+		if obs, err = en.Step("wait"); err != nil {
 			break
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"io"
 	"strings"
 
@@ -79,7 +80,7 @@ func (a LLMAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []
 		p = r
 		p.Thinking = reply.Thinking
 	}
-	p.Action = Sanitize(p.Action)
+	p.Action = env.Sanitize(p.Action)
 	if p.Action == "" {
 		return Proposal{}, fmt.Errorf("agent: %w: empty action", llm.ErrInvalidReply)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/lantern-if/lantern/engine/env"
 	"time"
 
 	"github.com/lantern-if/lantern/llm"
@@ -69,7 +70,7 @@ type TurnResult struct {
 	Actor       Actor
 	Action      string
 	Reasoning   string
-	Observation Observation
+	Observation env.Observation
 	Duration    time.Duration // whole turn
 	LLMTime     time.Duration // spent waiting for models
 	// Resumed: the last turn of a checkpoint, reported again when a session
@@ -137,7 +138,7 @@ type Idle struct {
 // EpisodeEnded: an episode is over.
 type EpisodeEnded struct {
 	Episode int
-	Reason  Ending
+	Reason  env.Ending
 	Score   int
 	Moves   int
 	Turns   int

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"slices"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 // Extraction is what the extractor knows after a turn.
 type Extraction struct {
 	// Ground truth.
-	Location     Location
+	Location     env.Location
 	Score, Moves int
 	Inventory    []string
 	Objects      []string // nouns in scope
@@ -40,7 +41,7 @@ type extractorReply struct {
 // extract reports the turn's facts; the model is asked only when the
 // extractor is on and the text is worth reading (a new room, or a turn
 // that was not a plain failure).
-func (e *Engine) extract(ctx context.Context, turn int, obs Observation, failed bool) (Extraction, error) {
+func (e *Engine) extract(ctx context.Context, turn int, obs env.Observation, failed bool) (Extraction, error) {
 	x := Extraction{Location: obs.Location, Score: obs.Score, Moves: obs.Moves, Objects: e.env.Scope()}
 	for _, it := range obs.Inventory {
 		x.Inventory = append(x.Inventory, it.Name)

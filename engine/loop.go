@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -71,8 +72,8 @@ type TurnRecord struct {
 	Proposal  Proposal
 	Verdicts  []Verdict
 	Reviews   []Review // the person's decisions (review mode)
-	Before    Observation
-	After     Observation
+	Before    env.Observation
+	After     env.Observation
 	Extracted Extraction
 	Failed    bool // no world change, no score change, no move
 	Repeated  bool // the same action had already failed here
@@ -98,7 +99,7 @@ type ReasoningEntry struct {
 type GameState struct {
 	Episode   int
 	Turn      int
-	Obs       Observation
+	Obs       env.Observation
 	History   []contextmgr.Turn
 	Reasoning []ReasoningEntry
 	Feedback  string
@@ -117,7 +118,7 @@ type GameState struct {
 // Events and obeys Commands.
 type Engine struct {
 	cfg    Config
-	env    *Env
+	env    *env.Env
 	agent  Agent
 	critic *Critic
 	client *llm.Client // may be nil (scripted runs)
@@ -150,7 +151,7 @@ type Engine struct {
 }
 
 // New makes an engine over an environment. Run starts it.
-func New(cfg Config, env *Env, agent Agent, critic *Critic, client *llm.Client, gmap *mapper.Map, hooks Hooks) *Engine {
+func New(cfg Config, env *env.Env, agent Agent, critic *Critic, client *llm.Client, gmap *mapper.Map, hooks Hooks) *Engine {
 	if cfg.MaxProposals <= 0 {
 		cfg.MaxProposals = 3
 	}
@@ -218,7 +219,7 @@ func (e *Engine) indexStory() {
 	}
 	e.nouns = map[string]bool{}
 	for o := 1; o <= m.ObjectCount(); o++ {
-		if n := noun(m.ObjectName(uint16(o))); n != "" {
+		if n := env.Noun(m.ObjectName(uint16(o))); n != "" {
 			e.nouns[n] = true
 		}
 	}
@@ -277,7 +278,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		e.drain(ctx)
 		if e.ending && !e.quitting {
 			e.ending = false
-			if err := e.endEpisode(ctx, EndPerson); err != nil {
+			if err := e.endEpisode(ctx, env.EndPerson); err != nil {
 				return err
 			}
 			continue
@@ -336,7 +337,7 @@ func (e *Engine) apply(c Command) bool {
 	case Step:
 		e.mode = Stepping
 	case Override:
-		if t := Sanitize(c.Text); t != "" {
+		if t := env.Sanitize(c.Text); t != "" {
 			e.pending = append(e.pending, t)
 		}
 		if c.Cancel {
@@ -488,7 +489,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 			r := Review{Proposal: p.Action, Decision: d.Decision, Auto: auto}
 			switch d.Decision {
 			case DecisionEdit:
-				r.Command = Sanitize(d.Command)
+				r.Command = env.Sanitize(d.Command)
 				reviews = append(reviews, r)
 				return e.play(ctx, ActorHumanEdited, r.Command, p, verdicts, start, llmBefore, reviews...)
 			case DecisionReject:
@@ -639,9 +640,9 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	before := e.st.Obs
 	obs, err := e.env.Step(action)
 	if err != nil {
-		e.emit(ctx, ErrorEvent{Turn: turn, Err: err, Fatal: errors.Is(err, ErrEnded)})
-		if errors.Is(err, ErrEnded) {
-			return e.endEpisode(ctx, EndHalted)
+		e.emit(ctx, ErrorEvent{Turn: turn, Err: err, Fatal: errors.Is(err, env.ErrEnded)})
+		if errors.Is(err, env.ErrEnded) {
+			return e.endEpisode(ctx, env.EndHalted)
 		}
 		return nil
 	}
@@ -720,7 +721,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}
 	e.emit(ctx, MetricsUpdated{Turn: turn, LLM: rec.LLMMetrics, Harness: rec.Duration - llmTime, Repeated: e.RepeatedFailedRate()})
-	if obs.Ended != NotEnded {
+	if obs.Ended != env.NotEnded {
 		return e.endEpisode(ctx, obs.Ended)
 	}
 	return nil
@@ -730,7 +731,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 // engine is done.
 func (e *Engine) checkEpisode(ctx context.Context) (bool, error) {
 	if e.cfg.MaxTurns > 0 && e.st.Turn >= e.cfg.MaxTurns && !e.quitting {
-		if err := e.endEpisode(ctx, EndTurnCap); err != nil {
+		if err := e.endEpisode(ctx, env.EndTurnCap); err != nil {
 			return true, err
 		}
 	}
@@ -738,7 +739,7 @@ func (e *Engine) checkEpisode(ctx context.Context) (bool, error) {
 }
 
 // endEpisode reports the end and starts the next episode, or stops.
-func (e *Engine) endEpisode(ctx context.Context, why Ending) error {
+func (e *Engine) endEpisode(ctx context.Context, why env.Ending) error {
 	ep := EpisodeEnded{Episode: e.st.Episode, Reason: why, Score: e.st.Obs.Score, Moves: e.st.Obs.Moves, Turns: e.st.Turn}
 	if e.hooks.EpisodeEnded != nil {
 		if err := e.hooks.EpisodeEnded(ctx, ep); err != nil {
@@ -756,7 +757,7 @@ func (e *Engine) endEpisode(ctx context.Context, why Ending) error {
 // startEpisode begins an episode: the story from the start (a new seed for
 // each new episode), the managers reset in dependency order.
 func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
-	var obs Observation
+	var obs env.Observation
 	var err error
 	if reset {
 		obs, err = e.env.Reset(e.cfg.Seed + e.played)

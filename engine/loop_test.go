@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,10 +63,10 @@ func startEngine(t *testing.T, agent Agent, cfg Config) *harness {
 	return h
 }
 
-func startEnvUnstarted(t *testing.T) *Env {
+func startEnvUnstarted(t *testing.T) *env.Env {
 	t.Helper()
 	story, _ := zork(t)
-	env, err := NewEnv(story, EnvOptions{Seed: 12, Binding: zorkBinding(t)})
+	env, err := env.NewEnv(story, env.EnvOptions{Seed: 12, Binding: zorkBinding(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestEnginePersonEndsEpisode(t *testing.T) {
 		}
 	}
 	expect(t, names, "TurnStarted", "EpisodeEnded", "TurnResult", "Idle")
-	if ended.Reason != EndPerson || ended.Episode != 1 || ended.Turns != 1 {
+	if ended.Reason != env.EndPerson || ended.Episode != 1 || ended.Turns != 1 {
 		t.Fatalf("ended %+v", ended)
 	}
 }

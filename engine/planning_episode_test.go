@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/lantern-if/lantern/engine/env"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func TestPlanningDarkCellarDeathTeachesTheNextEpisode(t *testing.T) {
 			ends = append(ends, e)
 		}
 	}
-	if len(ends) != 1 || ends[0].Reason != EndDeath || ends[0].Turns != 27 {
+	if len(ends) != 1 || ends[0].Reason != env.EndDeath || ends[0].Turns != 27 {
 		t.Fatalf("episodes ended: %+v, want one death after 27 turns", ends)
 	}
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 	"testing"
 
@@ -43,13 +44,13 @@ func (r *recordingAgent) Propose(_ context.Context, prompt []llm.Message, reject
 func (*recordingAgent) Scripted() bool { return true }
 
 // demoStory is the built-in demo and its binding.
-func demoStory(t testing.TB) (*zmachine.Story, *Binding) {
+func demoStory(t testing.TB) (*zmachine.Story, *env.Binding) {
 	t.Helper()
 	story, err := zmachine.LoadStory(demo.Story())
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, err := LoadBindings(bindings.FS())
+	bs, err := env.LoadBindings(bindings.FS())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 	"time"
 )
@@ -95,7 +96,7 @@ func ParseDecision(line string) (ReviewDecision, error) {
 	case "y", "yes", "a", "accept", "":
 		return ReviewDecision{Decision: DecisionAccept}, nil
 	case "e", "edit":
-		if Sanitize(rest) == "" {
+		if env.Sanitize(rest) == "" {
 			return ReviewDecision{}, fmt.Errorf("review: %q: an edit needs the command to play", line)
 		}
 		return ReviewDecision{Decision: DecisionEdit, Command: rest}, nil

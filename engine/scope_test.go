@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,7 @@ import (
 // not running: tests call its scope and play directly.
 func zorkEngine(t *testing.T, cmds ...string) *Engine {
 	t.Helper()
-	env := startEnv(t, EnvOptions{Seed: 12})
+	env := startEnv(t, env.EnvOptions{Seed: 12})
 	obs, err := env.Start()
 	if err != nil {
 		t.Fatal(err)

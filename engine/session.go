@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,7 +32,7 @@ import (
 type SessionOptions struct {
 	Story    *zmachine.Story
 	Name     string // the story's file name, for its folder in the work dir
-	Binding  *Binding
+	Binding  *env.Binding
 	WorkDir  string
 	Client   *llm.Client // nil: no model (scripted agent, ground-truth critic)
 	Agent    Agent       // nil: an LLMAgent over Client
@@ -84,7 +85,7 @@ func DefaultPlanning() Planning {
 // Session is an open run.
 type Session struct {
 	Dir      string // <workdir>/<story>-r<release>
-	Env      *Env
+	Env      *env.Env
 	DB       *memory.RunDB
 	Memories *memory.Store
 	Map      *mapper.Map
@@ -106,7 +107,7 @@ type Session struct {
 	// checkpoints: every recorded turn carries a checkpoint (Autosave).
 	checkpoints bool
 	episode     int64
-	id          StoryIdentity
+	id          env.StoryIdentity
 	lock        *memory.WorkLock
 	// record replaces DB.RecordTurn in tests (a write-failing fake).
 	record func(ctx context.Context, t memory.Turn) error
@@ -173,7 +174,7 @@ func openLocked(opts SessionOptions, dir string, lock *memory.WorkLock) (*Sessio
 	// With Autosave the machine is saved after every turn as the turn's
 	// checkpoint in lantern.db (recordTurn), not as saves/autosave.qzl: one
 	// write per turn, consistent with the turn's row.
-	env, err := NewEnv(opts.Story, EnvOptions{Seed: opts.Engine.Seed, Binding: opts.Binding, SaveDir: filepath.Join(dir, "saves")})
+	env, err := env.NewEnv(opts.Story, env.EnvOptions{Seed: opts.Engine.Seed, Binding: opts.Binding, SaveDir: filepath.Join(dir, "saves")})
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +395,7 @@ func (rec TurnRecord) managed() turn.Turn {
 		Died: a.Died, NewRoom: rec.NewRoom, Failed: rec.Failed}
 }
 
-func names(items []Item) []string {
+func names(items []env.Item) []string {
 	out := make([]string, 0, len(items))
 	for _, it := range items {
 		out = append(out, it.Name)
@@ -483,15 +484,15 @@ func (s *Session) episodeEnded(ctx context.Context, ep EpisodeEnded) error {
 
 // State is current_state.json: what an outside viewer needs each turn.
 type State struct {
-	Story     StoryIdentity `json:"story"`
-	Episode   int           `json:"episode"`
-	Turn      int           `json:"turn"`
-	Score     int           `json:"score"`
-	Moves     int           `json:"moves"`
-	Location  Location      `json:"location"`
-	Inventory []Item        `json:"inventory"`
-	Recent    []RecentTurn  `json:"recent"`
-	Map       string        `json:"mermaid_map"`
+	Story     env.StoryIdentity `json:"story"`
+	Episode   int               `json:"episode"`
+	Turn      int               `json:"turn"`
+	Score     int               `json:"score"`
+	Moves     int               `json:"moves"`
+	Location  env.Location      `json:"location"`
+	Inventory []env.Item        `json:"inventory"`
+	Recent    []RecentTurn      `json:"recent"`
+	Map       string            `json:"mermaid_map"`
 	// Objectives are the active objectives; [] when there are none.
 	Objectives []string `json:"objectives"`
 }
@@ -510,7 +511,7 @@ func (s *Session) exportState(rec TurnRecord) error {
 		st.Objectives = active
 	}
 	if st.Inventory == nil {
-		st.Inventory = []Item{}
+		st.Inventory = []env.Item{}
 	}
 	for _, h := range s.Engine.st.History {
 		st.Recent = append(st.Recent, RecentTurn{Turn: h.Turn, Actor: h.Actor, Action: h.Action})

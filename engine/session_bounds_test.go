@@ -48,27 +48,3 @@ func TestWorkDirPlainErrors(t *testing.T) {
 	}
 }
 
-// TestSaveSlotsBounded: saving past MaxSaveSlots drops the oldest slots.
-func TestSaveSlotsBounded(t *testing.T) {
-	story, binding := demoStory(t)
-	dir := t.TempDir()
-	env, err := NewEnv(story, EnvOptions{Seed: 1, Binding: binding, SaveDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := env.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < MaxSaveSlots+10; i++ {
-		if _, err := env.Step("save"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	slots, _ := filepath.Glob(filepath.Join(dir, "slot-*.qzl"))
-	if len(slots) != MaxSaveSlots {
-		t.Errorf("%d slots kept, want %d", len(slots), MaxSaveSlots)
-	}
-	if _, err := os.Stat(filepath.Join(dir, slotName(MaxSaveSlots+10))); err != nil {
-		t.Errorf("the newest slot is missing: %v", err)
-	}
-}

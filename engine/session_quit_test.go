@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/lantern-if/lantern/engine/env"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,8 +78,8 @@ func TestQuitMidTurnFlushesFiles(t *testing.T) {
 	}
 	// The checkpoint is the machine after turn 2: restored, it continues
 	// exactly as a machine that played the same two turns.
-	play := func(prepare func(*Env) error) string {
-		env, err := NewEnv(story, EnvOptions{Seed: 1, Binding: binding})
+	play := func(prepare func(*env.Env) error) string {
+		env, err := env.NewEnv(story, env.EnvOptions{Seed: 1, Binding: binding})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,8 +92,8 @@ func TestQuitMidTurnFlushesFiles(t *testing.T) {
 		}
 		return obs.Text + obs.WorldHash
 	}
-	fromCheckpoint := play(func(e *Env) error { _, err := e.RestoreState(cp.Machine, cp.Turn); return err })
-	played := play(func(e *Env) error {
+	fromCheckpoint := play(func(e *env.Env) error { _, err := e.RestoreState(cp.Machine, cp.Turn); return err })
+	played := play(func(e *env.Env) error {
 		if _, err := e.Start(); err != nil {
 			return err
 		}
@@ -106,7 +107,7 @@ func TestQuitMidTurnFlushesFiles(t *testing.T) {
 	if fromCheckpoint != played {
 		t.Fatalf("the checkpoint continues differently:\n%s\n---\n%s", fromCheckpoint, played)
 	}
-	if _, err := os.Stat(filepath.Join(sess.Dir, "saves", AutosaveName)); !os.IsNotExist(err) {
-		t.Errorf("a session writes its checkpoints to lantern.db, not %s (%v)", AutosaveName, err)
+	if _, err := os.Stat(filepath.Join(sess.Dir, "saves", env.AutosaveName)); !os.IsNotExist(err) {
+		t.Errorf("a session writes its checkpoints to lantern.db, not %s (%v)", env.AutosaveName, err)
 	}
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 	"sync"
 	"testing"
@@ -238,8 +239,8 @@ func hasQuit(cmd tea.Cmd) bool {
 
 // turn is a played turn for tests.
 func turn(n int, actor engine.Actor, action, text string, loc int, name string, score int) engine.TurnResult {
-	return engine.TurnResult{Turn: n, Actor: actor, Action: action, Observation: engine.Observation{
-		Text: text, Location: engine.Location{ID: loc, Name: name}, Score: score, Moves: n,
+	return engine.TurnResult{Turn: n, Actor: actor, Action: action, Observation: env.Observation{
+		Text: text, Location: env.Location{ID: loc, Name: name}, Score: score, Moves: n,
 	}}
 }
 

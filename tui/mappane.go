@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"sort"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 type mapPane struct {
 	c       *common
 	m       *mapper.Map
-	here    engine.Location
+	here    env.Location
 	mermaid bool
 	offset  int
 	w, h    int
@@ -184,7 +185,7 @@ func (p *mapPane) view() []string {
 }
 
 // restore takes the engine's map (a resumed checkpoint's), standing in loc.
-func (p *mapPane) restore(s mapper.Snapshot, loc engine.Location) {
+func (p *mapPane) restore(s mapper.Snapshot, loc env.Location) {
 	p.m.Restore(s)
 	p.here = loc
 	p.ver++

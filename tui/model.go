@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"log/slog"
 	"strings"
 	"time"
@@ -53,7 +54,7 @@ type Model struct {
 
 	// What the status bar shows, from the events.
 	episode, turn, score, moves int
-	loc                         engine.Location
+	loc                         env.Location
 	mode                        engine.Mode
 	lastActor                   engine.Actor
 	thinking                    bool

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"reflect"
 	"strings"
 	"testing"
@@ -534,7 +535,7 @@ func TestMapNeighbourhoodAndMermaid(t *testing.T) {
 	h.key("M")
 	h.mustSee("▣ L3 Muddy Lane")
 	// A new episode starts a fresh walk on the same map.
-	h.events(engine.EpisodeEnded{Episode: 1, Reason: engine.EndDeath, Score: 5, Moves: 3, Turns: 3}, opening())
+	h.events(engine.EpisodeEnded{Episode: 1, Reason: env.EndDeath, Score: 5, Moves: 3, Turns: 3}, opening())
 	h.mustSee("Episode 1 ended (death): score 5 in 3 moves, 3 turns.", "Ep 2", "Episode 2 · the story begins")
 }
 

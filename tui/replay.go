@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -139,7 +140,7 @@ func (r *replay) step() {
 	if r.pos == 1 {
 		// The map starts where the first turn started; lantern.db keeps where
 		// each turn ended, so the first room is where turn 1 ended.
-		r.mapp.turn(engine.TurnResult{Observation: engine.Observation{Location: engine.Location{ID: t.LocationID, Name: t.Location}}})
+		r.mapp.turn(engine.TurnResult{Observation: env.Observation{Location: env.Location{ID: t.LocationID, Name: t.Location}}})
 	}
 	ev := showStored(r.transcript, r.reasoning, t, int(r.episode))
 	for _, rv := range r.reviews[t.Turn] {
@@ -195,7 +196,7 @@ func episodeRow(e memory.EpisodeSummary) string {
 
 func replayTurn(t memory.Turn) engine.TurnResult {
 	return engine.TurnResult{Turn: t.Turn, Actor: engine.Actor(t.Actor), Action: t.Action, Reasoning: t.Reasoning,
-		Observation: engine.Observation{Text: t.Response, Location: engine.Location{ID: t.LocationID, Name: t.Location}, Score: t.Score, Moves: t.Moves}}
+		Observation: env.Observation{Text: t.Response, Location: env.Location{ID: t.LocationID, Name: t.Location}, Score: t.Score, Moves: t.Moves}}
 }
 
 // current is the turn shown last.

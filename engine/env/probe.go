@@ -1,4 +1,4 @@
-package engine
+package env
 
 import (
 	"sort"
@@ -60,8 +60,8 @@ func DefaultTemplates() []string {
 	}
 }
 
-// noun is the last word of an object's name, lower-cased, letters only.
-func noun(name string) string {
+// Noun is the last word of an object's name, lower-cased, letters only.
+func Noun(name string) string {
 	f := strings.Fields(strings.ToLower(name))
 	if len(f) == 0 {
 		return ""

@@ -1,63 +1,15 @@
-package engine
+package env
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/lantern-if/lantern/engine/internal/testgames"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/lantern-if/lantern/game_files/bindings"
-	"github.com/lantern-if/lantern/internal/shared"
-	"github.com/lantern-if/lantern/zmachine"
 )
-
-// jerichoWalkthrough is one entry of the shared suite's walkthroughs.json.
-type jerichoWalkthrough struct {
-	Seed        int      `json:"seed"`
-	Walkthrough []string `json:"walkthrough"`
-	MaxScore    int      `json:"max_score"`
-}
-
-// jerichoGame is a shared story file with its walkthrough.
-type jerichoGame struct {
-	file  string
-	story *zmachine.Story
-	walk  jerichoWalkthrough
-}
-
-func jerichoSuite(t *testing.T) []jerichoGame {
-	t.Helper()
-	dir := filepath.Join(shared.Dir(t), "jericho")
-	data, err := os.ReadFile(filepath.Join(dir, "walkthroughs.json"))
-	if err != nil {
-		if shared.Required() {
-			t.Fatal(err)
-		}
-		t.Skipf("jericho suite: %v", err)
-	}
-	var wts map[string]jerichoWalkthrough
-	if err := json.Unmarshal(data, &wts); err != nil {
-		t.Fatalf("walkthroughs.json: %v", err)
-	}
-	var out []jerichoGame
-	for file, w := range wts {
-		raw, err := os.ReadFile(filepath.Join(dir, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := zmachine.LoadStory(raw)
-		if err != nil {
-			t.Errorf("%s: %v", file, err)
-			continue
-		}
-		out = append(out, jerichoGame{file: file, story: st, walk: w})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].file < out[j].file })
-	return out
-}
 
 // walkFigures are the ground-truth figures of one walkthrough.
 type walkFigures struct {
@@ -72,9 +24,9 @@ type walkFigures struct {
 
 // playWalkthrough plays a walkthrough through an Env with the story's
 // binding and gathers its figures.
-func playWalkthrough(t *testing.T, g jerichoGame, b *Binding) walkFigures {
+func playWalkthrough(t *testing.T, g testgames.Game, b *Binding) walkFigures {
 	t.Helper()
-	e, err := NewEnv(g.story, EnvOptions{Seed: g.walk.Seed, Binding: b})
+	e, err := NewEnv(g.Story, EnvOptions{Seed: g.Walk.Seed, Binding: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +36,13 @@ func playWalkthrough(t *testing.T, g jerichoGame, b *Binding) walkFigures {
 	}
 	var f walkFigures
 	prev := o.Location.ID
-	for i, c := range g.walk.Walkthrough {
+	for i, c := range g.Walk.Walkthrough {
 		o, err = e.Step(c)
 		if err != nil {
 			t.Logf("step %d %q: %v", i+1, c, err)
 			break
 		}
-		if o.Won && i < len(g.walk.Walkthrough)-1 {
+		if o.Won && i < len(g.Walk.Walkthrough)-1 {
 			f.wonBefore = true
 		}
 		if o.Location.ID != prev && o.Location.ID != 0 {
@@ -182,13 +134,13 @@ func TestJerichoGroundTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	games := jerichoSuite(t)
+	games := testgames.Jericho(t)
 	var table []string
 	for _, g := range games {
-		t.Run(g.file, func(t *testing.T) {
-			b := bs.For(g.story.Info().MD5)
+		t.Run(g.File, func(t *testing.T) {
+			b := bs.For(g.Story.Info().MD5)
 			if b.IsGeneric() {
-				t.Fatalf("no binding for md5 %s", g.story.Info().MD5)
+				t.Fatalf("no binding for md5 %s", g.Story.Info().MD5)
 			}
 			f := playWalkthrough(t, g, b)
 			ratio := 1.0
@@ -196,11 +148,11 @@ func TestJerichoGroundTruth(t *testing.T) {
 				ratio = float64(f.shown) / float64(f.changes)
 			}
 			table = append(table, fmt.Sprintf("%-16s score %4d/%-4d won %-5v loc changes %4d first-line %4d shown %4d (%.0f%%)",
-				g.file, f.score, g.walk.MaxScore, f.won, f.changes, f.first, f.shown, 100*ratio))
-			if why, ok := jerichoKnownShort[g.file]; ok {
-				t.Logf("final score %d of %d (%s)", f.score, g.walk.MaxScore, why)
-			} else if f.score != g.walk.MaxScore {
-				t.Errorf("final score %d, want %d", f.score, g.walk.MaxScore)
+				g.File, f.score, g.Walk.MaxScore, f.won, f.changes, f.first, f.shown, 100*ratio))
+			if why, ok := jerichoKnownShort[g.File]; ok {
+				t.Logf("final score %d of %d (%s)", f.score, g.Walk.MaxScore, why)
+			} else if f.score != g.Walk.MaxScore {
+				t.Errorf("final score %d, want %d", f.score, g.Walk.MaxScore)
 			}
 			if !f.won {
 				t.Errorf("final turn not a victory (ended %q)", f.ended)
@@ -208,7 +160,7 @@ func TestJerichoGroundTruth(t *testing.T) {
 			if f.unknownLocations > 0 {
 				t.Errorf("location unknown on %d turns", f.unknownLocations)
 			}
-			if jerichoOneRoom[g.file] {
+			if jerichoOneRoom[g.File] {
 				if f.changes != 0 || f.lastLoc.ID == 0 {
 					t.Errorf("one-room story: %d location changes, last location %v", f.changes, f.lastLoc)
 				}
@@ -217,7 +169,7 @@ func TestJerichoGroundTruth(t *testing.T) {
 			if f.changes < 5 {
 				t.Errorf("location changed %d times, want at least 5", f.changes)
 			}
-			if ratio < 0.9 && !jerichoNoHeadings[g.file] {
+			if ratio < 0.9 && !jerichoNoHeadings[g.File] {
 				t.Errorf("location name shown on %d of %d changes (%.0f%%), want 90%%", f.shown, f.changes, 100*ratio)
 			}
 		})
@@ -236,13 +188,13 @@ func TestJerichoGenericPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	var table []string
-	for _, g := range jerichoSuite(t) {
-		t.Run(g.file, func(t *testing.T) {
-			bound, err := NewEnv(g.story, EnvOptions{Seed: g.walk.Seed, Binding: bs.For(g.story.Info().MD5)})
+	for _, g := range testgames.Jericho(t) {
+		t.Run(g.File, func(t *testing.T) {
+			bound, err := NewEnv(g.Story, EnvOptions{Seed: g.Walk.Seed, Binding: bs.For(g.Story.Info().MD5)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			generic, err := NewEnv(g.story, EnvOptions{Seed: g.walk.Seed, Binding: Generic()})
+			generic, err := NewEnv(g.Story, EnvOptions{Seed: g.Walk.Seed, Binding: Generic()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -254,7 +206,7 @@ func TestJerichoGenericPath(t *testing.T) {
 				og, _ = generic.Step(in)
 			}
 			same, turns := 0, 0
-			for _, c := range g.walk.Walkthrough {
+			for _, c := range g.Walk.Walkthrough {
 				var e1, e2 error
 				ob, e1 = bound.Step(c)
 				og, e2 = generic.Step(c)
@@ -268,7 +220,7 @@ func TestJerichoGenericPath(t *testing.T) {
 			}
 			f := og.Facts
 			table = append(table, fmt.Sprintf("%-16s location %-8s score %-8s moves %-8s player %-8s | score %4d (bound %4d) moves %4d (bound %4d) same room %3d/%3d",
-				g.file, f.Location, f.Score, f.Moves, f.Player, og.Score, ob.Score, og.Moves, ob.Moves, same, turns))
+				g.File, f.Location, f.Score, f.Moves, f.Player, og.Score, ob.Score, og.Moves, ob.Moves, same, turns))
 			for name, p := range map[string]Provenance{"location": f.Location, "score": f.Score, "moves": f.Moves, "player": f.Player} {
 				if p == Bound {
 					t.Errorf("%s is bound on the generic path", name)

@@ -1,4 +1,4 @@
-package engine
+package env
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/game_files/bindings"
+	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -41,6 +42,20 @@ func zorkBinding(t testing.TB) *Binding {
 		t.Fatalf("Zork I binding not found, got %q", b.Name)
 	}
 	return b
+}
+
+// demoStory is the built-in demo and its binding.
+func demoStory(t testing.TB) (*zmachine.Story, *Binding) {
+	t.Helper()
+	story, err := zmachine.LoadStory(demo.Story())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := LoadBindings(bindings.FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return story, bs.For(story.Info().MD5)
 }
 
 func walkthrough(t testing.TB) []string {

@@ -1,4 +1,4 @@
-package engine
+package env
 
 import (
 	"regexp"
@@ -56,7 +56,7 @@ func (e *Env) Scope() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, o := range e.scopeObjects() {
-		if w := noun(e.nameOf(o)); w != "" && !seen[w] {
+		if w := Noun(e.nameOf(o)); w != "" && !seen[w] {
 			seen[w] = true
 			out = append(out, w)
 		}
@@ -152,7 +152,7 @@ func (e *Env) controlNouns(word string, dict map[string]bool, wordLen int, n int
 	var cands []string
 	seen := map[string]bool{}
 	for o := 1; o <= e.m.ObjectCount(); o++ {
-		w := noun(e.nameOf(uint16(o)))
+		w := Noun(e.nameOf(uint16(o)))
 		if len(w) < 3 || w == word || in[w] || seen[w] {
 			continue
 		}
@@ -416,3 +416,6 @@ func (e *Env) probe(cmd string, seen func(reply string)) bool {
 	})
 	return played
 }
+
+// oneLine joins s's words with single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

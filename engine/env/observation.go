@@ -1,4 +1,4 @@
-package engine
+package env
 
 // Location is a room: its object number (stable within one story file) and
 // short name.
