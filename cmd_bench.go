@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"io"
 	"math"
 	"os"
@@ -20,6 +19,8 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -353,7 +354,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 			rep.Label = "script " + filepath.Base(strings.TrimPrefix(o.agent, "script:"))
 		}
 	}
-	sess, err := engine.OpenSession(engine.SessionOptions{
+	sess, err := session.Open(session.Options{
 		Story: story, Name: name, Binding: binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
 		Engine: engineConfig(cfg, o.episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
 		Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
@@ -443,7 +444,7 @@ func benchPreflight(ctx context.Context, client *llm.Client, cfg *config.Config,
 
 // collectBench reads the engine's events until it stops, filling in the
 // report's episodes.
-func collectBench(ctx context.Context, sess *engine.Session, queue *callQueue, rep *benchReport, stderr io.Writer) int {
+func collectBench(ctx context.Context, sess *session.Session, queue *callQueue, rep *benchReport, stderr io.Writer) int {
 	var ep *benchEpisode
 	visited := map[int]bool{}
 	actions := 0    // played turns so far in the run
@@ -611,7 +612,7 @@ func openBenchDB(cfg *config.Config) (*memory.RunDB, func(), error) {
 		return nil, nil, err
 	}
 	info := story.Info()
-	dir := filepath.Join(cfg.WorkDir, engine.StoryDir(name, info.Release))
+	dir := filepath.Join(cfg.WorkDir, session.StoryDir(name, info.Release))
 	path := filepath.Join(dir, "lantern.db")
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("no runs stored for %s: %s does not exist (run lantern bench first)", filepath.Base(name), path)

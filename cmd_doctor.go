@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,13 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lantern-if/lantern/memory"
-
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/memory"
 )
 
 // A doctor's finding: ok, info, warn (does not fail the check) or FAIL,
@@ -405,7 +404,7 @@ func doctorWorkDir(r *doctorReport, cfg *config.Config, storyName string, releas
 	if storyName == "" {
 		return
 	}
-	sd := filepath.Join(dir, engine.StoryDir(storyName, release))
+	sd := filepath.Join(dir, session.StoryDir(storyName, release))
 	if _, err := os.Stat(sd); err != nil {
 		r.ok("%s: no Lantern has used it yet", sd)
 		return

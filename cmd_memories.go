@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -101,7 +100,7 @@ Examples:
 			fmt.Fprintf(stderr, "lantern memories %s: %v\n", sub, err)
 			return exitError
 		}
-		path = filepath.Join(cfg.WorkDir, engine.StoryDir(name, story.Info().Release), "Memories.md")
+		path = filepath.Join(cfg.WorkDir, session.StoryDir(name, story.Info().Release), "Memories.md")
 	}
 	switch sub {
 	case "check":

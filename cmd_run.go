@@ -13,6 +13,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -110,7 +111,7 @@ Flags:
 			fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", client.Host())
 		}
 	}
-	sess, err := engine.OpenSession(engine.SessionOptions{
+	sess, err := session.Open(session.Options{
 		Story: story, Name: path, Binding: binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
 		Engine: engineConfig(cfg, *episodes), MemoryWindow: cfg.Loop.MemoryHistoryWindow,
 		Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
@@ -157,7 +158,7 @@ func reviewer(ctx context.Context, e *engine.Engine, in io.Reader, stderr io.Wri
 
 // resumeOrNot resumes the session's unfinished episode when asked (saying
 // so on stderr), or says that a new episode leaves it interrupted.
-func resumeOrNot(ctx context.Context, sess *engine.Session, resume bool, who string, stderr io.Writer) int {
+func resumeOrNot(ctx context.Context, sess *session.Session, resume bool, who string, stderr io.Writer) int {
 	if !resume {
 		if cp, ok, err := sess.Unfinished(ctx); err == nil && ok {
 			fmt.Fprintf(stderr, "%s: note: an unfinished episode (stopped after turn %d) will be recorded as interrupted; --resume continues it\n", who, cp.Turn)
@@ -166,7 +167,7 @@ func resumeOrNot(ctx context.Context, sess *engine.Session, resume bool, who str
 	}
 	cp, err := sess.Resume(ctx)
 	switch {
-	case errors.Is(err, engine.ErrNothingToResume):
+	case errors.Is(err, session.ErrNothingToResume):
 		fmt.Fprintf(stderr, "%s: nothing to resume; a new episode starts\n", who)
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: resume: %v\n", who, err)

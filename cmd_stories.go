@@ -5,10 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"io"
 	"sort"
 
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/zmachine"
 )

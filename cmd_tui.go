@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
-
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/themes"
 	"github.com/lantern-if/lantern/tui"
@@ -110,7 +110,7 @@ Flags:
 	}
 	ecfg := engineConfig(cfg, -1) // episodes follow one another until the person quits
 	ecfg.StartPaused = true
-	sess, err := engine.OpenSession(engine.SessionOptions{
+	sess, err := session.Open(session.Options{
 		Story: story, Name: path, Binding: binding, WorkDir: workDir, Client: client, Autosave: true,
 		Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow, Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
 	})
@@ -195,7 +195,7 @@ Flags:
 
 // askResume offers to continue an unfinished episode, on the terminal
 // before the TUI starts (enter or y: yes).
-func askResume(ctx context.Context, sess *engine.Session, stdin io.Reader, stderr io.Writer) bool {
+func askResume(ctx context.Context, sess *session.Session, stdin io.Reader, stderr io.Writer) bool {
 	cp, ok, err := sess.Unfinished(ctx)
 	if err != nil || !ok {
 		return false
@@ -212,13 +212,13 @@ func askResume(ctx context.Context, sess *engine.Session, stdin io.Reader, stder
 
 // resumeView is what the TUI shows of the episode about to be resumed:
 // its turns (by its ID in lantern.db) and the engine's map.
-func resumeView(ctx context.Context, sess *engine.Session, log *slog.Logger) *tui.Resume {
+func resumeView(ctx context.Context, sess *session.Session, log *slog.Logger) *tui.Resume {
 	cp, ok, err := sess.Unfinished(ctx)
 	if err != nil || !ok {
 		return nil
 	}
 	r := &tui.Resume{Episode: cp.Episode}
-	if snap, err := engine.CheckpointMap(cp); err == nil {
+	if snap, err := engine.CheckpointMap(cp.Engine); err == nil {
 		r.Map = &snap
 	} else {
 		log.Warn("resume: map", "err", err)

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"io"
 	"os"
 	"os/signal"
@@ -18,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/internal/lineplay"

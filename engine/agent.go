@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"io"
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 )
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/lantern-if/lantern/managers/contextmgr"
@@ -46,9 +47,28 @@ type engineState struct {
 	Map          mapper.Snapshot   `json:"map"`
 }
 
-// Checkpoint is the engine's state after the turn just played. Only the
-// engine goroutine may call it (the session does, from the AfterTurn hook).
-func (e *Engine) Checkpoint() ([]byte, error) {
+// Checkpoint is the state after a turn: enough to continue the episode
+// from it (ResumeFrom).
+type Checkpoint struct {
+	// Machine is the machine's state (Lantern's Quetzal variant).
+	Machine []byte
+	// Engine is the engine's state (JSON: turn, history, reasoning, map,
+	// failed actions, loop counters).
+	Engine []byte
+}
+
+// Checkpoint is the state after the last turn played. Only the engine's
+// goroutine may call it, or anyone once Run has returned.
+func (e *Engine) Checkpoint() (Checkpoint, error) {
+	st, err := e.engineState()
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	return Checkpoint{Machine: e.env.State(), Engine: st}, nil
+}
+
+// engineState is the engine's part of a checkpoint.
+func (e *Engine) engineState() ([]byte, error) {
 	failed := make([]string, 0, len(e.failed))
 	for k := range e.failed {
 		failed = append(failed, k)
@@ -117,11 +137,22 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 	if s, ok := e.agent.(skipper); ok {
 		s.Skip(st.AgentTurns)
 	}
-	if e.hooks.StartEpisode != nil {
-		if err := e.hooks.StartEpisode(ctx, e.st.Episode); err != nil {
+	if e.life != nil {
+		if err := e.life.StartEpisode(ctx, EpisodeStarted{Episode: st.Episode, Observation: obs, Turn: st.Turn, Resumed: true, History: slices.Clone(st.History)}); err != nil {
 			e.emit(ctx, ErrorEvent{Err: err})
 		}
 	}
 	e.emit(ctx, TurnResult{Turn: st.Turn, Observation: obs, Resumed: true, Episode: st.Episode})
 	return nil
+}
+
+// CheckpointMap is the map a checkpoint's engine state restores (the
+// engine's own, with every probed exit), for a client to show without
+// replaying the turns.
+func CheckpointMap(state []byte) (mapper.Snapshot, error) {
+	var st engineState
+	if err := json.Unmarshal(state, &st); err != nil {
+		return mapper.Snapshot{}, fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	}
+	return st.Map, nil
 }

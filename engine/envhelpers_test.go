@@ -6,6 +6,8 @@ import (
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/engine/internal/testgames"
 	"github.com/lantern-if/lantern/game_files/bindings"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -38,4 +40,9 @@ func startEnv(t testing.TB, opts env.EnvOptions) *env.Env {
 		t.Fatal(err)
 	}
 	return e
+}
+
+func fakeClient(t testing.TB) (*llm.Client, *llmtest.Server) {
+	t.Helper()
+	return llmtest.NewClient(t, "fake")
 }

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"github.com/lantern-if/lantern/engine/env"
 	"time"
 
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/contextmgr"
 )
 
 // Event is something the engine tells its clients (the TUI, the headless
@@ -84,6 +85,18 @@ type TurnResult struct {
 	Reviews []Review
 }
 
+// EpisodeStarted: an episode began (Observation is the story's opening) or
+// a checkpoint's episode was resumed (Resumed; Turn is its last turn).
+type EpisodeStarted struct {
+	Episode     int
+	Seed        int // the random seed the episode started with (0 when resumed)
+	Observation env.Observation
+	Turn        int
+	Resumed     bool
+	// History are the recent turns a resumed episode had (nil otherwise).
+	History []contextmgr.Turn
+}
+
 // MemoryChanged: memories at a location changed.
 type MemoryChanged struct {
 	Location int
@@ -152,6 +165,7 @@ func (ReasoningDelta) isEvent()    {}
 func (ProposalMade) isEvent()      {}
 func (CriticVerdict) isEvent()     {}
 func (TurnResult) isEvent()        {}
+func (EpisodeStarted) isEvent()    {}
 func (MemoryChanged) isEvent()     {}
 func (MapChanged) isEvent()        {}
 func (ObjectivesChanged) isEvent() {}

@@ -4,14 +4,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
-	"github.com/lantern-if/lantern/engine/internal/testgames"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/engine/internal/testgames"
 	"github.com/lantern-if/lantern/game_files/bindings"
 )
 
@@ -80,7 +80,7 @@ func refusalsOf(t *testing.T, g testgames.Game, en *env.Env) []string {
 	if err != nil {
 		t.Fatalf("%s: %v", g.File, err)
 	}
-	e := New(Config{CriticThreshold: -0.2, Seed: g.Walk.Seed}, en, &listAgent{}, nil, nil, nil, Hooks{})
+	e := New(Options{Config: Config{CriticThreshold: -0.2, Seed: g.Walk.Seed}, Env: en, Agent: &listAgent{}})
 	e.st.Obs = obs
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

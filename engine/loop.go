@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
@@ -30,36 +31,30 @@ type Config struct {
 	// something, for the exits the text mentions and whether the player is
 	// in a fight (what the machine cannot tell).
 	Extractor bool
+	// Checkpoints puts the state after each turn (machine and engine) in
+	// its TurnRecord, for a session that records it with the turn.
+	Checkpoints bool
 }
 
-// Hooks extend a turn with the managers that live outside the engine
-// (memory synthesis, notes, the run database, state export). Nil hooks are
-// skipped.
-type Hooks struct {
-	// LocationMemory renders a location's memories for the agent.
-	LocationMemory func(loc int) string
-	// Notes are the agent's top notes for the prompt.
-	Notes func() []string
-	// Objectives are the current objectives for the prompt.
-	Objectives func() []string
-	// Knowledge is the strategic knowledge for the prompt (knowledgebase.md).
-	Knowledge func() string
-	// Feedback is the supervisor's coaching for the next prompt.
-	Feedback func() string
-	// StartEpisode runs when an episode starts (managers reset in dependency
-	// order, cross-episode data kept).
-	StartEpisode func(ctx context.Context, episode int) error
-	// EpisodeNumber is the number of the episode about to start (the run
-	// database's next one, so numbers agree across launches); nil counts
-	// from 1 in each run.
-	EpisodeNumber func(ctx context.Context) (int, error)
-	// AfterTurn runs after each played turn; the events it returns are sent.
-	AfterTurn func(ctx context.Context, rec TurnRecord) ([]Event, error)
-	// EpisodeEnded runs when an episode ends.
-	EpisodeEnded func(ctx context.Context, ep EpisodeEnded) error
-	// Edit applies a person's memory or objective edit (at a turn boundary
-	// or while the agent thinks); the events it returns are sent.
-	Edit func(ctx context.Context, c Command) ([]Event, error)
+// Options are what an engine is made of. Env and Agent are required; the
+// rest may be left zero.
+type Options struct {
+	Config Config
+	Env    *env.Env
+	Agent  Agent
+	// Critic judges proposals; nil: the ground-truth stage only, at
+	// Config.CriticThreshold.
+	Critic *Critic
+	// Client makes the engine's own model calls (the extractor) and counts
+	// every call's tokens; nil for scripted runs.
+	Client *llm.Client
+	// Map is the map the engine keeps; nil: a new one.
+	Map *mapper.Map
+	// Prompt supplies the parts of the agent's prompt that live outside
+	// the engine; nil leaves them out.
+	Prompt PromptExtras
+	// Lifecycle hears of episodes, turns and the person's edits; nil: none.
+	Lifecycle Lifecycle
 }
 
 // TurnRecord is a played turn, for the managers and the run database.
@@ -85,6 +80,15 @@ type TurnRecord struct {
 	Duration   time.Duration
 	LLMTime    time.Duration
 	LLMMetrics llm.Summary
+	// Seed is the random seed the episode started with.
+	Seed int
+	// History is a copy of the recent turns the agent's prompt shows,
+	// this one last; the receiver may keep it.
+	History []contextmgr.Turn
+	// Checkpoint is the state after this turn when Config.Checkpoints is
+	// on; nil otherwise (or when it could not be made: an ErrorEvent says
+	// why).
+	Checkpoint *Checkpoint
 }
 
 // ReasoningEntry is the agent's reasoning history (seed 000).
@@ -123,7 +127,8 @@ type Engine struct {
 	critic *Critic
 	client *llm.Client // may be nil (scripted runs)
 	gmap   *mapper.Map
-	hooks  Hooks
+	extras PromptExtras
+	life   Lifecycle
 
 	events   chan Event
 	cmds     chan Command
@@ -150,8 +155,9 @@ type Engine struct {
 	nouns    map[string]bool
 }
 
-// New makes an engine over an environment. Run starts it.
-func New(cfg Config, env *env.Env, agent Agent, critic *Critic, client *llm.Client, gmap *mapper.Map, hooks Hooks) *Engine {
+// New makes an engine from its options. Run starts it.
+func New(o Options) *Engine {
+	cfg, critic, gmap := o.Config, o.Critic, o.Map
 	if cfg.MaxProposals <= 0 {
 		cfg.MaxProposals = 3
 	}
@@ -170,7 +176,7 @@ func New(cfg Config, env *env.Env, agent Agent, critic *Critic, client *llm.Clie
 	if critic == nil {
 		critic = NewCritic(nil, cfg.CriticThreshold)
 	}
-	e := &Engine{cfg: cfg, env: env, agent: agent, critic: critic, client: client, gmap: gmap, hooks: hooks,
+	e := &Engine{cfg: cfg, env: o.Env, agent: o.Agent, critic: critic, client: o.Client, gmap: gmap, extras: o.Prompt, life: o.Lifecycle,
 		events: make(chan Event, 256), cmds: make(chan Command, 16), mode: Running, failed: map[string]bool{}, refused: map[string]Refusal{}}
 	if cfg.StartPaused {
 		e.mode = Paused
@@ -376,10 +382,10 @@ func (e *Engine) apply(c Command) bool {
 
 // edit hands a person's edit to the hook that owns that data.
 func (e *Engine) edit(c Command) {
-	if e.hooks.Edit == nil {
+	if e.life == nil {
 		return
 	}
-	evs, err := e.hooks.Edit(context.Background(), c)
+	evs, err := e.life.Edit(context.Background(), c, e.st.Episode, e.st.Turn)
 	for _, ev := range evs {
 		select {
 		case e.events <- ev:
@@ -443,7 +449,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	llmBefore := e.llmTime()
 	turn := e.st.Turn + 1
 	e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorAgent})
-	prompt := e.prompt(ctx, turn)
+	prompt := e.Prompt(ctx, turn)
 	scope := e.scope()
 	var rejected []string
 	var verdicts []Verdict
@@ -497,7 +503,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 				reviews = append(reviews, r)
 				e.personRejected(p, d)
 				rejected = append(rejected, fmt.Sprintf("%q (the person: %s)", p.Action, r.Reason))
-				prompt = e.prompt(ctx, turn)
+				prompt = e.Prompt(ctx, turn)
 				attempt-- // the person's rejections do not count against the critic's cap
 				best, bestScore = nil, -2.0
 				continue
@@ -565,8 +571,9 @@ func (e *Engine) scope() Scope {
 	return s
 }
 
-// prompt builds the agent's messages for a turn.
-func (e *Engine) prompt(ctx context.Context, turn int) []llm.Message {
+// Prompt is the agent's prompt for a turn as the loop builds it. Only the
+// engine's goroutine may call it, or anyone once Run has returned.
+func (e *Engine) Prompt(ctx context.Context, turn int) []llm.Message {
 	obs := e.st.Obs
 	in := contextmgr.Input{
 		Turn: turn, LocationID: obs.Location.ID, LocationName: obs.Location.Name, Score: obs.Score, Moves: obs.Moves,
@@ -588,20 +595,12 @@ func (e *Engine) prompt(ctx context.Context, turn int) []llm.Message {
 		}
 		in.InCombat = x.InCombat
 	}
-	if e.hooks.LocationMemory != nil {
-		in.LocationMemory = e.hooks.LocationMemory(obs.Location.ID)
-	}
-	if e.hooks.Notes != nil {
-		in.Notes = e.hooks.Notes()
-	}
-	if e.hooks.Objectives != nil {
-		in.Objectives = e.hooks.Objectives()
-	}
-	if e.hooks.Knowledge != nil {
-		in.Knowledge = e.hooks.Knowledge()
-	}
-	if e.hooks.Feedback != nil {
-		in.Feedback = e.hooks.Feedback()
+	if x := e.extras; x != nil {
+		in.LocationMemory = x.LocationMemory(obs.Location.ID)
+		in.Notes = x.Notes()
+		in.Objectives = x.Objectives()
+		in.Knowledge = x.Knowledge()
+		in.Feedback = x.Feedback()
 	}
 	in.Warning = e.warning(turn)
 	return contextmgr.Build(in)
@@ -690,14 +689,22 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	llmTime := e.llmTime() - llmBefore
 	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts, Reviews: reviews,
 		Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom, Stuck: e.becameStuck(turn),
-		Duration: time.Since(start), LLMTime: llmTime}
+		Duration: time.Since(start), LLMTime: llmTime, Seed: e.seed, History: slices.Clone(e.st.History)}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}
+	if e.cfg.Checkpoints {
+		cp, err := e.Checkpoint()
+		if err != nil {
+			e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
+		} else {
+			rec.Checkpoint = &cp
+		}
+	}
 	// DESIGN.md §2's order: the result, then memory, then the map.
 	e.emit(ctx, TurnResult{Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Observation: obs, Duration: time.Since(start), LLMTime: llmTime, Verdicts: verdicts, Reviews: reviews})
-	if e.hooks.AfterTurn != nil {
-		evs, err := e.hooks.AfterTurn(ctx, rec)
+	if e.life != nil {
+		evs, err := e.life.AfterTurn(ctx, rec)
 		for _, ev := range evs {
 			e.emit(ctx, ev)
 		}
@@ -741,8 +748,8 @@ func (e *Engine) checkEpisode(ctx context.Context) (bool, error) {
 // endEpisode reports the end and starts the next episode, or stops.
 func (e *Engine) endEpisode(ctx context.Context, why env.Ending) error {
 	ep := EpisodeEnded{Episode: e.st.Episode, Reason: why, Score: e.st.Obs.Score, Moves: e.st.Obs.Moves, Turns: e.st.Turn}
-	if e.hooks.EpisodeEnded != nil {
-		if err := e.hooks.EpisodeEnded(ctx, ep); err != nil {
+	if e.life != nil {
+		if err := e.life.EpisodeEnded(ctx, ep); err != nil {
 			e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err})
 		}
 	}
@@ -773,8 +780,8 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	// An action that failed in an earlier episode may work in this one.
 	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
 	number := e.st.Episode + 1
-	if e.hooks.EpisodeNumber != nil {
-		n, err := e.hooks.EpisodeNumber(ctx)
+	if e.life != nil {
+		n, err := e.life.EpisodeNumber(ctx)
 		if err != nil {
 			e.emit(ctx, ErrorEvent{Err: err})
 		} else if n > 0 {
@@ -787,15 +794,11 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	if e.client != nil {
 		e.client.Metrics.ResetTurns() // turn numbers start again
 	}
-	if e.hooks.StartEpisode != nil {
-		if err := e.hooks.StartEpisode(ctx, e.st.Episode); err != nil {
+	if e.life != nil {
+		if err := e.life.StartEpisode(ctx, EpisodeStarted{Episode: number, Seed: e.seed, Observation: obs}); err != nil {
 			e.emit(ctx, ErrorEvent{Err: err})
 		}
 	}
 	e.emit(ctx, TurnResult{Turn: 0, Observation: obs, Episode: number})
 	return nil
 }
-
-// EpisodeSeed is the random seed the running episode started with (seed +
-// the episodes this run played before it).
-func (e *Engine) EpisodeSeed() int { return e.seed }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -52,7 +52,7 @@ func startEngine(t *testing.T, agent Agent, cfg Config) *harness {
 	t.Helper()
 	env := startEnvUnstarted(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	e := New(cfg, env, agent, nil, nil, nil, Hooks{})
+	e := New(Options{Config: cfg, Env: env, Agent: agent})
 	h := &harness{t: t, e: e, ctx: ctx, cancel: cancel, done: make(chan error, 1)}
 	go func() { h.done <- e.Run(ctx) }()
 	t.Cleanup(func() {
@@ -191,7 +191,7 @@ func TestScriptAgentPlaysZorkThroughTheLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := startEnvUnstarted(t)
-	e := New(Config{}, env, agent, nil, nil, nil, Hooks{})
+	e := New(Options{Env: env, Agent: agent})
 	go e.Run(context.Background())
 	var last TurnResult
 	turns := 0

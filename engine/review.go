@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 	"time"
+
+	"github.com/lantern-if/lantern/engine/env"
 )
 
 // Review mode puts the person in the critic's chair: after the critic, the

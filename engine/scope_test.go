@@ -2,10 +2,11 @@ package engine
 
 import (
 	"context"
-	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lantern-if/lantern/engine/env"
 )
 
 // zorkEngine is an engine over Zork I (seed 12) after the given commands,
@@ -17,7 +18,7 @@ func zorkEngine(t *testing.T, cmds ...string) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := New(Config{CriticThreshold: -0.2}, env, &listAgent{}, nil, nil, nil, Hooks{})
+	e := New(Options{Config: Config{CriticThreshold: -0.2}, Env: env, Agent: &listAgent{}})
 	e.st.Obs = obs
 	for _, c := range cmds {
 		if obs, err = env.Step(c); err != nil {

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 	"sync"
 	"testing"
@@ -11,9 +10,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )

@@ -2,11 +2,11 @@ package tui
 
 import (
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"sort"
 	"strings"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
 

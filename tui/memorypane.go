@@ -2,9 +2,9 @@ package tui
 
 import (
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory"
 )
 

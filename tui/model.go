@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"log/slog"
 	"strings"
 	"time"
@@ -11,9 +10,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/themes"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,8 +11,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )

@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory"
 )
 

@@ -1,8 +1,9 @@
-// Package env is Lantern's game environment. It wraps a zmachine.Machine and reports
-// Jericho-grade ground truth after every step: location, score, moves,
-// inventory, death and victory, world changes and a world hash; it probes
-// valid exits and actions without leaving a trace, and it keeps the story
-// away from the file system (saves go to Lantern's own slots).
+// Package env is Lantern's game environment. It wraps a zmachine.Machine
+// and reports Jericho-grade ground truth after every step: location,
+// score, moves, inventory, death and victory, world changes and a world
+// hash; it probes valid exits and actions without leaving a trace, and it
+// keeps the story away from the file system (saves go to Lantern's own
+// slots). It knows nothing of the turn loop, the models or the session.
 package env
 
 import (

@@ -1,16 +1,25 @@
-package engine
+// Package session wires one run together the same way for the TUI, the
+// headless runner and the benchmark: the story's folder in the work dir
+// (held by a lock), the environment, the run database, Memories.md, the
+// map, the planning managers, the agent and the critic, and the engine over
+// them. It talks to the engine only through the engine's exported types:
+// it is the engine's PromptExtras and Lifecycle, and everything it records
+// comes in the TurnRecord.
+package session
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/engine/env"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/knowledge"
@@ -28,15 +37,15 @@ import (
 // work dir, the environment, the run database, the map, the agent and the
 // critic, and the engine over them.
 
-// SessionOptions configure a session.
-type SessionOptions struct {
+// Options configure a session.
+type Options struct {
 	Story    *zmachine.Story
 	Name     string // the story's file name, for its folder in the work dir
 	Binding  *env.Binding
 	WorkDir  string
-	Client   *llm.Client // nil: no model (scripted agent, ground-truth critic)
-	Agent    Agent       // nil: an LLMAgent over Client
-	Engine   Config
+	Client   *llm.Client  // nil: no model (scripted agent, ground-truth critic)
+	Agent    engine.Agent // nil: an LLMAgent over Client
+	Engine   engine.Config
 	Autosave bool
 	// MemoryWindow is memory_history_window (DESIGN.md §5: 3).
 	MemoryWindow int
@@ -89,7 +98,7 @@ type Session struct {
 	DB       *memory.RunDB
 	Memories *memory.Store
 	Map      *mapper.Map
-	Engine   *Engine
+	Engine   *engine.Engine
 	// Knowledge keeps knowledgebase.md (written only with
 	// Planning.Knowledge; always read for the agent's prompt).
 	Knowledge *knowledge.Manager
@@ -111,6 +120,10 @@ type Session struct {
 	lock        *memory.WorkLock
 	// record replaces DB.RecordTurn in tests (a write-failing fake).
 	record func(ctx context.Context, t memory.Turn) error
+	client *llm.Client // nil: no model
+	// view is what the research tools read (the agent's goroutine): a
+	// snapshot the engine's goroutine replaces after each turn.
+	view atomic.Pointer[researchView]
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -126,8 +139,8 @@ func StoryDir(name string, release int) string {
 	return fmt.Sprintf("%s-r%d", base, release)
 }
 
-// OpenSession creates the story's folder and opens everything in it.
-func OpenSession(opts SessionOptions) (*Session, error) {
+// Open creates the story's folder and opens everything in it.
+func Open(opts Options) (*Session, error) {
 	if opts.Story == nil {
 		return nil, fmt.Errorf("open session: no story")
 	}
@@ -169,12 +182,12 @@ func checkWorkDir(dir string) error {
 	return nil
 }
 
-func openLocked(opts SessionOptions, dir string, lock *memory.WorkLock) (*Session, error) {
+func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, error) {
 	info := opts.Story.Info()
 	// With Autosave the machine is saved after every turn as the turn's
 	// checkpoint in lantern.db (recordTurn), not as saves/autosave.qzl: one
 	// write per turn, consistent with the turn's row.
-	env, err := env.NewEnv(opts.Story, env.EnvOptions{Seed: opts.Engine.Seed, Binding: opts.Binding, SaveDir: filepath.Join(dir, "saves")})
+	en, err := env.NewEnv(opts.Story, env.EnvOptions{Seed: opts.Engine.Seed, Binding: opts.Binding, SaveDir: filepath.Join(dir, "saves")})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +204,7 @@ func openLocked(opts SessionOptions, dir string, lock *memory.WorkLock) (*Sessio
 	if window <= 0 {
 		window = 3
 	}
-	s := &Session{Dir: dir, Env: env, DB: db, Memories: store, Map: mapper.New(), id: env.Story(), lock: lock,
+	s := &Session{Dir: dir, Env: en, DB: db, Memories: store, Map: mapper.New(), id: en.Story(), lock: lock, client: opts.Client,
 		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning, checkpoints: opts.Autosave}
 	if opts.Binding != nil {
 		s.maxScore = opts.Binding.MaxScore
@@ -206,7 +219,7 @@ func openLocked(opts SessionOptions, dir string, lock *memory.WorkLock) (*Sessio
 			s.Close()
 			return nil, fmt.Errorf("open session: an LLM agent needs a model client")
 		}
-		la := LLMAgent{Client: opts.Client, ResearchRounds: opts.Research}
+		la := engine.LLMAgent{Client: opts.Client, ResearchRounds: opts.Research}
 		if opts.Research > 0 {
 			if la.Tools, err = s.ResearchTools(opts.Client); err != nil {
 				s.Close()
@@ -215,22 +228,12 @@ func openLocked(opts SessionOptions, dir string, lock *memory.WorkLock) (*Sessio
 		}
 		agent = la
 	}
-	critic := NewCritic(opts.Client, opts.Engine.CriticThreshold)
-	hooks := Hooks{
-		LocationMemory: store.LocationMemory,
-		Notes:          s.notes,
-		Objectives:     s.Objectives.Prompt,
-		Knowledge:      s.Knowledge.ForAgent,
-		StartEpisode:   s.startEpisode,
-		EpisodeNumber:  s.nextEpisode,
-		AfterTurn:      s.afterTurn,
-		EpisodeEnded:   s.episodeEnded,
-		Edit:           s.edit,
-	}
-	if s.Supervisor != nil {
-		hooks.Feedback = s.Supervisor.Feedback
-	}
-	s.Engine = New(opts.Engine, env, agent, critic, opts.Client, s.Map, hooks)
+	critic := engine.NewCritic(opts.Client, opts.Engine.CriticThreshold)
+	cfg := opts.Engine
+	cfg.Checkpoints = opts.Autosave
+	h := hooks{s}
+	s.Engine = engine.New(engine.Options{Config: cfg, Env: en, Agent: agent, Critic: critic, Client: opts.Client, Map: s.Map,
+		Prompt: h, Lifecycle: h})
 	return s, nil
 }
 
@@ -291,43 +294,38 @@ func (s *Session) notes() []string {
 
 // afterTurn records the turn, keeps the agent's note, exports the state,
 // then runs the planning managers (objectives, knowledge, supervisor).
-func (s *Session) afterTurn(ctx context.Context, rec TurnRecord) ([]Event, error) {
+func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
 	events, err := s.recordTurn(ctx, rec)
 	events = append(events, s.planTurn(ctx, rec)...)
-	if err == nil && s.Engine.client != nil {
+	if err == nil && s.client != nil {
 		// The row was written before the managers' calls: count them too.
-		m := s.Engine.client.Metrics.Turn(rec.Turn)
+		m := s.client.Metrics.Turn(rec.Turn)
 		err = s.DB.UpdateTurnTokens(ctx, s.episode, rec.Turn, m.PromptTokens, m.EvalTokens)
 	}
 	return events, err
 }
 
-// ErrNotRecorded: a played turn could not be written to lantern.db after
-// the retries (disk full, read-only, locked, the database gone). Recording
-// is part of the turn: the engine pauses and headless runs stop.
-var ErrNotRecorded = errors.New("turn not recorded")
-
 // recordTurn is the turn's bookkeeping: the run database, memory
 // synthesis, the agent's note and current_state.json. Memory synthesis
 // runs even when the database failed: a played turn is never skipped.
-func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, error) {
+func (s *Session) recordTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
 	dbErr := s.recordRow(ctx, rec)
 	if dbErr != nil {
-		dbErr = fmt.Errorf("%w: turn %d of episode %d: %w", ErrNotRecorded, rec.Turn, rec.Episode, dbErr)
+		dbErr = fmt.Errorf("%w: turn %d of episode %d: %w", engine.ErrNotRecorded, rec.Turn, rec.Episode, dbErr)
 	}
-	var events []Event
+	var events []engine.Event
 	if rec.After.Location.ID != rec.Before.Location.ID && rec.After.Location.ID != 0 {
 		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil {
 			return nil, errors.Join(dbErr, err)
 		}
 	}
-	res, err := s.synth.ProcessTurn(ctx, rec.managed())
+	res, err := s.synth.ProcessTurn(ctx, managed(rec))
 	if err != nil {
 		// A failed synthesis loses one memory, not the turn.
-		events = append(events, ErrorEvent{Turn: rec.Turn, Err: err})
+		events = append(events, engine.ErrorEvent{Turn: rec.Turn, Err: err})
 	}
 	if res.Stored {
-		events = append(events, MemoryChanged{Location: res.Location, Title: res.Title})
+		events = append(events, engine.MemoryChanged{Location: res.Location, Title: res.Title})
 	}
 	if dbErr != nil {
 		return events, errors.Join(dbErr, s.exportState(rec))
@@ -344,12 +342,12 @@ func (s *Session) recordTurn(ctx context.Context, rec TurnRecord) ([]Event, erro
 
 // recordRow writes the turn's row (with its checkpoint) to lantern.db,
 // starting the episode's row with its first turn.
-func (s *Session) recordRow(ctx context.Context, rec TurnRecord) error {
+func (s *Session) recordRow(ctx context.Context, rec engine.TurnRecord) error {
 	// The turn was played and reported: a session being stopped (a signal)
 	// still records it, or the resume would not match what was shown.
 	ctx = context.WithoutCancel(ctx)
 	if s.episode == 0 {
-		id, err := s.DB.StartEpisodeID(ctx, int64(rec.Episode), s.Engine.EpisodeSeed())
+		id, err := s.DB.StartEpisodeID(ctx, int64(rec.Episode), rec.Seed)
 		if err != nil {
 			return err
 		}
@@ -363,11 +361,10 @@ func (s *Session) recordRow(ctx context.Context, rec TurnRecord) error {
 		LLM: rec.LLMTime, Duration: rec.Duration, Failed: rec.Failed,
 	}
 	if s.checkpoints {
-		state, err := s.Engine.Checkpoint()
-		if err != nil {
-			return err
+		if rec.Checkpoint == nil {
+			return fmt.Errorf("turn %d has no checkpoint", rec.Turn)
 		}
-		row.Checkpoint = &memory.Checkpoint{Machine: s.Env.State(), Engine: state}
+		row.Checkpoint = &memory.Checkpoint{Machine: rec.Checkpoint.Machine, Engine: rec.Checkpoint.Engine}
 	}
 	var err error
 	if s.record != nil {
@@ -387,7 +384,7 @@ func (s *Session) recordRow(ctx context.Context, rec TurnRecord) error {
 }
 
 // managed is the turn as every manager reads it, built once.
-func (rec TurnRecord) managed() turn.Turn {
+func managed(rec engine.TurnRecord) turn.Turn {
 	b, a := rec.Before, rec.After
 	return turn.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor), Action: rec.Action, Reasoning: rec.Reasoning,
 		Response: a.Text, FromID: b.Location.ID, FromName: b.Location.Name, ToID: a.Location.ID, ToName: a.Location.Name,
@@ -405,16 +402,16 @@ func names(items []env.Item) []string {
 
 // edit applies a person's memory edit to Memories.md, or an objective edit
 // to the objectives.
-func (s *Session) edit(_ context.Context, c Command) ([]Event, error) {
-	if oe, ok := c.(ObjectiveEdit); ok {
+func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int) ([]engine.Event, error) {
+	if oe, ok := c.(engine.ObjectiveEdit); ok {
 		changed, err := s.Objectives.Edit(oe.Op, oe.Text)
 		if err != nil || !changed {
 			return nil, err
 		}
 		active, done := s.Objectives.Counts()
-		return []Event{ObjectivesChanged{Active: active, Completed: done}}, nil
+		return []engine.Event{engine.ObjectivesChanged{Active: active, Completed: done}}, nil
 	}
-	me, ok := c.(MemoryEdit)
+	me, ok := c.(engine.MemoryEdit)
 	if !ok {
 		return nil, nil
 	}
@@ -422,7 +419,7 @@ func (s *Session) edit(_ context.Context, c Command) ([]Event, error) {
 	name := s.Map.Name(me.Location)
 	var err error
 	switch me.Op {
-	case MemoryAdd, MemorySupersede:
+	case engine.MemoryAdd, engine.MemorySupersede:
 		cat, ok := memory.ParseCategory(me.Category)
 		if !ok {
 			return nil, fmt.Errorf("memory edit: category %q", me.Category)
@@ -433,13 +430,13 @@ func (s *Session) edit(_ context.Context, c Command) ([]Event, error) {
 				return nil, fmt.Errorf("memory edit: a new memory is ACTIVE or TENTATIVE, not %q", me.Status)
 			}
 		}
-		m := memory.Memory{Category: cat, Status: st, Title: me.NewTitle, Text: me.Text, Episode: s.Engine.st.Episode, Turn: s.Engine.st.Turn}
-		if me.Op == MemoryAdd {
+		m := memory.Memory{Category: cat, Status: st, Title: me.NewTitle, Text: me.Text, Episode: episode, Turn: turnNo}
+		if me.Op == engine.MemoryAdd {
 			err = s.Memories.Add(me.Location, name, m)
 		} else {
 			_, err = s.Memories.Supersede(me.Location, name, m, []string{me.Title}, memory.ByHuman)
 		}
-	case MemoryEditText:
+	case engine.MemoryEditText:
 		err = s.Memories.Edit(ref, func(m *memory.Memory) {
 			if me.NewTitle != "" {
 				m.Title = me.NewTitle
@@ -451,15 +448,15 @@ func (s *Session) edit(_ context.Context, c Command) ([]Event, error) {
 				m.Category = cat
 			}
 		})
-	case MemorySetStatus:
+	case engine.MemorySetStatus:
 		st, ok := memory.ParseStatus(me.Status)
 		if !ok {
 			return nil, fmt.Errorf("memory edit: status %q", me.Status)
 		}
 		err = s.Memories.SetStatus(ref, st)
-	case MemoryDelete:
+	case engine.MemoryDelete:
 		err = s.Memories.Delete(ref)
-	case MemoryUndo:
+	case engine.MemoryUndo:
 		var m memory.Memory
 		m, err = s.Memories.Undo()
 		me.Title = m.Title
@@ -469,10 +466,10 @@ func (s *Session) edit(_ context.Context, c Command) ([]Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memory edit (%s %q at L%d): %w", me.Op, me.Title, me.Location, err)
 	}
-	return []Event{MemoryChanged{Location: me.Location, Title: me.Title}}, nil
+	return []engine.Event{engine.MemoryChanged{Location: me.Location, Title: me.Title}}, nil
 }
 
-func (s *Session) episodeEnded(ctx context.Context, ep EpisodeEnded) error {
+func (s *Session) episodeEnded(ctx context.Context, ep engine.EpisodeEnded) error {
 	synthErr := s.synthesize(ctx, ep)
 	if s.episode == 0 {
 		return synthErr
@@ -504,7 +501,7 @@ type RecentTurn struct {
 	Action string `json:"action"`
 }
 
-func (s *Session) exportState(rec TurnRecord) error {
+func (s *Session) exportState(rec engine.TurnRecord) error {
 	st := State{Story: s.id, Episode: rec.Episode, Turn: rec.Turn, Score: rec.After.Score, Moves: rec.After.Moves,
 		Location: rec.After.Location, Inventory: rec.After.Inventory, Map: s.Map.Mermaid(), Objectives: []string{}}
 	if active, _ := s.Objectives.Objectives(); len(active) > 0 {
@@ -513,7 +510,7 @@ func (s *Session) exportState(rec TurnRecord) error {
 	if st.Inventory == nil {
 		st.Inventory = []env.Item{}
 	}
-	for _, h := range s.Engine.st.History {
+	for _, h := range rec.History {
 		st.Recent = append(st.Recent, RecentTurn{Turn: h.Turn, Actor: h.Actor, Action: h.Action})
 	}
 	data, err := json.MarshalIndent(st, "", "  ")
@@ -555,19 +552,19 @@ func (s *Session) openPlanning(client *llm.Client, story string) error {
 // startEpisode resets the managers in dependency order for a new episode;
 // what they learned across episodes (Memories.md, knowledgebase.md, the
 // map, the supervisor's gauges and memory, the person's objectives) stays.
-func (s *Session) startEpisode(_ context.Context, episode int) error {
+func (s *Session) startEpisode(_ context.Context, ep engine.EpisodeStarted) error {
 	s.synth.Reset()
 	// The story begins somewhere: that is a visit too (the starting room
 	// would otherwise read "Visits: 0 | Episodes: none").
-	if start := s.Engine.st.Obs.Location; start.ID > 0 {
-		if err := s.Memories.RecordVisit(start.ID, start.Name, episode); err != nil {
+	if start := ep.Observation.Location; start.ID > 0 {
+		if err := s.Memories.RecordVisit(start.ID, start.Name, ep.Episode); err != nil {
 			return err
 		}
 	}
 	s.Knowledge.Reset()
 	before, _ := s.Objectives.Counts()
 	s.Objectives.Reset()
-	loc := s.Engine.st.Obs.Location
+	loc := ep.Observation.Location
 	s.Objectives.SetLocation(loc.ID, loc.Name)
 	if after, _ := s.Objectives.Counts(); after != before {
 		s.objDirty = true
@@ -580,10 +577,10 @@ func (s *Session) startEpisode(_ context.Context, episode int) error {
 
 // planTurn runs the planning managers after a turn. A manager that fails
 // is reported and the others go on; the turn is never lost.
-func (s *Session) planTurn(ctx context.Context, rec TurnRecord) []Event {
-	var events []Event
-	fail := func(err error) { events = append(events, ErrorEvent{Turn: rec.Turn, Err: err}) }
-	mt := rec.managed()
+func (s *Session) planTurn(ctx context.Context, rec engine.TurnRecord) []engine.Event {
+	var events []engine.Event
+	fail := func(err error) { events = append(events, engine.ErrorEvent{Turn: rec.Turn, Err: err}) }
+	mt := managed(rec)
 	if s.plan.Knowledge {
 		if _, err := s.Knowledge.ProcessTurn(ctx, mt); err != nil {
 			fail(err)
@@ -604,7 +601,7 @@ func (s *Session) planTurn(ctx context.Context, rec TurnRecord) []Event {
 	}
 	if changed || s.objDirty {
 		active, done := s.Objectives.Counts()
-		events = append(events, ObjectivesChanged{Active: active, Completed: done})
+		events = append(events, engine.ObjectivesChanged{Active: active, Completed: done})
 		s.objDirty = false
 	}
 	if s.Supervisor == nil {
@@ -613,7 +610,7 @@ func (s *Session) planTurn(ctx context.Context, rec TurnRecord) []Event {
 	r, ran, err := s.Supervisor.ProcessTurn(ctx, mt)
 	if ran {
 		st := s.Supervisor.Status()
-		ev := SupervisorChanged{Turn: rec.Turn, Round: st.Rounds, Trust: st.State.Trust, Work: st.State.Work, Comfort: st.State.Comfort,
+		ev := engine.SupervisorChanged{Turn: rec.Turn, Round: st.Rounds, Trust: st.State.Trust, Work: st.State.Work, Comfort: st.State.Comfort,
 			PrevTrust: st.Previous.Trust, PrevWork: st.Previous.Work, PrevComfort: st.Previous.Comfort, Mood: st.Mood, Feedback: st.Feedback}
 		for _, f := range r.Findings {
 			if f.Contradicted {
@@ -632,7 +629,7 @@ func (s *Session) planTurn(ctx context.Context, rec TurnRecord) []Event {
 // and the episode's note in knowledgebase.md, read by the agent from the
 // next episode's first prompt. The episode itself is recorded in lantern.db
 // by episodeEnded.
-func (s *Session) synthesize(ctx context.Context, ep EpisodeEnded) error {
+func (s *Session) synthesize(ctx context.Context, ep engine.EpisodeEnded) error {
 	if !s.plan.Knowledge {
 		return nil
 	}

@@ -1,11 +1,12 @@
-package engine
+package session
 
 import (
 	"context"
-	"github.com/lantern-if/lantern/engine/env"
 	"strings"
 	"testing"
 
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/llm"
@@ -16,7 +17,7 @@ import (
 // every turn (the first proposal of each), so tests can read what the agent
 // was shown. After the last proposal it ends the run.
 type recordingAgent struct {
-	plays   []Proposal
+	plays   []engine.Proposal
 	prompts []string // the user message of each turn's prompt
 	n       int
 }
@@ -24,17 +25,17 @@ type recordingAgent struct {
 func recording(actions ...string) *recordingAgent {
 	r := &recordingAgent{}
 	for _, a := range actions {
-		r.plays = append(r.plays, Proposal{Action: a, Reasoning: "Playing " + a + "."})
+		r.plays = append(r.plays, engine.Proposal{Action: a, Reasoning: "Playing " + a + "."})
 	}
 	return r
 }
 
-func (r *recordingAgent) Propose(_ context.Context, prompt []llm.Message, rejected []string, _ int, _ func(llm.Delta)) (Proposal, error) {
+func (r *recordingAgent) Propose(_ context.Context, prompt []llm.Message, rejected []string, _ int, _ func(llm.Delta)) (engine.Proposal, error) {
 	if len(rejected) == 0 {
 		r.prompts = append(r.prompts, prompt[len(prompt)-1].Content)
 	}
 	if r.n >= len(r.plays) {
-		return Proposal{}, ErrScriptDone
+		return engine.Proposal{}, engine.ErrScriptDone
 	}
 	p := r.plays[r.n]
 	r.n++
@@ -58,10 +59,10 @@ func demoStory(t testing.TB) (*zmachine.Story, *env.Binding) {
 }
 
 // runAll runs the session's engine to its end and returns its events.
-func runAll(t *testing.T, sess *Session) []Event {
+func runAll(t *testing.T, sess *Session) []engine.Event {
 	t.Helper()
 	go sess.Engine.Run(context.Background())
-	var evs []Event
+	var evs []engine.Event
 	for ev := range sess.Engine.Events() {
 		evs = append(evs, ev)
 	}
@@ -69,10 +70,10 @@ func runAll(t *testing.T, sess *Session) []Event {
 }
 
 // errorsIn lists the error events' messages.
-func errorsIn(evs []Event) []string {
+func errorsIn(evs []engine.Event) []string {
 	var out []string
 	for _, ev := range evs {
-		if e, ok := ev.(ErrorEvent); ok {
+		if e, ok := ev.(engine.ErrorEvent); ok {
 			out = append(out, e.Err.Error())
 		}
 	}

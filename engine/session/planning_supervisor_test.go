@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 )
@@ -30,8 +31,8 @@ func TestPlanningSupervisorThroughTheSession(t *testing.T) {
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`})
 	agent := recording("look", "n", "s", "look")
 	agent.plays[0].Reasoning = "I am carrying the brass lantern, so darkness is no danger."
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client, Agent: agent,
-		Engine: Config{MaxTurns: 3, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Supervisor: true}})
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client, Agent: agent,
+		Engine: engine.Config{MaxTurns: 3, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Supervisor: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,13 +52,13 @@ func TestPlanningSupervisorThroughTheSession(t *testing.T) {
 		t.Errorf("turn 3 coach %q: a failed round leaves no feedback", c)
 	}
 
-	var rounds []SupervisorChanged
-	var errs []ErrorEvent
+	var rounds []engine.SupervisorChanged
+	var errs []engine.ErrorEvent
 	for _, ev := range evs {
 		switch v := ev.(type) {
-		case SupervisorChanged:
+		case engine.SupervisorChanged:
 			rounds = append(rounds, v)
-		case ErrorEvent:
+		case engine.ErrorEvent:
 			errs = append(errs, v)
 		}
 	}

@@ -1,14 +1,15 @@
-package engine
+package session
 
 import (
 	"context"
 	"encoding/json"
-	"github.com/lantern-if/lantern/engine/env"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory"
 )
 
@@ -19,8 +20,8 @@ import (
 func TestQuitMidTurnFlushesFiles(t *testing.T) {
 	story, binding := demoStory(t)
 	g := newGateAgent()
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: g, Autosave: true,
-		Engine: Config{Seed: 1, StartPaused: true}})
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: g, Autosave: true,
+		Engine: engine.Config{Seed: 1, StartPaused: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,16 +29,16 @@ func TestQuitMidTurnFlushesFiles(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- sess.Engine.Run(ctx) }()
 	h := &harness{t: t, e: sess.Engine, ctx: ctx}
-	h.until(Idle{})
+	h.until(engine.Idle{})
 	for _, a := range []string{"north", "take all"} {
-		g.proposals <- Proposal{Action: a, Reasoning: "go"}
-		h.send(Step{})
-		h.until(Idle{})
+		g.proposals <- engine.Proposal{Action: a, Reasoning: "go"}
+		h.send(engine.Step{})
+		h.until(engine.Idle{})
 	}
-	h.send(Step{})
+	h.send(engine.Step{})
 	<-g.started // turn 3 is being thought about
-	h.send(Quit{})
-	got := h.until(Stopped{})
+	h.send(engine.Quit{})
+	got := h.until(engine.Stopped{})
 	for _, ev := range got {
 		if strings.HasPrefix(ev, "TurnResult") {
 			t.Fatalf("a turn was played after the quit: %v", got)

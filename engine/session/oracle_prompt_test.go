@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
@@ -32,30 +33,34 @@ func TestOraclePromptAtTurn200(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(),
-		Client: client, Agent: LLMAgent{Client: client}, Planning: DefaultPlanning(),
-		Engine: Config{Seed: 12, CriticThreshold: -0.2, MaxTurns: 199}})
+	sess, err := Open(Options{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(),
+		Client: client, Agent: engine.LLMAgent{Client: client}, Planning: DefaultPlanning(),
+		Engine: engine.Config{Seed: 12, CriticThreshold: -0.2, MaxTurns: 199}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	go sess.Engine.Run(context.Background())
+	var last engine.TurnResult
 	for ev := range sess.Engine.Events() {
-		if e, ok := ev.(ErrorEvent); ok {
+		switch e := ev.(type) {
+		case engine.ErrorEvent:
 			t.Errorf("turn %d: %v", e.Turn, e.Err)
+		case engine.TurnResult:
+			last = e
 		}
 	}
-	if sess.Engine.st.Turn != 199 {
-		t.Fatalf("played %d turns, want 199", sess.Engine.st.Turn)
+	if last.Turn != 199 {
+		t.Fatalf("played %d turns, want 199", last.Turn)
 	}
-	prompt := sess.Engine.prompt(context.Background(), 200)
+	prompt := sess.Engine.Prompt(context.Background(), 200)
 	tokens := 0
 	for _, m := range prompt {
 		tokens += contextmgr.EstimateTokens(m.Content)
 	}
 	user := prompt[len(prompt)-1].Content
 	t.Logf("the agent's prompt for turn 200 (about %d tokens):\n%s\n%s", tokens, prompt[0].Content, user)
-	here := sess.Engine.st.Obs.Location
+	here := last.Observation.Location
 	if !strings.Contains(user, "Objects in scope: ") {
 		t.Error("the prompt lists no objects in scope")
 	}

@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/memory"
@@ -32,9 +33,9 @@ func playDemo(t *testing.T, actions []string, script func(*llmtest.Server)) (*Se
 	script(fake)
 	fake.Always("nothing else to remember", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
-	agent, _ := NewScriptAgent(strings.NewReader(strings.Join(actions, "\n")))
-	sess, err := OpenSession(SessionOptions{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(),
-		Client: client, Agent: agent, Engine: Config{Seed: 7, CriticThreshold: -0.2}})
+	agent, _ := engine.NewScriptAgent(strings.NewReader(strings.Join(actions, "\n")))
+	sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(),
+		Client: client, Agent: agent, Engine: engine.Config{Seed: 7, CriticThreshold: -0.2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,9 +44,9 @@ func playDemo(t *testing.T, actions []string, script func(*llmtest.Server)) (*Se
 	rooms := map[string]int{}
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
-		case TurnResult:
+		case engine.TurnResult:
 			rooms[v.Observation.Location.Name] = v.Observation.Location.ID
-		case ErrorEvent:
+		case engine.ErrorEvent:
 			t.Errorf("error: %v", v.Err)
 		}
 	}
@@ -141,8 +142,8 @@ func TestResearchPhaseCallsTools(t *testing.T) {
 		llmtest.Reply{Content: `{"reasoning": "explore", "action": "north", "remember": "", "remember_importance": 0}`})
 	fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
-	sess, err := OpenSession(SessionOptions{Story: story, Name: demo.FileName, WorkDir: t.TempDir(), Client: client, Research: 2,
-		Engine: Config{Seed: 7, MaxTurns: 1, CriticThreshold: -0.2}})
+	sess, err := Open(Options{Story: story, Name: demo.FileName, WorkDir: t.TempDir(), Client: client, Research: 2,
+		Engine: engine.Config{Seed: 7, MaxTurns: 1, CriticThreshold: -0.2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestResearchPhaseCallsTools(t *testing.T) {
 	go sess.Engine.Run(context.Background())
 	played := ""
 	for ev := range sess.Engine.Events() {
-		if v, ok := ev.(TurnResult); ok && v.Turn == 1 {
+		if v, ok := ev.(engine.TurnResult); ok && v.Turn == 1 {
 			played = v.Action
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -40,8 +41,8 @@ func offlineTurns(t testing.TB, cmds []string) (result, idle []time.Duration, er
 		t.Fatal("a failed check must mark the server down")
 	}
 	story, binding := demoStory(t)
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client,
-		Autosave: true, Planning: DefaultPlanning(), Engine: Config{Seed: 1, StartPaused: true, Episodes: -1}})
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client,
+		Autosave: true, Planning: DefaultPlanning(), Engine: engine.Config{Seed: 1, StartPaused: true, Episodes: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,9 +54,9 @@ func offlineTurns(t testing.TB, cmds []string) (result, idle []time.Duration, er
 	waitIdle := func() {
 		for ev := range evs {
 			switch v := ev.(type) {
-			case Idle:
+			case engine.Idle:
 				return
-			case ErrorEvent:
+			case engine.ErrorEvent:
 				errs = append(errs, v.Err)
 			}
 		}
@@ -64,17 +65,17 @@ func offlineTurns(t testing.TB, cmds []string) (result, idle []time.Duration, er
 	waitIdle()
 	for _, c := range cmds {
 		sent := time.Now()
-		if err := sess.Engine.Send(ctx, Override{Text: c}); err != nil {
+		if err := sess.Engine.Send(ctx, engine.Override{Text: c}); err != nil {
 			t.Fatal(err)
 		}
 		var got bool
 		for ev := range evs {
-			if tr, ok := ev.(TurnResult); ok && tr.Action == c && tr.Actor == ActorHuman {
+			if tr, ok := ev.(engine.TurnResult); ok && tr.Action == c && tr.Actor == engine.ActorHuman {
 				result = append(result, time.Since(sent))
 				got = true
 				break
 			}
-			if e, ok := ev.(ErrorEvent); ok {
+			if e, ok := ev.(engine.ErrorEvent); ok {
 				errs = append(errs, e.Err)
 			}
 		}
@@ -84,7 +85,7 @@ func offlineTurns(t testing.TB, cmds []string) (result, idle []time.Duration, er
 		waitIdle()
 		idle = append(idle, time.Since(sent))
 	}
-	_ = sess.Engine.Send(ctx, Quit{})
+	_ = sess.Engine.Send(ctx, engine.Quit{})
 	for range evs {
 	}
 	return result, idle, errs

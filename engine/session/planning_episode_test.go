@@ -1,14 +1,15 @@
-package engine
+package session
 
 import (
 	"context"
-	"github.com/lantern-if/lantern/engine/env"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/managers/knowledge"
 )
@@ -35,8 +36,8 @@ func TestPlanningDarkCellarDeathTeachesTheNextEpisode(t *testing.T) {
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 2, "justification": "ok"}`})
 	fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
 	agent := recording(cellarDeaths()...)
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(), Client: client,
-		Agent: agent, Engine: Config{Seed: 12, Episodes: 2, CriticThreshold: -0.2}, Planning: Planning{Knowledge: true}})
+	sess, err := Open(Options{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(), Client: client,
+		Agent: agent, Engine: engine.Config{Seed: 12, Episodes: 2, CriticThreshold: -0.2}, Planning: Planning{Knowledge: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,9 +46,9 @@ func TestPlanningDarkCellarDeathTeachesTheNextEpisode(t *testing.T) {
 	if errs := errorsIn(evs); len(errs) > 0 {
 		t.Fatalf("errors: %q", errs)
 	}
-	var ends []EpisodeEnded
+	var ends []engine.EpisodeEnded
 	for _, ev := range evs {
-		if e, ok := ev.(EpisodeEnded); ok {
+		if e, ok := ev.(engine.EpisodeEnded); ok {
 			ends = append(ends, e)
 		}
 	}

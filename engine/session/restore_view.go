@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"encoding/json"
@@ -9,24 +9,12 @@ import (
 	"path/filepath"
 
 	"github.com/lantern-if/lantern/internal/atomicfile"
-	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/managers/objectives"
-	"github.com/lantern-if/lantern/memory"
 )
 
 // What a client needs to show a resumed session as it was: the map the
 // checkpoint restored, and the person's objectives, which are kept in
 // objectives.json in the story's folder so they survive the process.
-
-// CheckpointMap is the map a checkpoint restores (the engine's own, with
-// every probed exit), for a client to show without replaying the turns.
-func CheckpointMap(cp memory.Checkpoint) (mapper.Snapshot, error) {
-	var st engineState
-	if err := json.Unmarshal(cp.Engine, &st); err != nil {
-		return mapper.Snapshot{}, fmt.Errorf("%w: %v", ErrCheckpoint, err)
-	}
-	return st.Map, nil
-}
 
 // objectivesFile keeps the person's objectives between sessions.
 const objectivesFile = "objectives.json"

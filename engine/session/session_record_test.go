@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/memory"
@@ -18,17 +19,17 @@ import (
 
 // playUntilIdle runs the session until the engine first waits for a
 // command, then quits it; it returns the events.
-func playUntilIdle(t *testing.T, sess *Session) []Event {
+func playUntilIdle(t *testing.T, sess *Session) []engine.Event {
 	t.Helper()
 	ctx := context.Background()
 	go sess.Engine.Run(ctx)
-	var evs []Event
+	var evs []engine.Event
 	quit := false
 	for ev := range sess.Engine.Events() {
 		evs = append(evs, ev)
-		if _, ok := ev.(Idle); ok && !quit {
+		if _, ok := ev.(engine.Idle); ok && !quit {
 			quit = true
-			sess.Engine.Send(ctx, Quit{})
+			sess.Engine.Send(ctx, engine.Quit{})
 		}
 	}
 	return evs
@@ -54,8 +55,8 @@ func TestUnrecordableTurnPausesTheEngine(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			story, binding := demoStory(t)
-			sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(), Autosave: true,
-				Agent: recording("look", "look", "look", "look", "look", "look"), Engine: Config{Seed: 3, MaxTurns: 10}})
+			sess, err := Open(Options{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(), Autosave: true,
+				Agent: recording("look", "look", "look", "look", "look", "look"), Engine: engine.Config{Seed: 3, MaxTurns: 10}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,19 +72,19 @@ func TestUnrecordableTurnPausesTheEngine(t *testing.T) {
 			last, idleAt := 0, -1
 			for _, ev := range evs {
 				switch v := ev.(type) {
-				case TurnResult:
+				case engine.TurnResult:
 					last = v.Turn
-				case ErrorEvent:
-					if errors.Is(v.Err, ErrNotRecorded) {
+				case engine.ErrorEvent:
+					if errors.Is(v.Err, engine.ErrNotRecorded) {
 						notRecorded = append(notRecorded, v.Turn)
 						if !errors.Is(v.Err, c.want) {
 							t.Errorf("error %v does not wrap %v", v.Err, c.want)
 						}
 					}
-				case Idle:
+				case engine.Idle:
 					if idleAt < 0 {
 						idleAt = v.Turn
-						if v.Mode != Paused {
+						if v.Mode != engine.Paused {
 							t.Errorf("idle in mode %s, want paused", v.Mode)
 						}
 					}
@@ -102,8 +103,8 @@ func TestHugeReplyPausesTheEngine(t *testing.T) {
 	story, binding := demoStory(t)
 	client, fake := fakeClient(t)
 	fake.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: strings.Repeat("x", llm.DefaultMaxReply+1)})
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(), Client: client,
-		Engine: Config{Seed: 3, MaxTurns: 10}})
+	sess, err := Open(Options{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(), Client: client,
+		Engine: engine.Config{Seed: 3, MaxTurns: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,12 +113,12 @@ func TestHugeReplyPausesTheEngine(t *testing.T) {
 	tooLarge, idle := 0, false
 	for _, ev := range evs {
 		switch v := ev.(type) {
-		case ErrorEvent:
+		case engine.ErrorEvent:
 			if errors.Is(v.Err, llm.ErrReplyTooLarge) {
 				tooLarge++
 			}
-		case Idle:
-			idle = idle || v.Mode == Paused
+		case engine.Idle:
+			idle = idle || v.Mode == engine.Paused
 		}
 	}
 	if tooLarge != 1 || !idle {
@@ -129,8 +130,8 @@ func TestHugeReplyPausesTheEngine(t *testing.T) {
 // still goes through the memory bookkeeping (the visit to the new room).
 func TestUnrecordedTurnStillReachesMemories(t *testing.T) {
 	story, binding := demoStory(t)
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(), Autosave: true,
-		Agent: recording("north"), Engine: Config{Seed: 3, MaxTurns: 5}})
+	sess, err := Open(Options{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(), Autosave: true,
+		Agent: recording("north"), Engine: engine.Config{Seed: 3, MaxTurns: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestUnrecordedTurnStillReachesMemories(t *testing.T) {
 	evs := playUntilIdle(t, sess)
 	var moved int
 	for _, ev := range evs {
-		if v, ok := ev.(TurnResult); ok && v.Turn == 1 {
+		if v, ok := ev.(engine.TurnResult); ok && v.Turn == 1 {
 			moved = v.Observation.Location.ID
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm/llmtest"
 )
 
@@ -24,8 +25,8 @@ func TestPlanningObjectivesReachTheAgentPrompt(t *testing.T) {
 	fake.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: agentLook})
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`})
 	fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client,
-		Engine: Config{MaxTurns: 4, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Objectives: true, ObjectiveInterval: 2}})
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client,
+		Engine: engine.Config{MaxTurns: 4, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Objectives: true, ObjectiveInterval: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestPlanningObjectivesReachTheAgentPrompt(t *testing.T) {
 	}
 	changed := 0
 	for _, ev := range evs {
-		if oc, ok := ev.(ObjectivesChanged); ok {
+		if oc, ok := ev.(engine.ObjectivesChanged); ok {
 			changed++
 			if oc.Active != 1 {
 				t.Errorf("ObjectivesChanged %+v", oc)
@@ -71,16 +72,16 @@ func TestPlanningObjectivesReachTheAgentPrompt(t *testing.T) {
 func TestPlanningPersonObjectiveEdits(t *testing.T) {
 	story, binding := demoStory(t)
 	agent := recording("look", "look")
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
-		Engine: Config{Seed: 1, StartPaused: true}})
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
+		Engine: engine.Config{Seed: 1, StartPaused: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	ctx := context.Background()
 	go sess.Engine.Run(ctx)
-	var evs []Event
-	next := func(stop func(Event) bool) {
+	var evs []engine.Event
+	next := func(stop func(engine.Event) bool) {
 		for ev := range sess.Engine.Events() {
 			evs = append(evs, ev)
 			if stop(ev) {
@@ -88,19 +89,19 @@ func TestPlanningPersonObjectiveEdits(t *testing.T) {
 			}
 		}
 	}
-	played := func(turn int) func(Event) bool {
-		return func(ev Event) bool { r, ok := ev.(TurnResult); return ok && r.Turn == turn }
+	played := func(turn int) func(engine.Event) bool {
+		return func(ev engine.Event) bool { r, ok := ev.(engine.TurnResult); return ok && r.Turn == turn }
 	}
-	next(func(ev Event) bool { _, ok := ev.(Idle); return ok })
-	sess.Engine.Send(ctx, ObjectiveEdit{Op: "add", Text: "Find the PERSON-MARKER key"})
-	sess.Engine.Send(ctx, Step{})
+	next(func(ev engine.Event) bool { _, ok := ev.(engine.Idle); return ok })
+	sess.Engine.Send(ctx, engine.ObjectiveEdit{Op: "add", Text: "Find the PERSON-MARKER key"})
+	sess.Engine.Send(ctx, engine.Step{})
 	next(played(1))
-	sess.Engine.Send(ctx, ObjectiveEdit{Op: "complete", Text: "Find the PERSON-MARKER key"})
-	sess.Engine.Send(ctx, ObjectiveEdit{Op: "drop", Text: "no such objective"})
-	sess.Engine.Send(ctx, Step{})
+	sess.Engine.Send(ctx, engine.ObjectiveEdit{Op: "complete", Text: "Find the PERSON-MARKER key"})
+	sess.Engine.Send(ctx, engine.ObjectiveEdit{Op: "drop", Text: "no such objective"})
+	sess.Engine.Send(ctx, engine.Step{})
 	next(played(2))
-	sess.Engine.Send(ctx, Quit{})
-	next(func(Event) bool { return false })
+	sess.Engine.Send(ctx, engine.Quit{})
+	next(func(engine.Event) bool { return false })
 	if len(agent.prompts) != 2 {
 		t.Fatalf("%d turns", len(agent.prompts))
 	}
@@ -110,17 +111,17 @@ func TestPlanningPersonObjectiveEdits(t *testing.T) {
 	if got := section(agent.prompts[1], "Objectives"); got != "" {
 		t.Errorf("turn 2 objectives %q: the completed objective is gone", got)
 	}
-	var changes []ObjectivesChanged
+	var changes []engine.ObjectivesChanged
 	var errs []string
 	for _, ev := range evs {
 		switch v := ev.(type) {
-		case ObjectivesChanged:
+		case engine.ObjectivesChanged:
 			changes = append(changes, v)
-		case ErrorEvent:
+		case engine.ErrorEvent:
 			errs = append(errs, v.Err.Error())
 		}
 	}
-	if len(changes) != 2 || changes[0] != (ObjectivesChanged{Active: 1}) || changes[1] != (ObjectivesChanged{Completed: 1}) {
+	if len(changes) != 2 || changes[0] != (engine.ObjectivesChanged{Active: 1}) || changes[1] != (engine.ObjectivesChanged{Completed: 1}) {
 		t.Errorf("objective events %+v", changes)
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0], "no such active objective") {
@@ -141,8 +142,8 @@ func TestStuckForcesObjectiveRefresh(t *testing.T) {
 	fake.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: agentLook})
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`})
 	fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client,
-		Engine: Config{MaxTurns: 8, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Objectives: true, ObjectiveInterval: 100}})
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client,
+		Engine: engine.Config{MaxTurns: 8, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Objectives: true, ObjectiveInterval: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}

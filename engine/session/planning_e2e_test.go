@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/managers/knowledge"
 )
@@ -19,8 +20,8 @@ import (
 func TestE2EPlanningFiftyTurns(t *testing.T) {
 	c := e2eClient(t)
 	story, binding := demoStory(t)
-	sess, err := OpenSession(SessionOptions{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(), Client: c,
-		Engine:   Config{MaxTurns: 50, Seed: 1, CriticThreshold: -0.2},
+	sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(), Client: c,
+		Engine:   engine.Config{MaxTurns: 50, Seed: 1, CriticThreshold: -0.2},
 		Planning: Planning{Objectives: true, ObjectiveInterval: 10, Knowledge: true, Supervisor: true, SupervisorEvery: 1, SupervisorK: 3}})
 	if err != nil {
 		t.Fatal(err)
@@ -31,17 +32,17 @@ func TestE2EPlanningFiftyTurns(t *testing.T) {
 	turns, rounds, ended := 0, 0, 0
 	for _, ev := range evs {
 		switch v := ev.(type) {
-		case TurnResult:
+		case engine.TurnResult:
 			if v.Turn > 0 {
 				turns++
 			}
-		case SupervisorChanged:
+		case engine.SupervisorChanged:
 			rounds++
-		case EpisodeEnded:
+		case engine.EpisodeEnded:
 			ended++
-		case Idle:
+		case engine.Idle:
 			t.Fatalf("the engine paused after %d turns (repeated model failures)", turns)
-		case ErrorEvent:
+		case engine.ErrorEvent:
 			msg := v.Err.Error()
 			planning := false
 			for _, m := range []string{"objective", "knowledge", "supervisor", "synthesis"} {

@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/engine"
 )
 
 // TestPersonObjectivesAndMapSurviveASession: the person's active
@@ -16,8 +16,8 @@ func TestPersonObjectivesAndMapSurviveASession(t *testing.T) {
 	story, binding := demoStory(t)
 	dir := t.TempDir()
 	open := func() *Session {
-		sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: dir, Agent: recording("north", "south"),
-			Autosave: true, Planning: DefaultPlanning(), Engine: Config{Seed: 1, MaxTurns: 2}})
+		sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: dir, Agent: recording("north", "south"),
+			Autosave: true, Planning: DefaultPlanning(), Engine: engine.Config{Seed: 1, MaxTurns: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,11 +51,11 @@ func TestPersonObjectivesAndMapSurviveASession(t *testing.T) {
 	}
 
 	runAll(t, again)
-	state, err := again.Engine.Checkpoint() // the engine has stopped: safe to call here
+	cp, err := again.Engine.Checkpoint() // the engine has stopped: safe to call here
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := CheckpointMap(memory.Checkpoint{Engine: state})
+	snap, err := engine.CheckpointMap(cp.Engine)
 	if err != nil {
 		t.Fatal(err)
 	}

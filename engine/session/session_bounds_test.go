@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"encoding/json"
@@ -6,14 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lantern-if/lantern/engine"
 )
 
 // TestStateKeepsEmptyObjectives: current_state.json always has an
 // objectives list, [] when there is none.
 func TestStateKeepsEmptyObjectives(t *testing.T) {
 	story, binding := demoStory(t)
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(),
-		Agent: recording("look"), Engine: Config{Seed: 3, MaxTurns: 1}})
+	sess, err := Open(Options{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(),
+		Agent: recording("look"), Engine: engine.Config{Seed: 3, MaxTurns: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +43,9 @@ func TestWorkDirPlainErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for wd, want := range map[string]string{link: "which does not exist", "bad\x00dir": "NUL"} {
-		_, err := OpenSession(SessionOptions{Story: story, Name: "demo.z5", Binding: binding, WorkDir: wd, Agent: recording("look")})
+		_, err := Open(Options{Story: story, Name: "demo.z5", Binding: binding, WorkDir: wd, Agent: recording("look")})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("work dir %q: %v, want a message with %q", wd, err, want)
 		}
 	}
 }
-

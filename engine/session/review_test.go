@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -20,12 +21,12 @@ type promptAgent struct {
 	rejected [][]string
 }
 
-func (a *promptAgent) Propose(_ context.Context, prompt []llm.Message, rejected []string, _ int, _ func(llm.Delta)) (Proposal, error) {
+func (a *promptAgent) Propose(_ context.Context, prompt []llm.Message, rejected []string, _ int, _ func(llm.Delta)) (engine.Proposal, error) {
 	a.prompts = append(a.prompts, prompt[len(prompt)-1].Content)
 	a.rejected = append(a.rejected, rejected)
 	act := a.actions[0]
 	a.actions = a.actions[1:]
-	return Proposal{Action: act, Reasoning: "because " + act}, nil
+	return engine.Proposal{Action: act, Reasoning: "because " + act}, nil
 }
 
 func (*promptAgent) Scripted() bool { return false }
@@ -33,11 +34,11 @@ func (*promptAgent) Scripted() bool { return false }
 // pausedDemo opens a session on the demo with agent, runs its engine
 // (paused) until it is idle, and returns it with a harness; both end with
 // the test.
-func pausedDemo(t *testing.T, agent Agent) (*Session, *harness) {
+func pausedDemo(t *testing.T, agent engine.Agent) (*Session, *harness) {
 	t.Helper()
 	story, binding := demoStory(t)
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
-		Engine: Config{Seed: 1, StartPaused: true}})
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
+		Engine: engine.Config{Seed: 1, StartPaused: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,26 +47,26 @@ func pausedDemo(t *testing.T, agent Agent) (*Session, *harness) {
 	t.Cleanup(cancel)
 	go sess.Engine.Run(ctx)
 	h := &harness{t: t, e: sess.Engine, ctx: ctx}
-	h.until(Idle{})
+	h.until(engine.Idle{})
 	return sess, h
 }
 
 func TestDecisionLines(t *testing.T) {
 	tests := []struct {
 		line string
-		want ReviewDecision
+		want engine.ReviewDecision
 		bad  bool
 	}{
-		{"y", ReviewDecision{Decision: DecisionAccept}, false},
-		{"", ReviewDecision{Decision: DecisionAccept}, false},
-		{"e look", ReviewDecision{Decision: DecisionEdit, Command: "look"}, false},
-		{"e", ReviewDecision{}, true},
-		{"n try the orchard first", ReviewDecision{Decision: DecisionReject, Reason: "try the orchard first"}, false},
-		{"n! the door is boarded", ReviewDecision{Decision: DecisionReject, Reason: "the door is boarded", Remember: true}, false},
-		{"maybe", ReviewDecision{}, true},
+		{"y", engine.ReviewDecision{Decision: engine.DecisionAccept}, false},
+		{"", engine.ReviewDecision{Decision: engine.DecisionAccept}, false},
+		{"e look", engine.ReviewDecision{Decision: engine.DecisionEdit, Command: "look"}, false},
+		{"e", engine.ReviewDecision{}, true},
+		{"n try the orchard first", engine.ReviewDecision{Decision: engine.DecisionReject, Reason: "try the orchard first"}, false},
+		{"n! the door is boarded", engine.ReviewDecision{Decision: engine.DecisionReject, Reason: "the door is boarded", Remember: true}, false},
+		{"maybe", engine.ReviewDecision{}, true},
 	}
 	for _, tt := range tests {
-		got, err := ParseDecision(tt.line)
+		got, err := engine.ParseDecision(tt.line)
 		if (err != nil) != tt.bad || (!tt.bad && got != tt.want) {
 			t.Errorf("ParseDecision(%q) = %+v, %v", tt.line, got, err)
 		}
@@ -80,42 +81,42 @@ func TestDecisionLines(t *testing.T) {
 func TestReviewRejectEditAccept(t *testing.T) {
 	agent := &promptAgent{actions: []string{"east", "look", "north", "south"}}
 	sess, h := pausedDemo(t, agent)
-	h.send(SetReview{On: true})
-	h.send(Step{})
-	var requests []ReviewRequested
-	var results []TurnResult
-	decisions := []ReviewDecision{
-		{Decision: DecisionReject, Reason: "the door is boarded shut", Remember: true},
-		{Decision: DecisionAccept},
-		{Decision: DecisionEdit, Command: "inventory"},
+	h.send(engine.SetReview{On: true})
+	h.send(engine.Step{})
+	var requests []engine.ReviewRequested
+	var results []engine.TurnResult
+	decisions := []engine.ReviewDecision{
+		{Decision: engine.DecisionReject, Reason: "the door is boarded shut", Remember: true},
+		{Decision: engine.DecisionAccept},
+		{Decision: engine.DecisionEdit, Command: "inventory"},
 	}
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
-		case ReviewRequested:
+		case engine.ReviewRequested:
 			requests = append(requests, v)
 			h.send(decisions[0])
 			decisions = decisions[1:]
-		case TurnResult:
+		case engine.TurnResult:
 			if v.Turn > 0 {
 				results = append(results, v)
 			}
-		case Idle:
+		case engine.Idle:
 			if len(results) == 1 {
-				h.send(Step{})
+				h.send(engine.Step{})
 			}
 		}
-		if _, idle := ev.(Idle); idle && len(results) == 2 {
+		if _, idle := ev.(engine.Idle); idle && len(results) == 2 {
 			break // turn 2 is recorded: the engine is idle again
 		}
 	}
 	if len(requests) != 3 || requests[0].Action != "east" || requests[1].Action != "look" || requests[2].Action != "north" {
 		t.Fatalf("review requests %+v", requests)
 	}
-	if r := results[0]; r.Turn != 1 || r.Actor != ActorAgent || r.Action != "look" || len(r.Reviews) != 2 ||
-		r.Reviews[0].Decision != DecisionReject || r.Reviews[1].Decision != DecisionAccept {
+	if r := results[0]; r.Turn != 1 || r.Actor != engine.ActorAgent || r.Action != "look" || len(r.Reviews) != 2 ||
+		r.Reviews[0].Decision != engine.DecisionReject || r.Reviews[1].Decision != engine.DecisionAccept {
 		t.Fatalf("turn 1: %+v", r)
 	}
-	if r := results[1]; r.Turn != 2 || r.Actor != ActorHumanEdited || r.Action != "inventory" || r.Reviews[0].Proposal != "north" {
+	if r := results[1]; r.Turn != 2 || r.Actor != engine.ActorHumanEdited || r.Action != "inventory" || r.Reviews[0].Proposal != "north" {
 		t.Fatalf("turn 2: %+v", r)
 	}
 	if got := agent.rejected[1]; len(got) != 1 || !strings.Contains(got[0], "the door is boarded shut") {
@@ -134,7 +135,7 @@ func TestReviewRejectEditAccept(t *testing.T) {
 	if code := memory.Check(&out, filepath.Join(sess.Dir, "Memories.md")); code != 0 {
 		t.Fatalf("memories check: %s", out.String())
 	}
-	if !strings.Contains(sess.Engine.hooks.LocationMemory(results[0].Observation.Location.ID), "The person: the door is boarded shut") {
+	if !strings.Contains(sess.Memories.LocationMemory(results[0].Observation.Location.ID), "The person: the door is boarded shut") {
 		t.Error("the remembered rejection is not shown to the agent at that location")
 	}
 	eps, err := sess.DB.Episodes(h.ctx)
@@ -164,16 +165,16 @@ func TestStartingRoomIsAVisit(t *testing.T) {
 func TestReviewAutoAccept(t *testing.T) {
 	agent := &promptAgent{actions: []string{"north"}}
 	sess, h := pausedDemo(t, agent)
-	h.send(SetReview{On: true, AutoAccept: time.Millisecond})
-	h.send(Step{})
-	var req ReviewRequested
+	h.send(engine.SetReview{On: true, AutoAccept: time.Millisecond})
+	h.send(engine.Step{})
+	var req engine.ReviewRequested
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
-		case ReviewRequested:
+		case engine.ReviewRequested:
 			req = v
-		case TurnResult:
+		case engine.TurnResult:
 			if v.Turn == 1 {
-				if req.Deadline.IsZero() || len(v.Reviews) != 1 || !v.Reviews[0].Auto || v.Reviews[0].Decision != DecisionAccept || v.Action != "north" {
+				if req.Deadline.IsZero() || len(v.Reviews) != 1 || !v.Reviews[0].Auto || v.Reviews[0].Decision != engine.DecisionAccept || v.Action != "north" {
 					t.Fatalf("auto-accept: request %+v, turn %+v", req, v)
 				}
 				return

@@ -1,10 +1,11 @@
-package engine
+package session
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm/llmtest"
 )
 
@@ -33,8 +34,8 @@ func TestExtractor(t *testing.T) {
 			fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`})
 			fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
 			agent := recording(tc.actions...)
-			sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client, Agent: agent,
-				Engine: Config{Seed: 1, CriticThreshold: -0.2, Extractor: tc.on}})
+			sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client, Agent: agent,
+				Engine: engine.Config{Seed: 1, CriticThreshold: -0.2, Extractor: tc.on}})
 			if err != nil {
 				t.Fatal(err)
 			}

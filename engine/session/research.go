@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/contextmgr"
 )
 
 // The agent's research tools (seed 004), declared as Ollama tools: before
@@ -60,7 +61,10 @@ func (s *Session) ResearchTools(client *llm.Client) ([]llm.Tool, error) {
 			return s.Memories.LocationMemory(a.Location), nil
 		})),
 		add(llm.NewTool("get_recent_turns", "the last n turns: actions and what the game answered", func(_ context.Context, a recentArgs) (string, error) {
-			h := s.Engine.st.History
+			var h []contextmgr.Turn
+			if v := s.view.Load(); v != nil {
+				h = v.history
+			}
 			if n := min(max(a.N, 1), 10); len(h) > n {
 				h = h[len(h)-n:]
 			}
@@ -76,9 +80,12 @@ func (s *Session) ResearchTools(client *llm.Client) ([]llm.Tool, error) {
 				return "", err
 			}
 			st := s.Memories.Stats()
-			m := s.Map.Status()
+			var rooms, connections int
+			if v := s.view.Load(); v != nil {
+				rooms, connections = v.rooms, v.connections
+			}
 			return fmt.Sprintf("%d notes (total importance %d); %d memories at %d locations (%d visible); %d rooms and %d connections mapped.",
-				n, imp, st.Memories, st.Locations, st.Visible, m.Rooms, m.Connections), nil
+				n, imp, st.Memories, st.Locations, st.Visible, rooms, connections), nil
 		})),
 		add(llm.NewTool("query_memories", "ask a question; the notes are searched and summarised", func(ctx context.Context, a questionArgs) (string, error) {
 			notes, err := s.DB.TopNotes(ctx, 50)

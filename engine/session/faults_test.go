@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
@@ -83,9 +84,9 @@ func faultClient(t *testing.T, agentTimeout time.Duration) (*llm.Client, *llmtes
 // accepts, leaving out streaming deltas. It fails the test when the events
 // end first, or when stop has accepted none after 20 s (a hung or busy
 // engine).
-func await(t testing.TB, e *Engine, stop func(Event) bool) []Event {
+func await(t testing.TB, e *engine.Engine, stop func(engine.Event) bool) []engine.Event {
 	t.Helper()
-	var evs []Event
+	var evs []engine.Event
 	deadline := time.After(20 * time.Second)
 	for {
 		select {
@@ -93,7 +94,7 @@ func await(t testing.TB, e *Engine, stop func(Event) bool) []Event {
 			if !ok {
 				t.Fatalf("the events ended early: %#v", evs)
 			}
-			if _, delta := ev.(ReasoningDelta); delta {
+			if _, delta := ev.(engine.ReasoningDelta); delta {
 				continue
 			}
 			evs = append(evs, ev)
@@ -106,8 +107,8 @@ func await(t testing.TB, e *Engine, stop func(Event) bool) []Event {
 	}
 }
 
-func isIdle(ev Event) bool    { _, ok := ev.(Idle); return ok }
-func isStopped(ev Event) bool { _, ok := ev.(Stopped); return ok }
+func isIdle(ev engine.Event) bool    { _, ok := ev.(engine.Idle); return ok }
+func isStopped(ev engine.Event) bool { _, ok := ev.(engine.Stopped); return ok }
 
 // agentCalls counts the agent role's chat requests the fake has seen.
 func agentCalls(fake *llmtest.Server) int {
@@ -184,9 +185,9 @@ func TestFaultMatrix(t *testing.T) {
 				memReply(true, "DISCOVERY", "The orchard is north of the lane", "North of the muddy lane is an orchard.", "ACTIVE"))
 
 			story, binding := demoStory(t)
-			sess, err := OpenSession(SessionOptions{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(),
+			sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(),
 				Client: client, Autosave: true,
-				Engine: Config{MaxTurns: 2, MaxFailures: maxFailures, StartPaused: true, Seed: 1, CriticThreshold: -0.2}})
+				Engine: engine.Config{MaxTurns: 2, MaxFailures: maxFailures, StartPaused: true, Seed: 1, CriticThreshold: -0.2}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +200,7 @@ func TestFaultMatrix(t *testing.T) {
 			})
 			done := make(chan error, 1)
 			go func() { done <- sess.Engine.Run(ctx) }()
-			send := func(c Command) {
+			send := func(c engine.Command) {
 				t.Helper()
 				if err := sess.Engine.Send(ctx, c); err != nil {
 					t.Fatal(err)
@@ -207,7 +208,7 @@ func TestFaultMatrix(t *testing.T) {
 			}
 
 			await(t, sess.Engine, isIdle)
-			send(Step{})
+			send(engine.Step{})
 			evs := await(t, sess.Engine, isIdle)
 			if errs := errorsIn(evs); len(errs) > 0 {
 				t.Fatalf("turn 1: %q", errs)
@@ -225,22 +226,22 @@ func TestFaultMatrix(t *testing.T) {
 
 			// The fault: the engine tries turn 2, fails, and pauses.
 			sb.setDown(tc.refused)
-			send(Resume{})
+			send(engine.Resume{})
 			evs = await(t, sess.Engine, isIdle)
-			var failures []ErrorEvent
+			var failures []engine.ErrorEvent
 			for _, ev := range evs {
 				switch v := ev.(type) {
-				case ErrorEvent:
+				case engine.ErrorEvent:
 					failures = append(failures, v)
-				case TurnResult, ProposalMade, CriticVerdict:
+				case engine.TurnResult, engine.ProposalMade, engine.CriticVerdict:
 					t.Errorf("%T during the fault: %+v", ev, v)
-				case TurnStarted:
+				case engine.TurnStarted:
 					if v.Turn != 2 {
 						t.Errorf("turn %d started during the fault, want 2 again", v.Turn)
 					}
 				}
 			}
-			if idle := evs[len(evs)-1].(Idle); idle.Mode != Paused || idle.Turn != 1 {
+			if idle := evs[len(evs)-1].(engine.Idle); idle.Mode != engine.Paused || idle.Turn != 1 {
 				t.Errorf("after the failures: %+v, want paused at turn 1", idle)
 			}
 			if len(failures) != fails {
@@ -294,14 +295,14 @@ func TestFaultMatrix(t *testing.T) {
 			// The fault is cleared: resuming plays turn 2 (the turn cap then
 			// ends the run).
 			sb.setDown(false)
-			send(Resume{})
+			send(engine.Resume{})
 			evs = await(t, sess.Engine, isStopped)
 			if errs := errorsIn(evs); len(errs) > 0 {
 				t.Errorf("after the fault: %q", errs)
 			}
 			played := 0
 			for _, ev := range evs {
-				if r, ok := ev.(TurnResult); ok {
+				if r, ok := ev.(engine.TurnResult); ok {
 					if played++; played == 1 && (r.Turn != 2 || r.Action != "up") {
 						t.Errorf("first turn after the fault: %d %q, want 2 \"up\"", r.Turn, r.Action)
 					}

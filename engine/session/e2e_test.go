@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -40,15 +41,15 @@ func TestE2ERoleSchemasDecode(t *testing.T) {
 	msgs := []llm.Message{llm.User("West of House. There is a small mailbox here.")}
 	checks := map[string]func(int) error{
 		config.RoleAgent: func(i int) error {
-			_, _, err := llm.Structured[Proposal](ctx, c, llm.Request{Role: config.RoleAgent, Messages: msgs, Turn: i})
+			_, _, err := llm.Structured[engine.Proposal](ctx, c, llm.Request{Role: config.RoleAgent, Messages: msgs, Turn: i})
 			return err
 		},
 		config.RoleCritic: func(i int) error {
-			_, _, err := llm.Structured[CriticReply](ctx, c, llm.Request{Role: config.RoleCritic, Messages: msgs, Turn: i})
+			_, _, err := llm.Structured[engine.CriticReply](ctx, c, llm.Request{Role: config.RoleCritic, Messages: msgs, Turn: i})
 			return err
 		},
 		config.RoleExtractor: func(i int) error {
-			_, _, err := llm.Structured[extractorReply](ctx, c, llm.Request{Role: config.RoleExtractor, Messages: msgs, Turn: i})
+			_, _, err := llm.Structured[engine.ExtractorReply](ctx, c, llm.Request{Role: config.RoleExtractor, Messages: msgs, Turn: i})
 			return err
 		},
 	}
@@ -72,22 +73,22 @@ func TestE2EScriptedZorkWithTinyModel(t *testing.T) {
 	}
 	story, _ := zork(t)
 	cmds := walkthrough(t)
-	agent, _ := NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(), Client: c, Agent: agent,
-		Engine: Config{Seed: 12, CriticThreshold: -0.2}})
+	agent, _ := engine.NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
+	sess, err := Open(Options{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(), Client: c, Agent: agent,
+		Engine: engine.Config{Seed: 12, CriticThreshold: -0.2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	start := time.Now()
 	go sess.Engine.Run(context.Background())
-	var last TurnResult
+	var last engine.TurnResult
 	errs := 0
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
-		case TurnResult:
+		case engine.TurnResult:
 			last = v
-		case ErrorEvent:
+		case engine.ErrorEvent:
 			errs++
 		}
 	}

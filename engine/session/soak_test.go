@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
@@ -34,11 +35,11 @@ func soakLoop() []string {
 // prompt, stream, schema, decode) but plays its own loop of moves, so a
 // long run keeps moving whatever the fake answers.
 type loopAgent struct {
-	LLMAgent
+	engine.LLMAgent
 	loop *cycleAgent
 }
 
-func (a loopAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, onDelta func(llm.Delta)) (Proposal, error) {
+func (a loopAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, onDelta func(llm.Delta)) (engine.Proposal, error) {
 	p, err := a.LLMAgent.Propose(ctx, prompt, rejected, turn, onDelta)
 	if err != nil {
 		return p, err
@@ -52,7 +53,7 @@ func (a loopAgent) Propose(ctx context.Context, prompt []llm.Message, rejected [
 // synthesis, objectives, knowledge, supervisor, the model critic) and a
 // zero-latency fake model answering every role; the fake keeps no
 // requests.
-func soakSession(tb testing.TB, cfg Config) (*Session, *llmtest.Server) {
+func soakSession(tb testing.TB, cfg engine.Config) (*Session, *llmtest.Server) {
 	tb.Helper()
 	client, fake := llmtest.NewClient(tb, "fake")
 	fake.KeepRequests(false)
@@ -63,8 +64,8 @@ func soakSession(tb testing.TB, cfg Config) (*Session, *llmtest.Server) {
 		memReply(true, "DISCOVERY", "Exits lead on from here", "Every exit from here leads to another room of the loop.", "ACTIVE"))
 	fake.ScriptPlanning()
 	story, binding := demoStory(tb)
-	sess, err := OpenSession(SessionOptions{Story: story, Name: demo.FileName, Binding: binding, WorkDir: tb.TempDir(), Client: client,
-		Agent: loopAgent{LLMAgent: LLMAgent{Client: client}, loop: &cycleAgent{actions: soakLoop()}}, Autosave: true,
+	sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: tb.TempDir(), Client: client,
+		Agent: loopAgent{LLMAgent: engine.LLMAgent{Client: client}, loop: &cycleAgent{actions: soakLoop()}}, Autosave: true,
 		Engine: cfg, Planning: DefaultPlanning()})
 	if err != nil {
 		tb.Fatal(err)
@@ -143,7 +144,7 @@ func TestSoak(t *testing.T) {
 	if maxTurns%len(soakLoop()) != 0 {
 		t.Fatalf("the loop of %d moves does not divide the turn cap %d", len(soakLoop()), maxTurns)
 	}
-	sess, fake := soakSession(t, Config{MaxTurns: maxTurns, Episodes: episodes, Seed: 1, CriticThreshold: -0.2})
+	sess, fake := soakSession(t, engine.Config{MaxTurns: maxTurns, Episodes: episodes, Seed: 1, CriticThreshold: -0.2})
 	start := time.Now()
 	go sess.Engine.Run(context.Background())
 
@@ -155,9 +156,9 @@ func TestSoak(t *testing.T) {
 	errs, ended := 0, 0
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
-		case TurnResult:
+		case engine.TurnResult:
 			llmTime = v.LLMTime
-		case MetricsUpdated:
+		case engine.MetricsUpdated:
 			turn = append(turn, v.Harness+llmTime)
 			harness = append(harness, v.Harness)
 			switch len(turn) {
@@ -169,13 +170,13 @@ func TestSoak(t *testing.T) {
 			case total - window, total:
 				cpu = append(cpu, cpuTime(t))
 			}
-		case EpisodeEnded:
+		case engine.EpisodeEnded:
 			ended++
-		case ErrorEvent:
+		case engine.ErrorEvent:
 			if errs++; errs <= 10 {
 				t.Errorf("turn %d: %v", v.Turn, v.Err)
 			}
-		case Stopped:
+		case engine.Stopped:
 			if v.Err != nil {
 				t.Errorf("stopped: %v", v.Err)
 			}
@@ -191,7 +192,7 @@ func TestSoak(t *testing.T) {
 	}
 	first, last := mean(turn[:window]), mean(turn[total-window:])
 	t.Logf("%d turns in %v (%.0f turns/s); %d model calls", total, wall.Round(time.Millisecond), float64(total)/wall.Seconds(),
-		sess.Engine.client.Metrics.All().Calls)
+		sess.client.Metrics.All().Calls)
 	t.Logf("mean turn: first %d %v, last %d %v (×%.2f); medians %v, %v; without the agent's and critic's calls (means): %v, %v",
 		window, first, window, last, float64(last)/float64(first), median(turn[:window]), median(turn[total-window:]),
 		mean(harness[:window]), mean(harness[total-window:]))
@@ -233,13 +234,13 @@ func TestSoak(t *testing.T) {
 // and a zero-latency fake model (BenchmarkTurnOverhead has no model at
 // all): what Lantern itself costs a turn, the model's answers aside.
 func BenchmarkTurnAllManagers(b *testing.B) {
-	sess, _ := soakSession(b, Config{Seed: 1, CriticThreshold: -0.2, StartPaused: true})
+	sess, _ := soakSession(b, engine.Config{Seed: 1, CriticThreshold: -0.2, StartPaused: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go sess.Engine.Run(ctx)
 	await(b, sess.Engine, isIdle)
 	for b.Loop() {
-		if err := sess.Engine.Send(ctx, Step{}); err != nil {
+		if err := sess.Engine.Send(ctx, engine.Step{}); err != nil {
 			b.Fatal(err)
 		}
 		await(b, sess.Engine, isIdle)
@@ -250,12 +251,12 @@ func BenchmarkTurnAllManagers(b *testing.B) {
 // lantern.db's token counts) are that turn's, not the sum of the same turn
 // number over every episode so far (the soak found them growing).
 func TestTurnMetricsPerEpisode(t *testing.T) {
-	sess, _ := soakSession(t, Config{MaxTurns: 2, Episodes: 3, Seed: 1, CriticThreshold: -0.2})
+	sess, _ := soakSession(t, engine.Config{MaxTurns: 2, Episodes: 3, Seed: 1, CriticThreshold: -0.2})
 	n := 0
 	var fromEvents []int
 	for _, ev := range runAll(t, sess) {
 		switch v := ev.(type) {
-		case MetricsUpdated:
+		case engine.MetricsUpdated:
 			n++
 			// Every turn asks the agent and the critic once, and memory
 			// synthesis when its triggers fire; the fake counts 42 prompt
@@ -264,7 +265,7 @@ func TestTurnMetricsPerEpisode(t *testing.T) {
 			if v.LLM.Calls < 2 || v.LLM.Calls > 3 || v.LLM.PromptTokens != 42*v.LLM.Calls {
 				t.Errorf("turn %d (%d turns played): model metrics %+v, want 2 or 3 calls of 42 prompt tokens", v.Turn, n, v.LLM)
 			}
-		case ErrorEvent:
+		case engine.ErrorEvent:
 			t.Errorf("turn %d: %v", v.Turn, v.Err)
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/managers/contextmgr"
@@ -30,9 +31,9 @@ func TestScriptedZorkThroughEveryManager(t *testing.T) {
 	fake.Always("memory", llmtest.Role(config.RoleMemory), llmtest.Reply{Content: `{"should_remember": true, "category": "DISCOVERY",
 		"memory_title": "The walkthrough passed here", "memory_text": "Something happened on this step.", "status": "ACTIVE",
 		"supersedes_memory_titles": [], "reasoning": "scripted"}`})
-	agent, _ := NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(),
-		Client: client, Agent: agent, Autosave: true, Engine: Config{Seed: 12, CriticThreshold: -0.2}})
+	agent, _ := engine.NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
+	sess, err := Open(Options{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(),
+		Client: client, Agent: agent, Autosave: true, Engine: engine.Config{Seed: 12, CriticThreshold: -0.2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,17 +45,17 @@ func TestScriptedZorkThroughEveryManager(t *testing.T) {
 		to     int
 	}
 	var moves []move
-	var last TurnResult
+	var last engine.TurnResult
 	prev := 0
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
-		case TurnResult:
+		case engine.TurnResult:
 			if v.Turn > 0 && v.Observation.Location.ID != prev && !v.Observation.Meta {
 				moves = append(moves, move{prev, v.Action, v.Observation.Location.ID})
 			}
 			prev = v.Observation.Location.ID
 			last = v
-		case ErrorEvent:
+		case engine.ErrorEvent:
 			t.Errorf("error: %v", v.Err)
 		}
 	}
@@ -91,10 +92,10 @@ type cycleAgent struct {
 	n       int
 }
 
-func (c *cycleAgent) Propose(_ context.Context, _ []llm.Message, _ []string, _ int, _ func(llm.Delta)) (Proposal, error) {
+func (c *cycleAgent) Propose(_ context.Context, _ []llm.Message, _ []string, _ int, _ func(llm.Delta)) (engine.Proposal, error) {
 	a := c.actions[c.n%len(c.actions)]
 	c.n++
-	return Proposal{Action: a, Reasoning: "benchmark", Remember: "The mailbox opens and closes", RememberImportance: 10}, nil
+	return engine.Proposal{Action: a, Reasoning: "benchmark", Remember: "The mailbox opens and closes", RememberImportance: 10}, nil
 }
 
 func (*cycleAgent) Scripted() bool { return false }
@@ -103,9 +104,9 @@ func (*cycleAgent) Scripted() bool { return false }
 // manager on, files and database written.
 func BenchmarkTurnOverhead(b *testing.B) {
 	story, _ := zork(b)
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(b), WorkDir: b.TempDir(),
+	sess, err := Open(Options{Story: story, Name: "zork1.z3", Binding: zorkBinding(b), WorkDir: b.TempDir(),
 		Agent: &cycleAgent{actions: []string{"open mailbox", "close mailbox"}}, Autosave: true,
-		Engine: Config{Seed: 12, CriticThreshold: -0.2, StartPaused: true}})
+		Engine: engine.Config{Seed: 12, CriticThreshold: -0.2, StartPaused: true}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	go sess.Engine.Run(ctx)
 	waitIdle := func() {
 		for ev := range sess.Engine.Events() {
-			if _, ok := ev.(Idle); ok {
+			if _, ok := ev.(engine.Idle); ok {
 				return
 			}
 		}
@@ -123,7 +124,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	waitIdle()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		sess.Engine.Send(ctx, Step{})
+		sess.Engine.Send(ctx, engine.Step{})
 		waitIdle()
 	}
 }
@@ -134,18 +135,22 @@ func BenchmarkTurnOverhead(b *testing.B) {
 func TestPromptSizeAtTurn200(t *testing.T) {
 	story, _ := zork(t)
 	cmds := walkthrough(t)[:200]
-	agent, _ := NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(),
-		Agent: agent, Engine: Config{Seed: 12, CriticThreshold: -0.2}})
+	agent, _ := engine.NewScriptAgent(strings.NewReader(strings.Join(cmds, "\n")))
+	sess, err := Open(Options{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(),
+		Agent: agent, Engine: engine.Config{Seed: 12, CriticThreshold: -0.2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	go sess.Engine.Run(context.Background())
-	for range sess.Engine.Events() {
+	var last engine.TurnResult
+	for ev := range sess.Engine.Events() {
+		if r, ok := ev.(engine.TurnResult); ok {
+			last = r
+		}
 	}
 	// 100 memories over the rooms visited, ten of them where the agent is.
-	here := sess.Engine.st.Obs.Location
+	here := last.Observation.Location
 	rooms := sess.Map.Rooms()
 	for i := 0; i < 100; i++ {
 		loc, name := rooms[i%len(rooms)], sess.Map.Name(rooms[i%len(rooms)])
@@ -159,7 +164,7 @@ func TestPromptSizeAtTurn200(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	prompt := sess.Engine.prompt(context.Background(), 201)
+	prompt := sess.Engine.Prompt(context.Background(), 201)
 	tokens := 0
 	for _, m := range prompt {
 		tokens += contextmgr.EstimateTokens(m.Content)

@@ -1,10 +1,11 @@
-package engine
+package session
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/memory"
 )
 
@@ -13,8 +14,8 @@ import (
 // refused for a new memory, with an error event and nothing written.
 func TestPersonAddsMemoryWithStatus(t *testing.T) {
 	story, binding := demoStory(t)
-	sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: recording(),
-		Engine: Config{Seed: 1, StartPaused: true}})
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: recording(),
+		Engine: engine.Config{Seed: 1, StartPaused: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func TestPersonAddsMemoryWithStatus(t *testing.T) {
 	defer cancel()
 	go sess.Engine.Run(ctx)
 	h := &harness{t: t, e: sess.Engine, ctx: ctx}
-	h.until(Idle{})
+	h.until(engine.Idle{})
 	for _, tc := range []struct {
 		title, status string
 		want          memory.Status
@@ -33,19 +34,19 @@ func TestPersonAddsMemoryWithStatus(t *testing.T) {
 		{"Maybe the gate", "TENTATIVE", memory.StatusTentative, false},
 		{"Already old", "SUPERSEDED", "", true},
 	} {
-		h.send(MemoryEdit{Op: MemoryAdd, Location: 3, NewTitle: tc.title, Text: "A note by hand.", Category: "NOTE", Status: tc.status})
-		var got Event
+		h.send(engine.MemoryEdit{Op: engine.MemoryAdd, Location: 3, NewTitle: tc.title, Text: "A note by hand.", Category: "NOTE", Status: tc.status})
+		var got engine.Event
 		for ev := range sess.Engine.Events() {
-			if _, ok := ev.(MemoryChanged); ok {
+			if _, ok := ev.(engine.MemoryChanged); ok {
 				got = ev
 				break
 			}
-			if _, ok := ev.(ErrorEvent); ok {
+			if _, ok := ev.(engine.ErrorEvent); ok {
 				got = ev
 				break
 			}
 		}
-		if e, isErr := got.(ErrorEvent); isErr != tc.refused {
+		if e, isErr := got.(engine.ErrorEvent); isErr != tc.refused {
 			t.Fatalf("%s: event %#v", tc.title, got)
 		} else if isErr && !strings.Contains(e.Err.Error(), "ACTIVE or TENTATIVE") {
 			t.Errorf("%s: error %v", tc.title, e.Err)

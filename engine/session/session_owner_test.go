@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/managers/knowledge"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -18,7 +19,7 @@ func TestSessionOneOwner(t *testing.T) {
 	story, binding := demoStory(t)
 	wd := t.TempDir()
 	open := func() (*Session, error) {
-		return OpenSession(SessionOptions{Story: story, Name: "demo.z5", Binding: binding, WorkDir: wd, Agent: recording("look")})
+		return Open(Options{Story: story, Name: "demo.z5", Binding: binding, WorkDir: wd, Agent: recording("look")})
 	}
 	first, err := open()
 	if err != nil {
@@ -47,8 +48,8 @@ func TestEpisodeNumbersAcrossLaunches(t *testing.T) {
 	wd := t.TempDir()
 	var dir string
 	for launch := 1; launch <= 3; launch++ {
-		sess, err := OpenSession(SessionOptions{Story: story, Name: "demo.z5", Binding: binding, WorkDir: wd,
-			Agent: recording("look", "look"), Engine: Config{Seed: 3, MaxTurns: 2}, Planning: Planning{Knowledge: true}})
+		sess, err := Open(Options{Story: story, Name: "demo.z5", Binding: binding, WorkDir: wd,
+			Agent: recording("look", "look"), Engine: engine.Config{Seed: 3, MaxTurns: 2}, Planning: Planning{Knowledge: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,11 +58,11 @@ func TestEpisodeNumbersAcrossLaunches(t *testing.T) {
 		var started, ended []int
 		for _, ev := range evs {
 			switch v := ev.(type) {
-			case TurnResult:
+			case engine.TurnResult:
 				if v.Turn == 0 {
 					started = append(started, v.Episode)
 				}
-			case EpisodeEnded:
+			case engine.EpisodeEnded:
 				ended = append(ended, v.Episode)
 			}
 		}
