@@ -478,13 +478,12 @@ func collectBench(ctx context.Context, sess *session.Session, queue *callQueue, 
 	var last env.Observation
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
+		case engine.EpisodeStarted:
+			last = v.Observation
+			episode++
+			begin(episode, v.Observation)
 		case engine.TurnResult:
 			last = v.Observation
-			if v.Turn == 0 {
-				episode++
-				begin(episode, v.Observation)
-				continue
-			}
 			if ep == nil {
 				continue
 			}

@@ -218,9 +218,11 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 	}
 	for ev := range events {
 		switch v := ev.(type) {
+		case engine.EpisodeStarted:
+			flush()
 		case engine.TurnResult:
 			flush()
-			if v.Turn == 0 || v.Resumed {
+			if v.Resumed {
 				continue
 			}
 			o := v.Observation

@@ -77,7 +77,7 @@ type TurnResult struct {
 	// Resumed: the last turn of a checkpoint, reported again when a session
 	// resumes (nothing was played now; Action is empty), in Episode.
 	Resumed bool
-	// Episode is set on an episode's first report (turn 0, or Resumed).
+	// Episode is set when Resumed.
 	Episode int
 	// Verdicts are the critic's, one per proposal (the agent's turns).
 	Verdicts []Verdict
@@ -108,8 +108,10 @@ type MapChanged struct {
 	Rooms, Connections int
 }
 
-// ObjectivesChanged: objectives were added, completed or dropped.
-type ObjectivesChanged struct{ Active, Completed int }
+// ObjectivesChanged: objectives were added, completed or dropped. Active
+// and Completed are the objectives' texts after the change, in the order
+// the agent sees them (the person's first).
+type ObjectivesChanged struct{ Active, Completed []string }
 
 // SupervisorChanged: the supervisor finished a round (or failed one: then
 // the gauges stay and Feedback is empty). The gauges are in [-1, 1]: trust

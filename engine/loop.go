@@ -309,7 +309,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 			e.emit(ctx, Idle{Turn: e.st.Turn, Mode: e.mode})
 			select {
 			case c := <-e.cmds:
-				e.apply(c)
+				e.apply(ctx, c)
 			case <-ctx.Done():
 				return nil
 			}
@@ -325,7 +325,7 @@ func (e *Engine) drain(ctx context.Context) {
 	for {
 		select {
 		case c := <-e.cmds:
-			e.apply(c)
+			e.apply(ctx, c)
 		default:
 			return
 		}
@@ -333,8 +333,9 @@ func (e *Engine) drain(ctx context.Context) {
 }
 
 // apply obeys a command at a turn boundary or during a proposal; it returns
-// whether a proposal in flight should be abandoned.
-func (e *Engine) apply(c Command) bool {
+// whether a proposal in flight should be abandoned. The events it causes
+// are delivered like every other event (waiting while the client lags).
+func (e *Engine) apply(ctx context.Context, c Command) bool {
 	switch c := c.(type) {
 	case Pause:
 		e.mode = Paused
@@ -356,10 +357,7 @@ func (e *Engine) apply(c Command) bool {
 	case SetModel:
 		if e.client != nil {
 			if err := e.client.SetModel(c.Role, c.Model); err != nil {
-				select {
-				case e.events <- ErrorEvent{Turn: e.st.Turn, Err: err}:
-				default:
-				}
+				e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err})
 			}
 		}
 	case Quit:
@@ -369,34 +367,25 @@ func (e *Engine) apply(c Command) bool {
 		e.ending = true
 		return true
 	case MemoryEdit, ObjectiveEdit:
-		e.edit(c)
+		e.edit(ctx, c)
 	case SetReview:
 		e.reviewing, e.autoAccept = c.On, c.AutoAccept
-		select {
-		case e.events <- ReviewMode{On: c.On, AutoAccept: c.AutoAccept}:
-		default:
-		}
+		e.emit(ctx, ReviewMode{On: c.On, AutoAccept: c.AutoAccept})
 	}
 	return false
 }
 
 // edit hands a person's edit to the hook that owns that data.
-func (e *Engine) edit(c Command) {
+func (e *Engine) edit(ctx context.Context, c Command) {
 	if e.life == nil {
 		return
 	}
-	evs, err := e.life.Edit(context.Background(), c, e.st.Episode, e.st.Turn)
+	evs, err := e.life.Edit(ctx, c, e.st.Episode, e.st.Turn)
 	for _, ev := range evs {
-		select {
-		case e.events <- ev:
-		default:
-		}
+		e.emit(ctx, ev)
 	}
 	if err != nil {
-		select {
-		case e.events <- ErrorEvent{Turn: e.st.Turn, Err: err}:
-		default:
-		}
+		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err})
 	}
 }
 
@@ -430,7 +419,7 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 			}
 			return r.p, r.err
 		case c := <-e.cmds:
-			if e.apply(c) {
+			if e.apply(ctx, c) {
 				e.abandon = true
 				cancel()
 			}
@@ -501,7 +490,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 			case DecisionReject:
 				r.Reason, r.Remembered = strings.TrimSpace(d.Reason), d.Remember
 				reviews = append(reviews, r)
-				e.personRejected(p, d)
+				e.personRejected(ctx, p, d)
 				rejected = append(rejected, fmt.Sprintf("%q (the person: %s)", p.Action, r.Reason))
 				prompt = e.Prompt(ctx, turn)
 				attempt-- // the person's rejections do not count against the critic's cap
@@ -799,6 +788,6 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 			e.emit(ctx, ErrorEvent{Err: err})
 		}
 	}
-	e.emit(ctx, TurnResult{Turn: 0, Observation: obs, Episode: number})
+	e.emit(ctx, EpisodeStarted{Episode: number, Seed: e.seed, Observation: obs})
 	return nil
 }

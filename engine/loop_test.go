@@ -117,7 +117,7 @@ func expect(t *testing.T, got []string, want ...string) {
 func TestEngineStepPauseResumeQuit(t *testing.T) {
 	g := newGateAgent()
 	h := startEngine(t, g, Config{StartPaused: true})
-	expect(t, h.until(Idle{}), "TurnResult(:)", "Idle(paused)")
+	expect(t, h.until(Idle{}), "EpisodeStarted", "Idle(paused)")
 
 	g.proposals <- Proposal{Action: "open mailbox", Reasoning: "see what is inside"}
 	h.send(Step{})
@@ -152,7 +152,7 @@ func TestEngineOverrideWhilePaused(t *testing.T) {
 func TestEngineOverrideCancelsStreamingProposal(t *testing.T) {
 	g := newGateAgent()
 	h := startEngine(t, g, Config{})
-	h.until(TurnResult{})
+	h.until(EpisodeStarted{})
 	<-g.started // the agent is mid-proposal
 	h.send(Override{Text: "open mailbox", Cancel: true})
 	expect(t, h.until(Idle{}), "TurnStarted", "TurnStarted", "TurnResult(human:open mailbox)", "MetricsUpdated", "Idle(paused)")
@@ -161,7 +161,7 @@ func TestEngineOverrideCancelsStreamingProposal(t *testing.T) {
 func TestEngineCancelTurnAndQuitMidTurn(t *testing.T) {
 	g := newGateAgent()
 	h := startEngine(t, g, Config{})
-	h.until(TurnResult{})
+	h.until(EpisodeStarted{})
 	<-g.started
 	h.send(CancelTurn{})
 	expect(t, h.until(Idle{}), "TurnStarted", "Idle(paused)")
@@ -241,16 +241,14 @@ func TestEnginePersonEndsEpisode(t *testing.T) {
 		case EpisodeEnded:
 			ended = v
 		case TurnResult:
-			if v.Turn != 0 {
-				t.Fatalf("turn %d played after EndEpisode", v.Turn)
-			}
+			t.Fatalf("turn %d played after EndEpisode", v.Turn)
 		}
 		names = append(names, reflect.TypeOf(ev).Name())
 		if _, ok := ev.(Idle); ok {
 			break
 		}
 	}
-	expect(t, names, "TurnStarted", "EpisodeEnded", "TurnResult", "Idle")
+	expect(t, names, "TurnStarted", "EpisodeEnded", "EpisodeStarted", "Idle")
 	if ended.Reason != env.EndPerson || ended.Episode != 1 || ended.Turns != 1 {
 		t.Fatalf("ended %+v", ended)
 	}

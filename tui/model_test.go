@@ -17,8 +17,9 @@ import (
 	"github.com/lantern-if/lantern/memory"
 )
 
-func opening() engine.TurnResult {
-	return turn(0, "", "", "THE KEEPER'S LANTERN\n\nMuddy Lane\nA muddy lane ends here.", 3, "Muddy Lane", 0)
+// opening is an episode of the demo starting (numbered by the TUI).
+func opening() engine.EpisodeStarted {
+	return engine.EpisodeStarted{Observation: turn(0, "", "", "THE KEEPER'S LANTERN\n\nMuddy Lane\nA muddy lane ends here.", 3, "Muddy Lane", 0).Observation}
 }
 
 func TestEveryPaneAndTheStatusBarAt120x40(t *testing.T) {
@@ -518,7 +519,7 @@ func TestObjectives(t *testing.T) {
 	if got := h.pending(); !reflect.DeepEqual(got, []engine.Command{engine.ObjectiveEdit{Op: "drop", Text: "light the lamp"}}) {
 		t.Fatalf("queued %#v", got)
 	}
-	h.events(engine.ObjectivesChanged{Active: 5, Completed: 2})
+	h.events(engine.ObjectivesChanged{Active: []string{"a", "b", "c", "d", "e"}, Completed: []string{"f", "g"}})
 	h.mustSee("5 active · 2 done")
 }
 

@@ -44,6 +44,8 @@ func playDemo(t *testing.T, actions []string, script func(*llmtest.Server)) (*Se
 	rooms := map[string]int{}
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
+		case engine.EpisodeStarted:
+			rooms[v.Observation.Location.Name] = v.Observation.Location.ID
 		case engine.TurnResult:
 			rooms[v.Observation.Location.Name] = v.Observation.Location.ID
 		case engine.ErrorEvent:

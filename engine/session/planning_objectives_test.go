@@ -54,7 +54,7 @@ func TestPlanningObjectivesReachTheAgentPrompt(t *testing.T) {
 	for _, ev := range evs {
 		if oc, ok := ev.(engine.ObjectivesChanged); ok {
 			changed++
-			if oc.Active != 1 {
+			if len(oc.Active) != 1 || !strings.Contains(oc.Active[0], "OBJECTIVE-MARKER") {
 				t.Errorf("ObjectivesChanged %+v", oc)
 			}
 		}
@@ -121,7 +121,8 @@ func TestPlanningPersonObjectiveEdits(t *testing.T) {
 			errs = append(errs, v.Err.Error())
 		}
 	}
-	if len(changes) != 2 || changes[0] != (engine.ObjectivesChanged{Active: 1}) || changes[1] != (engine.ObjectivesChanged{Completed: 1}) {
+	if len(changes) != 2 || len(changes[0].Active) != 1 || len(changes[0].Completed) != 0 ||
+		len(changes[1].Active) != 0 || len(changes[1].Completed) != 1 || changes[1].Completed[0] != changes[0].Active[0] {
 		t.Errorf("objective events %+v", changes)
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0], "no such active objective") {

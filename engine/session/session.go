@@ -400,6 +400,12 @@ func names(items []env.Item) []string {
 	return out
 }
 
+// objectivesChanged is the event that reports the objectives as they are.
+func (s *Session) objectivesChanged() engine.ObjectivesChanged {
+	active, done := s.Objectives.Objectives()
+	return engine.ObjectivesChanged{Active: active, Completed: done}
+}
+
 // edit applies a person's memory edit to Memories.md, or an objective edit
 // to the objectives.
 func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int) ([]engine.Event, error) {
@@ -408,8 +414,7 @@ func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int)
 		if err != nil || !changed {
 			return nil, err
 		}
-		active, done := s.Objectives.Counts()
-		return []engine.Event{engine.ObjectivesChanged{Active: active, Completed: done}}, nil
+		return []engine.Event{s.objectivesChanged()}, nil
 	}
 	me, ok := c.(engine.MemoryEdit)
 	if !ok {
@@ -600,8 +605,7 @@ func (s *Session) planTurn(ctx context.Context, rec engine.TurnRecord) []engine.
 		changed = changed || ch
 	}
 	if changed || s.objDirty {
-		active, done := s.Objectives.Counts()
-		events = append(events, engine.ObjectivesChanged{Active: active, Completed: done})
+		events = append(events, s.objectivesChanged())
 		s.objDirty = false
 	}
 	if s.Supervisor == nil {

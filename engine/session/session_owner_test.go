@@ -58,10 +58,8 @@ func TestEpisodeNumbersAcrossLaunches(t *testing.T) {
 		var started, ended []int
 		for _, ev := range evs {
 			switch v := ev.(type) {
-			case engine.TurnResult:
-				if v.Turn == 0 {
-					started = append(started, v.Episode)
-				}
+			case engine.EpisodeStarted:
+				started = append(started, v.Episode)
 			case engine.EpisodeEnded:
 				ended = append(ended, v.Episode)
 			}

@@ -49,6 +49,8 @@ func TestScriptedZorkThroughEveryManager(t *testing.T) {
 	prev := 0
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
+		case engine.EpisodeStarted:
+			prev = v.Observation.Location.ID
 		case engine.TurnResult:
 			if v.Turn > 0 && v.Observation.Location.ID != prev && !v.Observation.Meta {
 				moves = append(moves, move{prev, v.Action, v.Observation.Location.ID})
