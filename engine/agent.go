@@ -40,7 +40,7 @@ type Agent interface {
 }
 
 // LLMAgent asks the agent role's model. With research tools it may first
-// look things up (seed 004), for at most ResearchRounds tool rounds.
+// look things up, for at most ResearchRounds tool rounds.
 type LLMAgent struct {
 	Client         *llm.Client
 	Tools          []llm.Tool

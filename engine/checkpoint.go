@@ -28,23 +28,24 @@ const checkpointReasoning = 10
 // ErrCheckpoint: a checkpoint could not be used.
 var ErrCheckpoint = errors.New("unusable checkpoint")
 
-// engineState is the engine's part of a checkpoint.
+// engineState is the engine's part of a checkpoint. Fields that earlier
+// versions wrote and this one does not know (a "feedback" that was always
+// empty) are ignored, so their checkpoints still load.
 type engineState struct {
-	Version      int               `json:"version"`
-	Episode      int               `json:"episode"`
-	Turn         int               `json:"turn"`
-	Text         string            `json:"text"` // the last turn's response, shown again
-	History      []contextmgr.Turn `json:"history"`
-	Reasoning    []ReasoningEntry  `json:"reasoning"`
-	Feedback     string            `json:"feedback,omitempty"`
-	LastProgress int               `json:"last_progress"`
-	BestScore    int               `json:"best_score"`
-	FailedRow    int               `json:"failed_row"`
-	AgentTurns   int               `json:"agent_turns"`
-	Failed       []string          `json:"failed_actions"`
-	Actions      int               `json:"actions"`
-	Repeats      int               `json:"repeats"`
-	Map          mapper.Snapshot   `json:"map"`
+	Version      int                       `json:"version"`
+	Episode      int                       `json:"episode"`
+	Turn         int                       `json:"turn"`
+	Text         string                    `json:"text"` // the last turn's response, shown again
+	History      []contextmgr.HistoryEntry `json:"history"`
+	Reasoning    []ReasoningEntry          `json:"reasoning"`
+	LastProgress int                       `json:"last_progress"`
+	BestScore    int                       `json:"best_score"`
+	FailedRow    int                       `json:"failed_row"`
+	AgentTurns   int                       `json:"agent_turns"`
+	Failed       []string                  `json:"failed_actions"`
+	Actions      int                       `json:"actions"`
+	Repeats      int                       `json:"repeats"`
+	Map          mapper.Snapshot           `json:"map"`
 }
 
 // Checkpoint is the state after a turn: enough to continue the episode
@@ -79,7 +80,7 @@ func (e *Engine) engineState() ([]byte, error) {
 	// independent of the turn count.
 	reasoning := e.st.Reasoning[max(0, len(e.st.Reasoning)-checkpointReasoning):]
 	st := engineState{Version: checkpointVersion, Episode: e.st.Episode, Turn: e.st.Turn, Text: e.st.Obs.Text,
-		History: e.st.History, Reasoning: reasoning, Feedback: e.st.Feedback, LastProgress: e.st.lastProgress,
+		History: e.st.History, Reasoning: reasoning, LastProgress: e.st.lastProgress,
 		BestScore: e.st.bestScore, FailedRow: e.st.failedRow, AgentTurns: e.st.agentTurns, Failed: failed,
 		Actions: e.actions, Repeats: e.repeats, Map: e.gmap.Snapshot()}
 	data, err := json.Marshal(st)
@@ -126,7 +127,7 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 	}
 	obs.Text = st.Text
 	e.st = GameState{Episode: st.Episode, Turn: st.Turn, Obs: obs, History: st.History, Reasoning: st.Reasoning,
-		Feedback: st.Feedback, lastProgress: st.LastProgress, bestScore: st.BestScore, failedRow: st.FailedRow, agentTurns: st.AgentTurns}
+		lastProgress: st.LastProgress, bestScore: st.BestScore, failedRow: st.FailedRow, agentTurns: st.AgentTurns}
 	e.gmap.Restore(st.Map)
 	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
 	for _, k := range st.Failed {

@@ -94,7 +94,7 @@ type EpisodeStarted struct {
 	Turn        int
 	Resumed     bool
 	// History are the recent turns a resumed episode had (nil otherwise).
-	History []contextmgr.Turn
+	History []contextmgr.HistoryEntry
 }
 
 // MemoryChanged: memories at a location changed.
@@ -189,8 +189,9 @@ type Pause struct{}
 // starts when the configuration allows more.
 type EndEpisode struct{}
 
-// Resume lets the agent play on.
-type Resume struct{}
+// Unpause lets the agent play on, turn after turn (the opposite of Pause;
+// Session.Resume is another thing: it continues a checkpoint).
+type Unpause struct{}
 
 // Step plays exactly one agent turn, then pauses.
 type Step struct{}
@@ -240,12 +241,25 @@ const (
 
 // ObjectiveEdit adds, completes or drops an objective by hand.
 type ObjectiveEdit struct {
-	Op   string // "add", "complete", "drop"
+	Op   ObjectiveOp
 	Text string // add: the objective; complete/drop: its text or ID
 }
 
+// ObjectiveOp is what an ObjectiveEdit does.
+type ObjectiveOp string
+
+const (
+	// ObjectiveAdd adds the person's objective (kept across episodes,
+	// first in the prompt, never refined away).
+	ObjectiveAdd ObjectiveOp = "add"
+	// ObjectiveComplete marks an active objective (by text or ID) done.
+	ObjectiveComplete ObjectiveOp = "complete"
+	// ObjectiveDrop drops an active objective (by text or ID).
+	ObjectiveDrop ObjectiveOp = "drop"
+)
+
 func (Pause) isCommand()         {}
-func (Resume) isCommand()        {}
+func (Unpause) isCommand()       {}
 func (EndEpisode) isCommand()    {}
 func (Step) isCommand()          {}
 func (Override) isCommand()      {}

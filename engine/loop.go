@@ -1,3 +1,22 @@
+// Who sends what to whom, one turn:
+//
+//	client ──Command──▶ Engine.Send ─▶ cmds ─▶ Run (one goroutine, owns GameState,
+//	                                             the map and the environment)
+//	Run ─▶ Prompt: contextmgr.Build + PromptExtras (session: memories, notes,
+//	       objectives, knowledge, feedback)
+//	Run ─▶ agent goroutine: Agent.Propose (deltas ─▶ events, droppable);
+//	       Run keeps obeying commands meanwhile (apply)
+//	Run ─▶ Critic.Evaluate (ground truth, then the critic model)
+//	Run ─▶ env.Env.Step ─▶ Observation ─▶ map ─▶ TurnResult event
+//	Run ─▶ Lifecycle.AfterTurn(TurnRecord) (session: lantern.db row and
+//	       checkpoint, memory synthesis, notes, state export, planning) ─▶
+//	       the events it returns ─▶ MapChanged ─▶ MetricsUpdated
+//	Run ─▶ events channel ─▶ client (TUI, lantern run, bench); only
+//	       ReasoningDelta may be dropped when the client lags.
+//
+// Episodes: startEpisode ─▶ Lifecycle.EpisodeNumber, StartEpisode ─▶
+// EpisodeStarted; endEpisode ─▶ Lifecycle.EpisodeEnded ─▶ EpisodeEnded.
+
 package engine
 
 import (
@@ -84,14 +103,15 @@ type TurnRecord struct {
 	Seed int
 	// History is a copy of the recent turns the agent's prompt shows,
 	// this one last; the receiver may keep it.
-	History []contextmgr.Turn
+	History []contextmgr.HistoryEntry
 	// Checkpoint is the state after this turn when Config.Checkpoints is
 	// on; nil otherwise (or when it could not be made: an ErrorEvent says
 	// why).
 	Checkpoint *Checkpoint
 }
 
-// ReasoningEntry is the agent's reasoning history (seed 000).
+// ReasoningEntry is one entry of the agent's reasoning history: the
+// reasoning behind an action, the prompt shows the last three.
 type ReasoningEntry struct {
 	Turn      int       `json:"turn"`
 	Reasoning string    `json:"reasoning"`
@@ -104,9 +124,8 @@ type GameState struct {
 	Episode   int
 	Turn      int
 	Obs       env.Observation
-	History   []contextmgr.Turn
+	History   []contextmgr.HistoryEntry
 	Reasoning []ReasoningEntry
-	Feedback  string
 	// PersonFeedback are the person's reasons for rejecting proposals
 	// (review mode), newest last, for the agent's prompt.
 	PersonFeedback []string
@@ -205,7 +224,8 @@ func (e *Engine) Map() *mapper.Map { return e.gmap }
 // Critic is the engine's critic.
 func (e *Engine) Critic() *Critic { return e.critic }
 
-// RepeatedFailedRate is DESIGN.md §8's repeated failed action rate.
+// RepeatedFailedRate is the share of actions that had already failed in
+// the same place and state of the world (a benchmark metric).
 func (e *Engine) RepeatedFailedRate() float64 {
 	if e.actions == 0 {
 		return 0
@@ -339,7 +359,7 @@ func (e *Engine) apply(ctx context.Context, c Command) bool {
 	switch c := c.(type) {
 	case Pause:
 		e.mode = Paused
-	case Resume:
+	case Unpause:
 		e.mode = Running
 	case Step:
 		e.mode = Stepping
@@ -567,7 +587,7 @@ func (e *Engine) Prompt(ctx context.Context, turn int) []llm.Message {
 	in := contextmgr.Input{
 		Turn: turn, LocationID: obs.Location.ID, LocationName: obs.Location.Name, Score: obs.Score, Moves: obs.Moves,
 		LastText: obs.Text, Recent: e.st.History, Map: e.gmap.Neighbourhood(obs.Location.ID),
-		Feedback: e.st.Feedback, Budget: e.cfg.PromptBudget, Person: e.st.PersonFeedback,
+		Budget: e.cfg.PromptBudget, Person: e.st.PersonFeedback,
 		Description: e.env.Look(), InScope: e.env.ScopeNames(),
 		Thinking: e.client != nil && !e.agent.Scripted() && e.client.Thinks(ctx, config.RoleAgent),
 	}
@@ -665,7 +685,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 			e.st.bestScore = obs.Score
 		}
 	}
-	e.st.History = append(e.st.History, contextmgr.Turn{Turn: turn, Actor: string(actor), Action: action, Reasoning: p.Reasoning, Response: obs.Text})
+	e.st.History = append(e.st.History, contextmgr.HistoryEntry{Turn: turn, Actor: string(actor), Action: action, Reasoning: p.Reasoning, Response: obs.Text})
 	if len(e.st.History) > 10 {
 		e.st.History = e.st.History[len(e.st.History)-10:]
 	}
@@ -690,7 +710,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 			rec.Checkpoint = &cp
 		}
 	}
-	// DESIGN.md §2's order: the result, then memory, then the map.
+	// Clients see the result first, then what memory made of it, then the map.
 	e.emit(ctx, TurnResult{Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Observation: obs, Duration: time.Since(start), LLMTime: llmTime, Verdicts: verdicts, Reviews: reviews})
 	if e.life != nil {
 		evs, err := e.life.AfterTurn(ctx, rec)

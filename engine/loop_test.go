@@ -126,7 +126,7 @@ func TestEngineStepPauseResumeQuit(t *testing.T) {
 
 	// Resume runs turns until paused again.
 	g.proposals <- Proposal{Action: "north"}
-	h.send(Resume{})
+	h.send(Unpause{})
 	<-g.started
 	<-g.started // the second turn's proposal is waiting: the first was played
 	h.send(Pause{})

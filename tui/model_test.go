@@ -92,7 +92,7 @@ func TestPauseResumeStep(t *testing.T) {
 	h.mustSee("paused")
 	h.key("n")
 	h.mustSee("stepping")
-	want := []engine.Command{engine.Resume{}, engine.Pause{}, engine.Step{}}
+	want := []engine.Command{engine.Unpause{}, engine.Pause{}, engine.Step{}}
 	if got := h.pending(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("queued %#v, want %#v", got, want)
 	}
@@ -610,7 +610,7 @@ func TestSendKeepsTheOrderOfCommands(t *testing.T) {
 	for i := len(cmds) - 1; i >= 0; i-- {
 		run(cmds[i])
 	}
-	want := []engine.Command{engine.Resume{}, engine.Pause{}, engine.Step{}, engine.Resume{}}
+	want := []engine.Command{engine.Unpause{}, engine.Pause{}, engine.Step{}, engine.Unpause{}}
 	if got := h.eng.commands(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("engine got %#v, want %#v", got, want)
 	}
@@ -741,7 +741,7 @@ func TestRemappedKeys(t *testing.T) {
 	}
 	h.key("p")
 	h.key("x")
-	if got, want := h.pending(), []engine.Command{engine.Resume{}, engine.Step{}}; !reflect.DeepEqual(got, want) {
+	if got, want := h.pending(), []engine.Command{engine.Unpause{}, engine.Step{}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("queued %#v, want %#v", got, want)
 	}
 }

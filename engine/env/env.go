@@ -211,9 +211,9 @@ func (e *Env) Autosave() error {
 
 func atomicWrite(path string, data []byte) error { return atomicfile.Write(path, data, 0o644, true) }
 
-// Resume restores the autosave; the machine continues at the prompt where it
-// was saved.
-func (e *Env) Resume() (Observation, error) {
+// RestoreAutosave restores saves/autosave.qzl; the machine continues at the
+// prompt where it was saved.
+func (e *Env) RestoreAutosave() (Observation, error) {
 	if e.opts.SaveDir == "" {
 		return Observation{}, ErrNoSaveDir
 	}

@@ -483,7 +483,7 @@ func TestAutosaveResumesIdentically(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := second.Resume(); err != nil {
+	if _, err := second.RestoreAutosave(); err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range cmds[40:] {

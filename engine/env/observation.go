@@ -24,14 +24,24 @@ type StoryIdentity struct {
 // Change is one change to the object tree during a step, after the
 // binding's ignore lists.
 type Change struct {
-	Kind   string `json:"kind"` // "move" or "attr"
-	Object int    `json:"object"`
-	Name   string `json:"name"`
-	From   int    `json:"from,omitempty"` // move: old parent
-	To     int    `json:"to,omitempty"`   // move: new parent (0: removed)
-	Attr   int    `json:"attr,omitempty"` // attr: attribute number
-	Set    bool   `json:"set,omitempty"`  // attr: set (true) or cleared
+	Kind   ChangeKind `json:"kind"`
+	Object int        `json:"object"`
+	Name   string     `json:"name"`
+	From   int        `json:"from,omitempty"` // move: old parent
+	To     int        `json:"to,omitempty"`   // move: new parent (0: removed)
+	Attr   int        `json:"attr,omitempty"` // attr: attribute number
+	Set    bool       `json:"set,omitempty"`  // attr: set (true) or cleared
 }
+
+// ChangeKind says what a Change is.
+type ChangeKind string
+
+const (
+	// ChangeMove: an object moved (From → To).
+	ChangeMove ChangeKind = "move"
+	// ChangeAttr: an object's attribute was set or cleared (Attr, Set).
+	ChangeAttr ChangeKind = "attr"
+)
 
 // Exit is a direction that leads somewhere from the current location.
 type Exit struct {

@@ -98,7 +98,7 @@ func TestSaveFilesStayInSaveDirThroughSymlinks(t *testing.T) {
 	}
 	storySave := func(e *Env) (string, error) { return "", storySaver{e}.Save(e.State()) }
 	resume := func(e *Env) (string, error) {
-		o, err := e.Resume()
+		o, err := e.RestoreAutosave()
 		return o.Text, err
 	}
 	autosave := func(e *Env) (string, error) { return "", e.Autosave() }
@@ -230,7 +230,7 @@ func TestSaveDirReachedThroughSymlink(t *testing.T) {
 	if err := (storySaver{e}).Save(e.State()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Resume(); err != nil {
+	if _, err := e.RestoreAutosave(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := (storySaver{e}).Restore(); err != nil {

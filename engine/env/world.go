@@ -14,14 +14,14 @@ func (e *Env) moved(obj, from, to uint16) {
 	if e.b.OnlyPlayerMoves && e.b.Player != 0 && int(obj) != e.b.Player && int(to) != e.b.Player {
 		return
 	}
-	e.changes = append(e.changes, Change{Kind: "move", Object: int(obj), Name: e.nameOf(obj), From: int(from), To: int(to)})
+	e.changes = append(e.changes, Change{Kind: ChangeMove, Object: int(obj), Name: e.nameOf(obj), From: int(from), To: int(to)})
 }
 
 func (e *Env) attrChanged(obj uint16, attr uint8, set bool) {
 	if e.b.ignoresDiff(obj, attr, set) || contains(e.b.ClearAttrs, int(attr)) || !e.worldObject(obj) {
 		return
 	}
-	e.changes = append(e.changes, Change{Kind: "attr", Object: int(obj), Name: e.nameOf(obj), Attr: int(attr), Set: set})
+	e.changes = append(e.changes, Change{Kind: ChangeAttr, Object: int(obj), Name: e.nameOf(obj), Attr: int(attr), Set: set})
 }
 
 func (e *Env) worldObject(o uint16) bool {

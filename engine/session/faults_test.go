@@ -226,7 +226,7 @@ func TestFaultMatrix(t *testing.T) {
 
 			// The fault: the engine tries turn 2, fails, and pauses.
 			sb.setDown(tc.refused)
-			send(engine.Resume{})
+			send(engine.Unpause{})
 			evs = await(t, sess.Engine, isIdle)
 			var failures []engine.ErrorEvent
 			for _, ev := range evs {
@@ -295,7 +295,7 @@ func TestFaultMatrix(t *testing.T) {
 			// The fault is cleared: resuming plays turn 2 (the turn cap then
 			// ends the run).
 			sb.setDown(false)
-			send(engine.Resume{})
+			send(engine.Unpause{})
 			evs = await(t, sess.Engine, isStopped)
 			if errs := errorsIn(evs); len(errs) > 0 {
 				t.Errorf("after the fault: %q", errs)

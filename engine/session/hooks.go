@@ -54,12 +54,12 @@ func (h hooks) Edit(ctx context.Context, c engine.Command, episode, turn int) ([
 // researchView is what the research tools see of the engine: a snapshot
 // handed over after each turn, never the engine's own state.
 type researchView struct {
-	history            []contextmgr.Turn // the recent turns, oldest first
-	rooms, connections int               // the map's size
+	history            []contextmgr.HistoryEntry // the recent turns, oldest first
+	rooms, connections int                       // the map's size
 }
 
 // updateView hands the research tools a new snapshot (engine goroutine).
-func (s *Session) updateView(history []contextmgr.Turn) {
+func (s *Session) updateView(history []contextmgr.HistoryEntry) {
 	m := s.Map.Status()
 	s.view.Store(&researchView{history: history, rooms: m.Rooms, connections: m.Connections})
 }

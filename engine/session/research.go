@@ -10,9 +10,11 @@ import (
 	"github.com/lantern-if/lantern/managers/contextmgr"
 )
 
-// The agent's research tools (seed 004), declared as Ollama tools: before
+// The agent's research tools, declared as Ollama tools: before
 // deciding, an agent with a research phase may look up its notes and
-// memories. They read the session's stores and the engine's recent turns.
+// memories. They read the session's stores and a snapshot of the recent
+// turns and the map that the engine's goroutine hands over after each turn
+// (the tools run on the agent's goroutine).
 
 type topArgs struct {
 	Limit int `json:"limit" minimum:"1" maximum:"20"`
@@ -61,7 +63,7 @@ func (s *Session) ResearchTools(client *llm.Client) ([]llm.Tool, error) {
 			return s.Memories.LocationMemory(a.Location), nil
 		})),
 		add(llm.NewTool("get_recent_turns", "the last n turns: actions and what the game answered", func(_ context.Context, a recentArgs) (string, error) {
-			var h []contextmgr.Turn
+			var h []contextmgr.HistoryEntry
 			if v := s.view.Load(); v != nil {
 				h = v.history
 			}

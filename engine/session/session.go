@@ -21,13 +21,13 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/knowledge"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/managers/objectives"
 	"github.com/lantern-if/lantern/managers/supervisor"
-	"github.com/lantern-if/lantern/managers/turn"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -47,9 +47,10 @@ type Options struct {
 	Agent    engine.Agent // nil: an LLMAgent over Client
 	Engine   engine.Config
 	Autosave bool
-	// MemoryWindow is memory_history_window (DESIGN.md §5: 3).
+	// MemoryWindow is memory_history_window: the turns memory synthesis
+	// reads (0: 3).
 	MemoryWindow int
-	// Research lets an LLM agent call the research tools (seed 004) before
+	// Research lets an LLM agent call the research tools before
 	// deciding, for at most this many rounds; 0 turns the phase off.
 	Research int
 	// Planning turns on the objective and knowledge managers, the episode
@@ -84,8 +85,9 @@ type Planning struct {
 	SupervisorK     int
 }
 
-// DefaultPlanning turns every planning manager on with DESIGN.md §5's
-// intervals.
+// DefaultPlanning turns every planning manager on with the default
+// intervals (objectives 15 and 50 turns, knowledge 100 turns in 2000
+// tokens, a supervisor round every 10 turns keeping 3 in full).
 func DefaultPlanning() Planning {
 	return Planning{Objectives: true, ObjectiveInterval: 15, RefineInterval: 50, Knowledge: true, KnowledgeInterval: 100,
 		KnowledgeBudget: 2000, Supervisor: true, SupervisorEvery: 10, SupervisorK: 3}
@@ -129,7 +131,7 @@ type Session struct {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // StoryDir is the story's folder name: location IDs only mean something
-// within one story file (DESIGN.md §4).
+// within one story file, so each story (and release) has its own folder.
 func StoryDir(name string, release int) string {
 	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	base = strings.Trim(unsafeName.ReplaceAllString(base, "-"), "-.")
@@ -384,9 +386,9 @@ func (s *Session) recordRow(ctx context.Context, rec engine.TurnRecord) error {
 }
 
 // managed is the turn as every manager reads it, built once.
-func managed(rec engine.TurnRecord) turn.Turn {
+func managed(rec engine.TurnRecord) domain.Turn {
 	b, a := rec.Before, rec.After
-	return turn.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor), Action: rec.Action, Reasoning: rec.Reasoning,
+	return domain.Turn{Episode: rec.Episode, Turn: rec.Turn, Actor: string(rec.Actor), Action: rec.Action, Reasoning: rec.Reasoning,
 		Response: a.Text, FromID: b.Location.ID, FromName: b.Location.Name, ToID: a.Location.ID, ToName: a.Location.Name,
 		ScoreBefore: b.Score, ScoreAfter: a.Score, InvBefore: names(b.Inventory), InvAfter: names(a.Inventory),
 		Died: a.Died, NewRoom: rec.NewRoom, Failed: rec.Failed}
@@ -410,7 +412,7 @@ func (s *Session) objectivesChanged() engine.ObjectivesChanged {
 // to the objectives.
 func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int) ([]engine.Event, error) {
 	if oe, ok := c.(engine.ObjectiveEdit); ok {
-		changed, err := s.Objectives.Edit(oe.Op, oe.Text)
+		changed, err := s.Objectives.Edit(string(oe.Op), oe.Text)
 		if err != nil || !changed {
 			return nil, err
 		}
@@ -493,14 +495,14 @@ type State struct {
 	Moves     int               `json:"moves"`
 	Location  env.Location      `json:"location"`
 	Inventory []env.Item        `json:"inventory"`
-	Recent    []RecentTurn      `json:"recent"`
+	Recent    []RecentAction    `json:"recent"`
 	Map       string            `json:"mermaid_map"`
 	// Objectives are the active objectives; [] when there are none.
 	Objectives []string `json:"objectives"`
 }
 
-// RecentTurn is a line of the recent log.
-type RecentTurn struct {
+// RecentAction is a line of the recent log in current_state.json.
+type RecentAction struct {
 	Turn   int    `json:"turn"`
 	Actor  string `json:"actor"`
 	Action string `json:"action"`
@@ -516,7 +518,7 @@ func (s *Session) exportState(rec engine.TurnRecord) error {
 		st.Inventory = []env.Item{}
 	}
 	for _, h := range rec.History {
-		st.Recent = append(st.Recent, RecentTurn{Turn: h.Turn, Actor: h.Actor, Action: h.Action})
+		st.Recent = append(st.Recent, RecentAction{Turn: h.Turn, Actor: h.Actor, Action: h.Action})
 	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
@@ -525,7 +527,7 @@ func (s *Session) exportState(rec engine.TurnRecord) error {
 	return atomicfile.Replace(filepath.Join(s.Dir, "current_state.json"), data, 0o644)
 }
 
-// openPlanning makes the planning managers in dependency order (seed 000):
+// openPlanning makes the planning managers in dependency order:
 // knowledge, then objectives (knowledge, memories, map), then the
 // supervisor (map, objectives). Models are only given to the managers the
 // options turn on.

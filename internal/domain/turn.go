@@ -1,7 +1,8 @@
-// Package turn holds the one record of a played turn that every manager
-// reads (memory synthesis, objectives, supervisor): ground truth before and
-// after, built once by the engine per turn.
-package turn
+// Package domain holds the records Lantern's layers share and nothing
+// else: the one record of a played turn that every manager reads (memory
+// synthesis, knowledge, objectives, supervisor), ground truth before and
+// after, built once per turn by the session from the engine's TurnRecord.
+package domain
 
 // Turn is a played turn as the managers see it.
 type Turn struct {
