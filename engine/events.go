@@ -65,7 +65,8 @@ type CriticVerdict struct {
 	Stage         Stage
 }
 
-// TurnResult: an action was played; the observation is ground truth.
+// TurnResult: an action was played; the observation is ground truth. It is
+// the clients' view of a turn (the session gets the TurnRecord).
 type TurnResult struct {
 	Turn        int
 	Actor       Actor

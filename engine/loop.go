@@ -76,7 +76,10 @@ type Options struct {
 	Lifecycle Lifecycle
 }
 
-// TurnRecord is a played turn, for the managers and the run database.
+// TurnRecord is a played turn as the session receives it
+// (Lifecycle.AfterTurn): everything the run database, the checkpoint and
+// the managers need. Clients see the same turn as the TurnResult event; the
+// managers read it as a domain.Turn, which the session builds from it.
 type TurnRecord struct {
 	Episode   int
 	Turn      int

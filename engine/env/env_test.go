@@ -11,25 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lantern-if/lantern/engine/internal/testgames"
 	"github.com/lantern-if/lantern/game_files/bindings"
-	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
-func zork(t testing.TB) (*zmachine.Story, string) {
-	t.Helper()
-	p := shared.File(t, "stories/zork1.z3")
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := zmachine.LoadStory(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, p
-}
+func zork(t testing.TB) (*zmachine.Story, string) { return testgames.Zork(t) }
 
 func zorkBinding(t testing.TB) *Binding {
 	t.Helper()
@@ -47,10 +35,7 @@ func zorkBinding(t testing.TB) *Binding {
 // demoStory is the built-in demo and its binding.
 func demoStory(t testing.TB) (*zmachine.Story, *Binding) {
 	t.Helper()
-	story, err := zmachine.LoadStory(demo.Story())
-	if err != nil {
-		t.Fatal(err)
-	}
+	story := testgames.Demo(t)
 	bs, err := LoadBindings(bindings.FS())
 	if err != nil {
 		t.Fatal(err)
@@ -58,14 +43,7 @@ func demoStory(t testing.TB) (*zmachine.Story, *Binding) {
 	return story, bs.For(story.Info().MD5)
 }
 
-func walkthrough(t testing.TB) []string {
-	t.Helper()
-	data, err := os.ReadFile(shared.File(t, "walkthroughs/zork1.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-}
+func walkthrough(t testing.TB) []string { return testgames.ZorkWalkthrough(t) }
 
 func startEnv(t testing.TB, opts EnvOptions) *Env {
 	t.Helper()
