@@ -11,9 +11,9 @@ import (
 
 // Config is every setting of Lantern, as lantern.toml spells it. Load builds
 // one from the built-in defaults, the user's and the project's files, the
-// environment and the command line (DESIGN.md §5).
+// environment and the command line, each overriding the one before.
 type Config struct {
-	// WorkDir holds one folder per story (DESIGN.md §4). Load fills it in:
+	// WorkDir holds one folder per story file. Load fills it in:
 	// empty in every source means $XDG_DATA_HOME/lantern.
 	WorkDir string `toml:"work_dir"`
 	// Story is the story opened when none is named; empty: the built-in
@@ -68,13 +68,13 @@ type Loop struct {
 	MaxModelFailures            int     `toml:"max_model_failures"`
 }
 
-// Managers turns the planning managers on or off (issue 8; their intervals
+// Managers turns the planning managers on or off (their intervals
 // are in Loop) and sets the agent's optional research phase.
 type Managers struct {
 	// Objectives: discovery every loop.objective_update_interval turns.
 	Objectives bool `toml:"objectives"`
 	// EnhancedObjectiveContext gives objective discovery the knowledge
-	// base, nearby memories and the map (seed 001); false sends only the
+	// base, nearby memories and the map; false sends only the
 	// recent turns and the ground truth.
 	EnhancedObjectiveContext bool `toml:"enhanced_objective_context"`
 	// Knowledge: knowledgebase.md updated every
@@ -88,7 +88,7 @@ type Managers struct {
 	// machine cannot tell: the exits the text mentions, combat.
 	Extractor bool `toml:"extractor"`
 	// ResearchRounds lets the agent call the memory tools this many rounds
-	// before it decides (seed 004); 0: no research phase.
+	// before it decides; 0: no research phase.
 	ResearchRounds int `toml:"research_rounds"`
 }
 
@@ -153,7 +153,7 @@ func Defaults() *Config {
 	}
 }
 
-// DefaultKeys are the TUI's keys (issue 9); [keys] remaps them by action.
+// DefaultKeys are the TUI's keys; [keys] remaps them by action.
 func DefaultKeys() map[string]string {
 	return map[string]string{
 		"pause":      "space",

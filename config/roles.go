@@ -3,7 +3,7 @@
 // work dir, theme and keys; and lantern.toml loading with precedence
 // (defaults < user file < project file < environment < flags) and
 // validation that names the key, where its value came from and what is
-// allowed. Defaults come from ZorkGPT's tuning (DESIGN.md §5).
+// allowed. The defaults are ZorkGPT's tuned values.
 package config
 
 import "time"

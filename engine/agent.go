@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -39,7 +40,7 @@ type Agent interface {
 }
 
 // LLMAgent asks the agent role's model. With research tools it may first
-// look things up (seed 004), for at most ResearchRounds tool rounds.
+// look things up, for at most ResearchRounds tool rounds.
 type LLMAgent struct {
 	Client         *llm.Client
 	Tools          []llm.Tool
@@ -79,7 +80,7 @@ func (a LLMAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []
 		p = r
 		p.Thinking = reply.Thinking
 	}
-	p.Action = Sanitize(p.Action)
+	p.Action = env.Sanitize(p.Action)
 	if p.Action == "" {
 		return Proposal{}, fmt.Errorf("agent: %w: empty action", llm.ErrInvalidReply)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/lantern-if/lantern/managers/contextmgr"
@@ -27,28 +28,48 @@ const checkpointReasoning = 10
 // ErrCheckpoint: a checkpoint could not be used.
 var ErrCheckpoint = errors.New("unusable checkpoint")
 
-// engineState is the engine's part of a checkpoint.
+// engineState is the engine's part of a checkpoint. Fields that earlier
+// versions wrote and this one does not know (a "feedback" that was always
+// empty) are ignored, so their checkpoints still load.
 type engineState struct {
-	Version      int               `json:"version"`
-	Episode      int               `json:"episode"`
-	Turn         int               `json:"turn"`
-	Text         string            `json:"text"` // the last turn's response, shown again
-	History      []contextmgr.Turn `json:"history"`
-	Reasoning    []ReasoningEntry  `json:"reasoning"`
-	Feedback     string            `json:"feedback,omitempty"`
-	LastProgress int               `json:"last_progress"`
-	BestScore    int               `json:"best_score"`
-	FailedRow    int               `json:"failed_row"`
-	AgentTurns   int               `json:"agent_turns"`
-	Failed       []string          `json:"failed_actions"`
-	Actions      int               `json:"actions"`
-	Repeats      int               `json:"repeats"`
-	Map          mapper.Snapshot   `json:"map"`
+	Version      int                       `json:"version"`
+	Episode      int                       `json:"episode"`
+	Turn         int                       `json:"turn"`
+	Text         string                    `json:"text"` // the last turn's response, shown again
+	History      []contextmgr.HistoryEntry `json:"history"`
+	Reasoning    []ReasoningEntry          `json:"reasoning"`
+	LastProgress int                       `json:"last_progress"`
+	BestScore    int                       `json:"best_score"`
+	FailedRow    int                       `json:"failed_row"`
+	AgentTurns   int                       `json:"agent_turns"`
+	Failed       []string                  `json:"failed_actions"`
+	Actions      int                       `json:"actions"`
+	Repeats      int                       `json:"repeats"`
+	Map          mapper.Snapshot           `json:"map"`
 }
 
-// Checkpoint is the engine's state after the turn just played. Only the
-// engine goroutine may call it (the session does, from the AfterTurn hook).
-func (e *Engine) Checkpoint() ([]byte, error) {
+// Checkpoint is the state after a turn: enough to continue the episode
+// from it (ResumeFrom).
+type Checkpoint struct {
+	// Machine is the machine's state (Lantern's Quetzal variant).
+	Machine []byte
+	// Engine is the engine's state (JSON: turn, history, reasoning, map,
+	// failed actions, loop counters).
+	Engine []byte
+}
+
+// Checkpoint is the state after the last turn played. Only the engine's
+// goroutine may call it, or anyone once Run has returned.
+func (e *Engine) Checkpoint() (Checkpoint, error) {
+	st, err := e.engineState()
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	return Checkpoint{Machine: e.env.State(), Engine: st}, nil
+}
+
+// engineState is the engine's part of a checkpoint.
+func (e *Engine) engineState() ([]byte, error) {
 	failed := make([]string, 0, len(e.failed))
 	for k := range e.failed {
 		failed = append(failed, k)
@@ -59,7 +80,7 @@ func (e *Engine) Checkpoint() ([]byte, error) {
 	// independent of the turn count.
 	reasoning := e.st.Reasoning[max(0, len(e.st.Reasoning)-checkpointReasoning):]
 	st := engineState{Version: checkpointVersion, Episode: e.st.Episode, Turn: e.st.Turn, Text: e.st.Obs.Text,
-		History: e.st.History, Reasoning: reasoning, Feedback: e.st.Feedback, LastProgress: e.st.lastProgress,
+		History: e.st.History, Reasoning: reasoning, LastProgress: e.st.lastProgress,
 		BestScore: e.st.bestScore, FailedRow: e.st.failedRow, AgentTurns: e.st.agentTurns, Failed: failed,
 		Actions: e.actions, Repeats: e.repeats, Map: e.gmap.Snapshot()}
 	data, err := json.Marshal(st)
@@ -106,7 +127,7 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 	}
 	obs.Text = st.Text
 	e.st = GameState{Episode: st.Episode, Turn: st.Turn, Obs: obs, History: st.History, Reasoning: st.Reasoning,
-		Feedback: st.Feedback, lastProgress: st.LastProgress, bestScore: st.BestScore, failedRow: st.FailedRow, agentTurns: st.AgentTurns}
+		lastProgress: st.LastProgress, bestScore: st.BestScore, failedRow: st.FailedRow, agentTurns: st.AgentTurns}
 	e.gmap.Restore(st.Map)
 	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
 	for _, k := range st.Failed {
@@ -117,11 +138,22 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 	if s, ok := e.agent.(skipper); ok {
 		s.Skip(st.AgentTurns)
 	}
-	if e.hooks.StartEpisode != nil {
-		if err := e.hooks.StartEpisode(ctx, e.st.Episode); err != nil {
+	if e.life != nil {
+		if err := e.life.StartEpisode(ctx, EpisodeStarted{Episode: st.Episode, Observation: obs, Turn: st.Turn, Resumed: true, History: slices.Clone(st.History)}); err != nil {
 			e.emit(ctx, ErrorEvent{Err: err})
 		}
 	}
 	e.emit(ctx, TurnResult{Turn: st.Turn, Observation: obs, Resumed: true, Episode: st.Episode})
 	return nil
+}
+
+// CheckpointMap is the map a checkpoint's engine state restores (the
+// engine's own, with every probed exit), for a client to show without
+// replaying the turns.
+func CheckpointMap(state []byte) (mapper.Snapshot, error) {
+	var st engineState
+	if err := json.Unmarshal(state, &st); err != nil {
+		return mapper.Snapshot{}, fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	}
+	return st.Map, nil
 }

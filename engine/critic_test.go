@@ -33,7 +33,7 @@ func critique(score int) llmtest.Reply {
 func oneTurn(t *testing.T, agent Agent, client *llm.Client) ([]CriticVerdict, string) {
 	t.Helper()
 	env := startEnvUnstarted(t)
-	e := New(Config{StartPaused: true, CriticThreshold: -0.2}, env, agent, NewCritic(client, -0.2), client, nil, Hooks{})
+	e := New(Options{Config: Config{StartPaused: true, CriticThreshold: -0.2}, Env: env, Agent: agent, Critic: NewCritic(client, -0.2), Client: client})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go e.Run(ctx)

@@ -3,7 +3,9 @@ package engine
 import (
 	"time"
 
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
 
@@ -64,24 +66,37 @@ type CriticVerdict struct {
 	Stage         Stage
 }
 
-// TurnResult: an action was played; the observation is ground truth.
+// TurnResult: an action was played; the observation is ground truth. It is
+// the clients' view of a turn (the session gets the TurnRecord).
 type TurnResult struct {
 	Turn        int
 	Actor       Actor
 	Action      string
 	Reasoning   string
-	Observation Observation
+	Observation env.Observation
 	Duration    time.Duration // whole turn
 	LLMTime     time.Duration // spent waiting for models
 	// Resumed: the last turn of a checkpoint, reported again when a session
 	// resumes (nothing was played now; Action is empty), in Episode.
 	Resumed bool
-	// Episode is set on an episode's first report (turn 0, or Resumed).
+	// Episode is set when Resumed.
 	Episode int
 	// Verdicts are the critic's, one per proposal (the agent's turns).
 	Verdicts []Verdict
 	// Reviews are the person's decisions (review mode).
 	Reviews []Review
+}
+
+// EpisodeStarted: an episode began (Observation is the story's opening) or
+// a checkpoint's episode was resumed (Resumed; Turn is its last turn).
+type EpisodeStarted struct {
+	Episode     int
+	Seed        int // the random seed the episode started with (0 when resumed)
+	Observation env.Observation
+	Turn        int
+	Resumed     bool
+	// History are the recent turns a resumed episode had (nil otherwise).
+	History []contextmgr.HistoryEntry
 }
 
 // MemoryChanged: memories at a location changed.
@@ -97,8 +112,10 @@ type MapChanged struct {
 	Map                mapper.Snapshot
 }
 
-// ObjectivesChanged: objectives were added, completed or dropped.
-type ObjectivesChanged struct{ Active, Completed int }
+// ObjectivesChanged: objectives were added, completed or dropped. Active
+// and Completed are the objectives' texts after the change, in the order
+// the agent sees them (the person's first).
+type ObjectivesChanged struct{ Active, Completed []string }
 
 // SupervisorChanged: the supervisor finished a round (or failed one: then
 // the gauges stay and Feedback is empty). The gauges are in [-1, 1]: trust
@@ -140,7 +157,7 @@ type Idle struct {
 // EpisodeEnded: an episode is over.
 type EpisodeEnded struct {
 	Episode int
-	Reason  Ending
+	Reason  env.Ending
 	Score   int
 	Moves   int
 	Turns   int
@@ -154,6 +171,7 @@ func (ReasoningDelta) isEvent()    {}
 func (ProposalMade) isEvent()      {}
 func (CriticVerdict) isEvent()     {}
 func (TurnResult) isEvent()        {}
+func (EpisodeStarted) isEvent()    {}
 func (MemoryChanged) isEvent()     {}
 func (MapChanged) isEvent()        {}
 func (ObjectivesChanged) isEvent() {}
@@ -175,8 +193,9 @@ type Pause struct{}
 // starts when the configuration allows more.
 type EndEpisode struct{}
 
-// Resume lets the agent play on.
-type Resume struct{}
+// Unpause lets the agent play on, turn after turn (the opposite of Pause;
+// Session.Resume is another thing: it continues a checkpoint).
+type Unpause struct{}
 
 // Step plays exactly one agent turn, then pauses.
 type Step struct{}
@@ -226,12 +245,25 @@ const (
 
 // ObjectiveEdit adds, completes or drops an objective by hand.
 type ObjectiveEdit struct {
-	Op   string // "add", "complete", "drop"
+	Op   ObjectiveOp
 	Text string // add: the objective; complete/drop: its text or ID
 }
 
+// ObjectiveOp is what an ObjectiveEdit does.
+type ObjectiveOp string
+
+const (
+	// ObjectiveAdd adds the person's objective (kept across episodes,
+	// first in the prompt, never refined away).
+	ObjectiveAdd ObjectiveOp = "add"
+	// ObjectiveComplete marks an active objective (by text or ID) done.
+	ObjectiveComplete ObjectiveOp = "complete"
+	// ObjectiveDrop drops an active objective (by text or ID).
+	ObjectiveDrop ObjectiveOp = "drop"
+)
+
 func (Pause) isCommand()         {}
-func (Resume) isCommand()        {}
+func (Unpause) isCommand()       {}
 func (EndEpisode) isCommand()    {}
 func (Step) isCommand()          {}
 func (Override) isCommand()      {}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
@@ -20,7 +21,7 @@ import (
 // Extraction is what the extractor knows after a turn.
 type Extraction struct {
 	// Ground truth.
-	Location     Location
+	Location     env.Location
 	Score, Moves int
 	Inventory    []string
 	Objects      []string // nouns in scope
@@ -30,9 +31,9 @@ type Extraction struct {
 	FromModel bool
 }
 
-// extractorReply is the model's part (small and bounded, so that even a
-// tiny model's reply decodes).
-type extractorReply struct {
+// ExtractorReply is the model's part (small and bounded, so that even a
+// tiny model's reply decodes): the extractor role's reply schema.
+type ExtractorReply struct {
 	Exits    []string `json:"exits" maxItems:"10" maxLength:"12" desc:"directions the text says one can go: north, south, east, west, northeast, northwest, southeast, southwest, up, down, in, out"`
 	InCombat bool     `json:"in_combat" desc:"true when something is fighting the player"`
 }
@@ -40,7 +41,7 @@ type extractorReply struct {
 // extract reports the turn's facts; the model is asked only when the
 // extractor is on and the text is worth reading (a new room, or a turn
 // that was not a plain failure).
-func (e *Engine) extract(ctx context.Context, turn int, obs Observation, failed bool) (Extraction, error) {
+func (e *Engine) extract(ctx context.Context, turn int, obs env.Observation, failed bool) (Extraction, error) {
 	x := Extraction{Location: obs.Location, Score: obs.Score, Moves: obs.Moves, Objects: e.env.Scope()}
 	for _, it := range obs.Inventory {
 		x.Inventory = append(x.Inventory, it.Name)
@@ -52,7 +53,7 @@ func (e *Engine) extract(ctx context.Context, turn int, obs Observation, failed 
 		llm.System("You read one response of a text adventure and report two facts as JSON: exits, the directions the text says the player can go (north, south, east, west, northeast, northwest, southeast, southwest, up, down, in, out; an empty list when it names none), and in_combat, whether something is fighting the player."),
 		llm.User("The game said:\n" + clipText(obs.Text, 1500)),
 	}
-	r, _, err := llm.Structured[extractorReply](ctx, e.client, llm.Request{Role: config.RoleExtractor, Messages: msgs, Turn: turn})
+	r, _, err := llm.Structured[ExtractorReply](ctx, e.client, llm.Request{Role: config.RoleExtractor, Messages: msgs, Turn: turn})
 	if err != nil {
 		return x, fmt.Errorf("extractor: %w", err)
 	}

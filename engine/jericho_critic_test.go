@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/engine/internal/testgames"
 	"github.com/lantern-if/lantern/game_files/bindings"
 )
 
@@ -25,18 +27,18 @@ func TestGroundTruthStageOnJerichoWalkthroughs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 38 walkthroughs")
 	}
-	games := jerichoSuite(t)
-	bs, err := LoadBindings(bindings.FS())
+	games := testgames.Jericho(t)
+	bs, err := env.LoadBindings(bindings.FS())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, g := range games {
-		env, err := NewEnv(g.story, EnvOptions{Seed: g.walk.Seed, Binding: bs.For(g.story.Info().MD5)})
+		en, err := env.NewEnv(g.Story, env.EnvOptions{Seed: g.Walk.Seed, Binding: bs.For(g.Story.Info().MD5)})
 		if err != nil {
-			t.Fatalf("%s: %v", g.file, err)
+			t.Fatalf("%s: %v", g.File, err)
 		}
-		got = append(got, refusalsOf(t, g, env)...)
+		got = append(got, refusalsOf(t, g, en)...)
 	}
 	path := filepath.Join("testdata", "ground_truth_refusals.txt")
 	if *updateRefusals {
@@ -72,13 +74,13 @@ func TestGroundTruthStageOnJerichoWalkthroughs(t *testing.T) {
 
 // refusalsOf plays one walkthrough and lists the ground-truth refusals as
 // "file<TAB>step<TAB>command<TAB>why<TAB>the game's reply".
-func refusalsOf(t *testing.T, g jerichoGame, env *Env) []string {
+func refusalsOf(t *testing.T, g testgames.Game, en *env.Env) []string {
 	t.Helper()
-	obs, err := env.Start()
+	obs, err := en.Start()
 	if err != nil {
-		t.Fatalf("%s: %v", g.file, err)
+		t.Fatalf("%s: %v", g.File, err)
 	}
-	e := New(Config{CriticThreshold: -0.2, Seed: g.walk.Seed}, env, &listAgent{}, nil, nil, nil, Hooks{})
+	e := New(Options{Config: Config{CriticThreshold: -0.2, Seed: g.Walk.Seed}, Env: en, Agent: &listAgent{}})
 	e.st.Obs = obs
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -87,20 +89,20 @@ func refusalsOf(t *testing.T, g jerichoGame, env *Env) []string {
 		}
 	}()
 	var out []string
-	for i, cmd := range g.walk.Walkthrough {
+	for i, cmd := range g.Walk.Walkthrough {
 		if e.quitting {
 			break
 		}
 		why := e.scope().groundTruth(cmd)
 		if err := e.play(ctx, ActorAgent, cmd, Proposal{Action: cmd}, nil, time.Now(), 0); err != nil {
-			t.Fatalf("%s step %d: %v", g.file, i+1, err)
+			t.Fatalf("%s step %d: %v", g.File, i+1, err)
 		}
 		if why != "" {
 			reply := strings.Join(strings.Fields(e.st.Obs.Text), " ")
 			if len(reply) > 100 {
 				reply = reply[:100]
 			}
-			out = append(out, fmt.Sprintf("%s\t%d\t%s\t%s\t%s", g.file, i+1, cmd, why, reply))
+			out = append(out, fmt.Sprintf("%s\t%d\t%s\t%s\t%s", g.File, i+1, cmd, why, reply))
 		}
 	}
 	return out

@@ -1,3 +1,22 @@
+// Who sends what to whom, one turn:
+//
+//	client ──Command──▶ Engine.Send ─▶ cmds ─▶ Run (one goroutine, owns GameState,
+//	                                             the map and the environment)
+//	Run ─▶ Prompt: contextmgr.Build + PromptExtras (session: memories, notes,
+//	       objectives, knowledge, feedback)
+//	Run ─▶ agent goroutine: Agent.Propose (deltas ─▶ events, droppable);
+//	       Run keeps obeying commands meanwhile (apply)
+//	Run ─▶ Critic.Evaluate (ground truth, then the critic model)
+//	Run ─▶ env.Env.Step ─▶ Observation ─▶ map ─▶ TurnResult event
+//	Run ─▶ Lifecycle.AfterTurn(TurnRecord) (session: lantern.db row and
+//	       checkpoint, memory synthesis, notes, state export, planning) ─▶
+//	       the events it returns ─▶ MapChanged ─▶ MetricsUpdated
+//	Run ─▶ events channel ─▶ client (TUI, lantern run, bench); only
+//	       ReasoningDelta may be dropped when the client lags.
+//
+// Episodes: startEpisode ─▶ Lifecycle.EpisodeNumber, StartEpisode ─▶
+// EpisodeStarted; endEpisode ─▶ Lifecycle.EpisodeEnded ─▶ EpisodeEnded.
+
 package engine
 
 import (
@@ -5,10 +24,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
@@ -29,39 +50,36 @@ type Config struct {
 	// something, for the exits the text mentions and whether the player is
 	// in a fight (what the machine cannot tell).
 	Extractor bool
+	// Checkpoints puts the state after each turn (machine and engine) in
+	// its TurnRecord, for a session that records it with the turn.
+	Checkpoints bool
 }
 
-// Hooks extend a turn with the managers that live outside the engine
-// (memory synthesis, notes, the run database, state export). Nil hooks are
-// skipped.
-type Hooks struct {
-	// LocationMemory renders a location's memories for the agent.
-	LocationMemory func(loc int) string
-	// Notes are the agent's top notes for the prompt.
-	Notes func() []string
-	// Objectives are the current objectives for the prompt.
-	Objectives func() []string
-	// Knowledge is the strategic knowledge for the prompt (knowledgebase.md).
-	Knowledge func() string
-	// Feedback is the supervisor's coaching for the next prompt.
-	Feedback func() string
-	// StartEpisode runs when an episode starts (managers reset in dependency
-	// order, cross-episode data kept).
-	StartEpisode func(ctx context.Context, episode int) error
-	// EpisodeNumber is the number of the episode about to start (the run
-	// database's next one, so numbers agree across launches); nil counts
-	// from 1 in each run.
-	EpisodeNumber func(ctx context.Context) (int, error)
-	// AfterTurn runs after each played turn; the events it returns are sent.
-	AfterTurn func(ctx context.Context, rec TurnRecord) ([]Event, error)
-	// EpisodeEnded runs when an episode ends.
-	EpisodeEnded func(ctx context.Context, ep EpisodeEnded) error
-	// Edit applies a person's memory or objective edit (at a turn boundary
-	// or while the agent thinks); the events it returns are sent.
-	Edit func(ctx context.Context, c Command) ([]Event, error)
+// Options are what an engine is made of. Env and Agent are required; the
+// rest may be left zero.
+type Options struct {
+	Config Config
+	Env    *env.Env
+	Agent  Agent
+	// Critic judges proposals; nil: the ground-truth stage only, at
+	// Config.CriticThreshold.
+	Critic *Critic
+	// Client makes the engine's own model calls (the extractor) and counts
+	// every call's tokens; nil for scripted runs.
+	Client *llm.Client
+	// Map is the map the engine keeps; nil: a new one.
+	Map *mapper.Map
+	// Prompt supplies the parts of the agent's prompt that live outside
+	// the engine; nil leaves them out.
+	Prompt PromptExtras
+	// Lifecycle hears of episodes, turns and the person's edits; nil: none.
+	Lifecycle Lifecycle
 }
 
-// TurnRecord is a played turn, for the managers and the run database.
+// TurnRecord is a played turn as the session receives it
+// (Lifecycle.AfterTurn): everything the run database, the checkpoint and
+// the managers need. Clients see the same turn as the TurnResult event; the
+// managers read it as a domain.Turn, which the session builds from it.
 type TurnRecord struct {
 	Episode   int
 	Turn      int
@@ -71,8 +89,8 @@ type TurnRecord struct {
 	Proposal  Proposal
 	Verdicts  []Verdict
 	Reviews   []Review // the person's decisions (review mode)
-	Before    Observation
-	After     Observation
+	Before    env.Observation
+	After     env.Observation
 	Extracted Extraction
 	Failed    bool // no world change, no score change, no move
 	Repeated  bool // the same action had already failed here
@@ -84,9 +102,19 @@ type TurnRecord struct {
 	Duration   time.Duration
 	LLMTime    time.Duration
 	LLMMetrics llm.Summary
+	// Seed is the random seed the episode started with.
+	Seed int
+	// History is a copy of the recent turns the agent's prompt shows,
+	// this one last; the receiver may keep it.
+	History []contextmgr.HistoryEntry
+	// Checkpoint is the state after this turn when Config.Checkpoints is
+	// on; nil otherwise (or when it could not be made: an ErrorEvent says
+	// why).
+	Checkpoint *Checkpoint
 }
 
-// ReasoningEntry is the agent's reasoning history (seed 000).
+// ReasoningEntry is one entry of the agent's reasoning history: the
+// reasoning behind an action, the prompt shows the last three.
 type ReasoningEntry struct {
 	Turn      int       `json:"turn"`
 	Reasoning string    `json:"reasoning"`
@@ -98,10 +126,9 @@ type ReasoningEntry struct {
 type GameState struct {
 	Episode   int
 	Turn      int
-	Obs       Observation
-	History   []contextmgr.Turn
+	Obs       env.Observation
+	History   []contextmgr.HistoryEntry
 	Reasoning []ReasoningEntry
-	Feedback  string
 	// PersonFeedback are the person's reasons for rejecting proposals
 	// (review mode), newest last, for the agent's prompt.
 	PersonFeedback []string
@@ -117,12 +144,13 @@ type GameState struct {
 // Events and obeys Commands.
 type Engine struct {
 	cfg    Config
-	env    *Env
+	env    *env.Env
 	agent  Agent
 	critic *Critic
 	client *llm.Client // may be nil (scripted runs)
 	gmap   *mapper.Map
-	hooks  Hooks
+	extras PromptExtras
+	life   Lifecycle
 
 	events   chan Event
 	cmds     chan Command
@@ -149,8 +177,9 @@ type Engine struct {
 	nouns    map[string]bool
 }
 
-// New makes an engine over an environment. Run starts it.
-func New(cfg Config, env *Env, agent Agent, critic *Critic, client *llm.Client, gmap *mapper.Map, hooks Hooks) *Engine {
+// New makes an engine from its options. Run starts it.
+func New(o Options) *Engine {
+	cfg, critic, gmap := o.Config, o.Critic, o.Map
 	if cfg.MaxProposals <= 0 {
 		cfg.MaxProposals = 3
 	}
@@ -169,7 +198,7 @@ func New(cfg Config, env *Env, agent Agent, critic *Critic, client *llm.Client, 
 	if critic == nil {
 		critic = NewCritic(nil, cfg.CriticThreshold)
 	}
-	e := &Engine{cfg: cfg, env: env, agent: agent, critic: critic, client: client, gmap: gmap, hooks: hooks,
+	e := &Engine{cfg: cfg, env: o.Env, agent: o.Agent, critic: critic, client: o.Client, gmap: gmap, extras: o.Prompt, life: o.Lifecycle,
 		events: make(chan Event, 256), cmds: make(chan Command, 16), mode: Running, failed: map[string]bool{}, refused: map[string]Refusal{}}
 	if cfg.StartPaused {
 		e.mode = Paused
@@ -198,7 +227,8 @@ func (e *Engine) Map() *mapper.Map { return e.gmap }
 // Critic is the engine's critic.
 func (e *Engine) Critic() *Critic { return e.critic }
 
-// RepeatedFailedRate is DESIGN.md §8's repeated failed action rate.
+// RepeatedFailedRate is the share of actions that had already failed in
+// the same place and state of the world (a benchmark metric).
 func (e *Engine) RepeatedFailedRate() float64 {
 	if e.actions == 0 {
 		return 0
@@ -218,7 +248,7 @@ func (e *Engine) indexStory() {
 	}
 	e.nouns = map[string]bool{}
 	for o := 1; o <= m.ObjectCount(); o++ {
-		if n := noun(m.ObjectName(uint16(o))); n != "" {
+		if n := env.Noun(m.ObjectName(uint16(o))); n != "" {
 			e.nouns[n] = true
 		}
 	}
@@ -277,7 +307,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		e.drain(ctx)
 		if e.ending && !e.quitting {
 			e.ending = false
-			if err := e.endEpisode(ctx, EndPerson); err != nil {
+			if err := e.endEpisode(ctx, env.EndPerson); err != nil {
 				return err
 			}
 			continue
@@ -302,7 +332,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 			e.emit(ctx, Idle{Turn: e.st.Turn, Mode: e.mode})
 			select {
 			case c := <-e.cmds:
-				e.apply(c)
+				e.apply(ctx, c)
 			case <-ctx.Done():
 				return nil
 			}
@@ -318,7 +348,7 @@ func (e *Engine) drain(ctx context.Context) {
 	for {
 		select {
 		case c := <-e.cmds:
-			e.apply(c)
+			e.apply(ctx, c)
 		default:
 			return
 		}
@@ -326,17 +356,18 @@ func (e *Engine) drain(ctx context.Context) {
 }
 
 // apply obeys a command at a turn boundary or during a proposal; it returns
-// whether a proposal in flight should be abandoned.
-func (e *Engine) apply(c Command) bool {
+// whether a proposal in flight should be abandoned. The events it causes
+// are delivered like every other event (waiting while the client lags).
+func (e *Engine) apply(ctx context.Context, c Command) bool {
 	switch c := c.(type) {
 	case Pause:
 		e.mode = Paused
-	case Resume:
+	case Unpause:
 		e.mode = Running
 	case Step:
 		e.mode = Stepping
 	case Override:
-		if t := Sanitize(c.Text); t != "" {
+		if t := env.Sanitize(c.Text); t != "" {
 			e.pending = append(e.pending, t)
 		}
 		if c.Cancel {
@@ -349,10 +380,7 @@ func (e *Engine) apply(c Command) bool {
 	case SetModel:
 		if e.client != nil {
 			if err := e.client.SetModel(c.Role, c.Model); err != nil {
-				select {
-				case e.events <- ErrorEvent{Turn: e.st.Turn, Err: err}:
-				default:
-				}
+				e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err})
 			}
 		}
 	case Quit:
@@ -362,34 +390,25 @@ func (e *Engine) apply(c Command) bool {
 		e.ending = true
 		return true
 	case MemoryEdit, ObjectiveEdit:
-		e.edit(c)
+		e.edit(ctx, c)
 	case SetReview:
 		e.reviewing, e.autoAccept = c.On, c.AutoAccept
-		select {
-		case e.events <- ReviewMode{On: c.On, AutoAccept: c.AutoAccept}:
-		default:
-		}
+		e.emit(ctx, ReviewMode{On: c.On, AutoAccept: c.AutoAccept})
 	}
 	return false
 }
 
 // edit hands a person's edit to the hook that owns that data.
-func (e *Engine) edit(c Command) {
-	if e.hooks.Edit == nil {
+func (e *Engine) edit(ctx context.Context, c Command) {
+	if e.life == nil {
 		return
 	}
-	evs, err := e.hooks.Edit(context.Background(), c)
+	evs, err := e.life.Edit(ctx, c, e.st.Episode, e.st.Turn)
 	for _, ev := range evs {
-		select {
-		case e.events <- ev:
-		default:
-		}
+		e.emit(ctx, ev)
 	}
 	if err != nil {
-		select {
-		case e.events <- ErrorEvent{Turn: e.st.Turn, Err: err}:
-		default:
-		}
+		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err})
 	}
 }
 
@@ -423,7 +442,7 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 			}
 			return r.p, r.err
 		case c := <-e.cmds:
-			if e.apply(c) {
+			if e.apply(ctx, c) {
 				e.abandon = true
 				cancel()
 			}
@@ -442,7 +461,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	llmBefore := e.llmTime()
 	turn := e.st.Turn + 1
 	e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorAgent})
-	prompt := e.prompt(ctx, turn)
+	prompt := e.Prompt(ctx, turn)
 	scope := e.scope()
 	var rejected []string
 	var verdicts []Verdict
@@ -488,15 +507,15 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 			r := Review{Proposal: p.Action, Decision: d.Decision, Auto: auto}
 			switch d.Decision {
 			case DecisionEdit:
-				r.Command = Sanitize(d.Command)
+				r.Command = env.Sanitize(d.Command)
 				reviews = append(reviews, r)
 				return e.play(ctx, ActorHumanEdited, r.Command, p, verdicts, start, llmBefore, reviews...)
 			case DecisionReject:
 				r.Reason, r.Remembered = strings.TrimSpace(d.Reason), d.Remember
 				reviews = append(reviews, r)
-				e.personRejected(p, d)
+				e.personRejected(ctx, p, d)
 				rejected = append(rejected, fmt.Sprintf("%q (the person: %s)", p.Action, r.Reason))
-				prompt = e.prompt(ctx, turn)
+				prompt = e.Prompt(ctx, turn)
 				attempt-- // the person's rejections do not count against the critic's cap
 				best, bestScore = nil, -2.0
 				continue
@@ -564,13 +583,14 @@ func (e *Engine) scope() Scope {
 	return s
 }
 
-// prompt builds the agent's messages for a turn.
-func (e *Engine) prompt(ctx context.Context, turn int) []llm.Message {
+// Prompt is the agent's prompt for a turn as the loop builds it. Only the
+// engine's goroutine may call it, or anyone once Run has returned.
+func (e *Engine) Prompt(ctx context.Context, turn int) []llm.Message {
 	obs := e.st.Obs
 	in := contextmgr.Input{
 		Turn: turn, LocationID: obs.Location.ID, LocationName: obs.Location.Name, Score: obs.Score, Moves: obs.Moves,
 		LastText: obs.Text, Recent: e.st.History, Map: e.gmap.Neighbourhood(obs.Location.ID),
-		Feedback: e.st.Feedback, Budget: e.cfg.PromptBudget, Person: e.st.PersonFeedback,
+		Budget: e.cfg.PromptBudget, Person: e.st.PersonFeedback,
 		Description: e.env.Look(), InScope: e.env.ScopeNames(),
 		Thinking: e.client != nil && !e.agent.Scripted() && e.client.Thinks(ctx, config.RoleAgent),
 	}
@@ -587,20 +607,12 @@ func (e *Engine) prompt(ctx context.Context, turn int) []llm.Message {
 		}
 		in.InCombat = x.InCombat
 	}
-	if e.hooks.LocationMemory != nil {
-		in.LocationMemory = e.hooks.LocationMemory(obs.Location.ID)
-	}
-	if e.hooks.Notes != nil {
-		in.Notes = e.hooks.Notes()
-	}
-	if e.hooks.Objectives != nil {
-		in.Objectives = e.hooks.Objectives()
-	}
-	if e.hooks.Knowledge != nil {
-		in.Knowledge = e.hooks.Knowledge()
-	}
-	if e.hooks.Feedback != nil {
-		in.Feedback = e.hooks.Feedback()
+	if x := e.extras; x != nil {
+		in.LocationMemory = x.LocationMemory(obs.Location.ID)
+		in.Notes = x.Notes()
+		in.Objectives = x.Objectives()
+		in.Knowledge = x.Knowledge()
+		in.Feedback = x.Feedback()
 	}
 	in.Warning = e.warning(turn)
 	return contextmgr.Build(in)
@@ -639,9 +651,9 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	before := e.st.Obs
 	obs, err := e.env.Step(action)
 	if err != nil {
-		e.emit(ctx, ErrorEvent{Turn: turn, Err: err, Fatal: errors.Is(err, ErrEnded)})
-		if errors.Is(err, ErrEnded) {
-			return e.endEpisode(ctx, EndHalted)
+		e.emit(ctx, ErrorEvent{Turn: turn, Err: err, Fatal: errors.Is(err, env.ErrEnded)})
+		if errors.Is(err, env.ErrEnded) {
+			return e.endEpisode(ctx, env.EndHalted)
 		}
 		return nil
 	}
@@ -676,7 +688,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 			e.st.bestScore = obs.Score
 		}
 	}
-	e.st.History = append(e.st.History, contextmgr.Turn{Turn: turn, Actor: string(actor), Action: action, Reasoning: p.Reasoning, Response: obs.Text})
+	e.st.History = append(e.st.History, contextmgr.HistoryEntry{Turn: turn, Actor: string(actor), Action: action, Reasoning: p.Reasoning, Response: obs.Text})
 	if len(e.st.History) > 10 {
 		e.st.History = e.st.History[len(e.st.History)-10:]
 	}
@@ -689,14 +701,22 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	llmTime := e.llmTime() - llmBefore
 	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts, Reviews: reviews,
 		Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom, Stuck: e.becameStuck(turn),
-		Duration: time.Since(start), LLMTime: llmTime}
+		Duration: time.Since(start), LLMTime: llmTime, Seed: e.seed, History: slices.Clone(e.st.History)}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}
-	// DESIGN.md §2's order: the result, then memory, then the map.
+	if e.cfg.Checkpoints {
+		cp, err := e.Checkpoint()
+		if err != nil {
+			e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
+		} else {
+			rec.Checkpoint = &cp
+		}
+	}
+	// Clients see the result first, then what memory made of it, then the map.
 	e.emit(ctx, TurnResult{Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Observation: obs, Duration: time.Since(start), LLMTime: llmTime, Verdicts: verdicts, Reviews: reviews})
-	if e.hooks.AfterTurn != nil {
-		evs, err := e.hooks.AfterTurn(ctx, rec)
+	if e.life != nil {
+		evs, err := e.life.AfterTurn(ctx, rec)
 		for _, ev := range evs {
 			e.emit(ctx, ev)
 		}
@@ -719,7 +739,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}
 	e.emit(ctx, MetricsUpdated{Turn: turn, LLM: rec.LLMMetrics, Harness: rec.Duration - llmTime, Repeated: e.RepeatedFailedRate()})
-	if obs.Ended != NotEnded {
+	if obs.Ended != env.NotEnded {
 		return e.endEpisode(ctx, obs.Ended)
 	}
 	return nil
@@ -729,7 +749,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 // engine is done.
 func (e *Engine) checkEpisode(ctx context.Context) (bool, error) {
 	if e.cfg.MaxTurns > 0 && e.st.Turn >= e.cfg.MaxTurns && !e.quitting {
-		if err := e.endEpisode(ctx, EndTurnCap); err != nil {
+		if err := e.endEpisode(ctx, env.EndTurnCap); err != nil {
 			return true, err
 		}
 	}
@@ -737,10 +757,10 @@ func (e *Engine) checkEpisode(ctx context.Context) (bool, error) {
 }
 
 // endEpisode reports the end and starts the next episode, or stops.
-func (e *Engine) endEpisode(ctx context.Context, why Ending) error {
+func (e *Engine) endEpisode(ctx context.Context, why env.Ending) error {
 	ep := EpisodeEnded{Episode: e.st.Episode, Reason: why, Score: e.st.Obs.Score, Moves: e.st.Obs.Moves, Turns: e.st.Turn}
-	if e.hooks.EpisodeEnded != nil {
-		if err := e.hooks.EpisodeEnded(ctx, ep); err != nil {
+	if e.life != nil {
+		if err := e.life.EpisodeEnded(ctx, ep); err != nil {
 			e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err})
 		}
 	}
@@ -755,7 +775,7 @@ func (e *Engine) endEpisode(ctx context.Context, why Ending) error {
 // startEpisode begins an episode: the story from the start (a new seed for
 // each new episode), the managers reset in dependency order.
 func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
-	var obs Observation
+	var obs env.Observation
 	var err error
 	if reset {
 		obs, err = e.env.Reset(e.cfg.Seed + e.played)
@@ -771,8 +791,8 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	// An action that failed in an earlier episode may work in this one.
 	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
 	number := e.st.Episode + 1
-	if e.hooks.EpisodeNumber != nil {
-		n, err := e.hooks.EpisodeNumber(ctx)
+	if e.life != nil {
+		n, err := e.life.EpisodeNumber(ctx)
 		if err != nil {
 			e.emit(ctx, ErrorEvent{Err: err})
 		} else if n > 0 {
@@ -785,12 +805,12 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	if e.client != nil {
 		e.client.Metrics.ResetTurns() // turn numbers start again
 	}
-	if e.hooks.StartEpisode != nil {
-		if err := e.hooks.StartEpisode(ctx, e.st.Episode); err != nil {
+	if e.life != nil {
+		if err := e.life.StartEpisode(ctx, EpisodeStarted{Episode: number, Seed: e.seed, Observation: obs}); err != nil {
 			e.emit(ctx, ErrorEvent{Err: err})
 		}
 	}
-	e.emit(ctx, TurnResult{Turn: 0, Observation: obs, Episode: number})
+	e.emit(ctx, EpisodeStarted{Episode: number, Seed: e.seed, Observation: obs})
 	if newRoom {
 		e.emitMap(ctx)
 	}
@@ -802,7 +822,3 @@ func (e *Engine) emitMap(ctx context.Context) {
 	st := e.gmap.Status()
 	e.emit(ctx, MapChanged{Rooms: st.Rooms, Connections: st.Connections, Map: e.gmap.Snapshot()})
 }
-
-// EpisodeSeed is the random seed the running episode started with (seed +
-// the episodes this run played before it).
-func (e *Engine) EpisodeSeed() int { return e.seed }

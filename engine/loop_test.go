@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -51,7 +52,7 @@ func startEngine(t *testing.T, agent Agent, cfg Config) *harness {
 	t.Helper()
 	env := startEnvUnstarted(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	e := New(cfg, env, agent, nil, nil, nil, Hooks{})
+	e := New(Options{Config: cfg, Env: env, Agent: agent})
 	h := &harness{t: t, e: e, ctx: ctx, cancel: cancel, done: make(chan error, 1)}
 	go func() { h.done <- e.Run(ctx) }()
 	t.Cleanup(func() {
@@ -62,10 +63,10 @@ func startEngine(t *testing.T, agent Agent, cfg Config) *harness {
 	return h
 }
 
-func startEnvUnstarted(t *testing.T) *Env {
+func startEnvUnstarted(t *testing.T) *env.Env {
 	t.Helper()
 	story, _ := zork(t)
-	env, err := NewEnv(story, EnvOptions{Seed: 12, Binding: zorkBinding(t)})
+	env, err := env.NewEnv(story, env.EnvOptions{Seed: 12, Binding: zorkBinding(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func expect(t *testing.T, got []string, want ...string) {
 func TestEngineStepPauseResumeQuit(t *testing.T) {
 	g := newGateAgent()
 	h := startEngine(t, g, Config{StartPaused: true})
-	expect(t, h.until(Idle{}), "TurnResult(:)", "MapChanged", "Idle(paused)")
+	expect(t, h.until(Idle{}), "EpisodeStarted", "MapChanged", "Idle(paused)")
 
 	g.proposals <- Proposal{Action: "open mailbox", Reasoning: "see what is inside"}
 	h.send(Step{})
@@ -125,7 +126,7 @@ func TestEngineStepPauseResumeQuit(t *testing.T) {
 
 	// Resume runs turns until paused again.
 	g.proposals <- Proposal{Action: "north"}
-	h.send(Resume{})
+	h.send(Unpause{})
 	<-g.started
 	<-g.started // the second turn's proposal is waiting: the first was played
 	h.send(Pause{})
@@ -151,7 +152,7 @@ func TestEngineOverrideWhilePaused(t *testing.T) {
 func TestEngineOverrideCancelsStreamingProposal(t *testing.T) {
 	g := newGateAgent()
 	h := startEngine(t, g, Config{})
-	h.until(MapChanged{}) // the opening: its result, then its new room
+	h.until(MapChanged{}) // the opening: its start, then its new room
 	<-g.started           // the agent is mid-proposal
 	h.send(Override{Text: "open mailbox", Cancel: true})
 	expect(t, h.until(Idle{}), "TurnStarted", "TurnStarted", "TurnResult(human:open mailbox)", "MetricsUpdated", "Idle(paused)")
@@ -190,7 +191,7 @@ func TestScriptAgentPlaysZorkThroughTheLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := startEnvUnstarted(t)
-	e := New(Config{}, env, agent, nil, nil, nil, Hooks{})
+	e := New(Options{Env: env, Agent: agent})
 	go e.Run(context.Background())
 	var last TurnResult
 	turns := 0
@@ -240,17 +241,15 @@ func TestEnginePersonEndsEpisode(t *testing.T) {
 		case EpisodeEnded:
 			ended = v
 		case TurnResult:
-			if v.Turn != 0 {
-				t.Fatalf("turn %d played after EndEpisode", v.Turn)
-			}
+			t.Fatalf("turn %d played after EndEpisode", v.Turn)
 		}
 		names = append(names, reflect.TypeOf(ev).Name())
 		if _, ok := ev.(Idle); ok {
 			break
 		}
 	}
-	expect(t, names, "TurnStarted", "EpisodeEnded", "TurnResult", "Idle")
-	if ended.Reason != EndPerson || ended.Episode != 1 || ended.Turns != 1 {
+	expect(t, names, "TurnStarted", "EpisodeEnded", "EpisodeStarted", "Idle")
+	if ended.Reason != env.EndPerson || ended.Episode != 1 || ended.Turns != 1 {
 		t.Fatalf("ended %+v", ended)
 	}
 }

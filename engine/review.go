@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/lantern-if/lantern/engine/env"
 )
 
 // Review mode puts the person in the critic's chair: after the critic, the
@@ -95,7 +97,7 @@ func ParseDecision(line string) (ReviewDecision, error) {
 	case "y", "yes", "a", "accept", "":
 		return ReviewDecision{Decision: DecisionAccept}, nil
 	case "e", "edit":
-		if Sanitize(rest) == "" {
+		if env.Sanitize(rest) == "" {
 			return ReviewDecision{}, fmt.Errorf("review: %q: an edit needs the command to play", line)
 		}
 		return ReviewDecision{Decision: DecisionEdit, Command: rest}, nil
@@ -127,12 +129,12 @@ func (e *Engine) review(ctx context.Context, turn, attempt int, p Proposal, v Ve
 			case ReviewDecision:
 				return c, false, false
 			case SetReview:
-				e.apply(c)
+				e.apply(ctx, c)
 				if !e.reviewing {
 					return ReviewDecision{Decision: DecisionAccept}, true, false
 				}
 			default:
-				if e.apply(c) {
+				if e.apply(ctx, c) {
 					return ReviewDecision{}, false, true
 				}
 			}
@@ -146,7 +148,7 @@ func (e *Engine) review(ctx context.Context, turn, attempt int, p Proposal, v Ve
 
 // personRejected keeps a rejection's reason for the agent's prompts and,
 // when asked, writes it to Memories.md at the location.
-func (e *Engine) personRejected(p Proposal, d ReviewDecision) {
+func (e *Engine) personRejected(ctx context.Context, p Proposal, d ReviewDecision) {
 	reason := strings.TrimSpace(d.Reason)
 	if reason == "" {
 		reason = "no reason given"
@@ -163,7 +165,7 @@ func (e *Engine) personRejected(p Proposal, d ReviewDecision) {
 		cat = "FAILURE"
 	}
 	loc := e.st.Obs.Location
-	e.edit(MemoryEdit{Op: MemoryAdd, Location: loc.ID, Category: cat,
+	e.edit(ctx, MemoryEdit{Op: MemoryAdd, Location: loc.ID, Category: cat,
 		NewTitle: clipRunes("The person: "+reason, 80),
 		Text:     fmt.Sprintf("The person rejected %q here: %s", p.Action, reason)})
 }

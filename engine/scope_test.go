@@ -5,18 +5,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lantern-if/lantern/engine/env"
 )
 
 // zorkEngine is an engine over Zork I (seed 12) after the given commands,
 // not running: tests call its scope and play directly.
 func zorkEngine(t *testing.T, cmds ...string) *Engine {
 	t.Helper()
-	env := startEnv(t, EnvOptions{Seed: 12})
+	env := startEnv(t, env.EnvOptions{Seed: 12})
 	obs, err := env.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := New(Config{CriticThreshold: -0.2}, env, &listAgent{}, nil, nil, nil, Hooks{})
+	e := New(Options{Config: Config{CriticThreshold: -0.2}, Env: env, Agent: &listAgent{}})
 	e.st.Obs = obs
 	for _, c := range cmds {
 		if obs, err = env.Step(c); err != nil {

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
@@ -125,7 +125,7 @@ func TestEndToEndWithTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := engine.OpenSession(engine.SessionOptions{Story: story, Name: demo.FileName, WorkDir: t.TempDir(), Client: client,
+	sess, err := session.Open(session.Options{Story: story, Name: demo.FileName, WorkDir: t.TempDir(), Client: client,
 		Engine: engine.Config{StartPaused: true, CriticThreshold: -0.2}})
 	if err != nil {
 		t.Fatal(err)

@@ -52,6 +52,8 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 		return m.reviewRequested(ev)
 	case engine.ReviewMode:
 		m.reviewOn = ev.On
+	case engine.EpisodeStarted:
+		return m.episodeStarted(ev)
 	case engine.TurnResult:
 		return m.turnResult(ev)
 	case engine.MemoryChanged:
@@ -59,7 +61,7 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 	case engine.MapChanged:
 		m.mapp.setMap(ev.Map)
 	case engine.ObjectivesChanged:
-		m.objectives.counts(ev.Active, ev.Completed)
+		m.objectives.counts(len(ev.Active), len(ev.Completed))
 		return tea.Batch(m.loadObjectives(), m.saveObjectives())
 	case engine.MetricsUpdated:
 		m.metrics, m.haveMetrics = ev, true
@@ -92,18 +94,21 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 	return nil
 }
 
+// episodeStarted numbers the new episode and shows its opening as turn 0.
+func (m *Model) episodeStarted(ev engine.EpisodeStarted) tea.Cmd {
+	m.episode++
+	if ev.Episode > 0 {
+		m.episode = ev.Episode // numbered by the run database
+	}
+	return m.turnResult(engine.TurnResult{Observation: ev.Observation})
+}
+
 func (m *Model) turnResult(ev engine.TurnResult) tea.Cmd {
 	o := ev.Observation
 	m.pending = nil
 	switch {
 	case ev.Resumed:
 		return m.resumed(ev)
-	case ev.Turn == 0:
-		m.episode++
-		if ev.Episode > 0 {
-			m.episode = ev.Episode // numbered by the run database
-		}
-		m.transcript.addTurn(ev, m.episode)
 	default:
 		m.transcript.addTurn(ev, m.episode)
 	}

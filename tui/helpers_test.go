@@ -10,9 +10,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
@@ -239,8 +239,8 @@ func hasQuit(cmd tea.Cmd) bool {
 
 // turn is a played turn for tests.
 func turn(n int, actor engine.Actor, action, text string, loc int, name string, score int) engine.TurnResult {
-	return engine.TurnResult{Turn: n, Actor: actor, Action: action, Observation: engine.Observation{
-		Text: text, Location: engine.Location{ID: loc, Name: name}, Score: score, Moves: n,
+	return engine.TurnResult{Turn: n, Actor: actor, Action: action, Observation: env.Observation{
+		Text: text, Location: env.Location{ID: loc, Name: name}, Score: score, Moves: n,
 	}}
 }
 

@@ -307,7 +307,7 @@ func (m *Model) togglePause() tea.Cmd {
 		return m.setFlash("the agent needs the model server, which is not reachable: type a command (i), or r to check again", true)
 	}
 	m.mode = engine.Running
-	return m.send(engine.Resume{})
+	return m.send(engine.Unpause{})
 }
 
 // escape arms "esc esc" while a model call is in flight; the second esc in
@@ -457,7 +457,7 @@ func (m *Model) openObjInput(op, value string) tea.Cmd {
 
 func (m *Model) objectiveOp(op string) tea.Cmd {
 	if o, ok := m.objectives.selected(); ok {
-		return tea.Batch(m.send(engine.ObjectiveEdit{Op: op, Text: o}), m.setFlash(fmt.Sprintf("%s: %s", op, o), false))
+		return tea.Batch(m.send(engine.ObjectiveEdit{Op: engine.ObjectiveOp(op), Text: o}), m.setFlash(fmt.Sprintf("%s: %s", op, o), false))
 	}
 	return m.openObjInput(op, "")
 }
@@ -486,7 +486,7 @@ func (m *Model) objInputKey(k tea.KeyPressMsg) tea.Cmd {
 			return tea.Batch(m.send(engine.ObjectiveEdit{Op: "drop", Text: old}, engine.ObjectiveEdit{Op: "add", Text: text}),
 				m.setFlash("objective edited: "+text, false))
 		}
-		return tea.Batch(m.send(engine.ObjectiveEdit{Op: m.objOp, Text: text}), m.setFlash(fmt.Sprintf("objective %s: %s", m.objOp, text), false))
+		return tea.Batch(m.send(engine.ObjectiveEdit{Op: engine.ObjectiveOp(m.objOp), Text: text}), m.setFlash(fmt.Sprintf("objective %s: %s", m.objOp, text), false))
 	}
 	var cmd tea.Cmd
 	m.objInput, cmd = m.objInput.Update(k)

@@ -6,8 +6,8 @@ import (
 	"charm.land/bubbles/v2/key"
 )
 
-// keyMap is every key of the TUI (issue 9's keys, plus scrolling, search and
-// the pane jumps). Keys that only mean something in one pane are listed
+// keyMap is every key of the TUI (the engine's commands, scrolling, search
+// and the pane jumps). Keys that only mean something in one pane are listed
 // under that pane in the full help.
 type keyMap struct {
 	Pause, Step, Input, Cancel, Quit key.Binding

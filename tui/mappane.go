@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
 
@@ -19,7 +20,7 @@ import (
 type mapPane struct {
 	c       *common
 	snap    mapper.Snapshot
-	here    engine.Location
+	here    env.Location
 	mermaid bool
 	offset  int // Mermaid: lines scrolled; grid: lines off the centred view
 	w, h    int
@@ -253,7 +254,7 @@ func (p *mapPane) view() []string {
 }
 
 // restore takes the engine's map (a resumed checkpoint's), standing in loc.
-func (p *mapPane) restore(s mapper.Snapshot, loc engine.Location) {
+func (p *mapPane) restore(s mapper.Snapshot, loc env.Location) {
 	p.setMap(s)
 	p.here = loc
 	p.offset = 0

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/zmachine"
@@ -102,11 +103,11 @@ func demoWalk(t *testing.T, upTo int) []engine.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := engine.NewEnv(story, engine.EnvOptions{Seed: 1})
+	game, err := env.NewEnv(story, env.EnvOptions{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs, err := env.Start()
+	obs, err := game.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,13 +116,13 @@ func demoWalk(t *testing.T, upTo int) []engine.Event {
 		t.Fatal(err)
 	}
 	em := newEngineMap()
-	evs := []engine.Event{engine.TurnResult{Observation: obs}, em.opened(obs.Location.ID, obs.Location.Name)}
+	evs := []engine.Event{engine.EpisodeStarted{Episode: 1, Observation: obs}, em.opened(obs.Location.ID, obs.Location.Name)}
 	var last engine.TurnResult
 	for i, cmd := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		if i == upTo {
 			break
 		}
-		if obs, err = env.Step(cmd); err != nil {
+		if obs, err = game.Step(cmd); err != nil {
 			t.Fatal(err)
 		}
 		last = engine.TurnResult{Turn: i + 1, Actor: engine.ActorAgent, Action: cmd, Observation: obs}
@@ -180,6 +181,6 @@ func TestMapScrollsAroundTheCurrentRoom(t *testing.T) {
 	h.events(engine.TurnResult{Turn: last.Turn + 1, Actor: engine.ActorHuman, Action: "look", Observation: last.Observation})
 	h.mustNotSee("║Study") // the same room: the view stays
 	h.events(engine.TurnResult{Turn: last.Turn + 2, Actor: engine.ActorHuman, Action: "south",
-		Observation: engine.Observation{Location: engine.Location{ID: 9, Name: "Hallway"}}})
+		Observation: env.Observation{Location: env.Location{ID: 9, Name: "Hallway"}}})
 	h.mustSee("║Hallway")
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory"
 )
 
@@ -25,7 +25,7 @@ type memoryPane struct {
 	has      bool // a store is attached
 	loaded   bool
 	secs     []memory.Section
-	here     engine.Location
+	here     env.Location
 	loc      int // the location shown (here unless browsing another)
 	browsing bool
 	bsel     int
@@ -46,7 +46,7 @@ func (p *memoryPane) setSections(secs []memory.Section) {
 }
 
 // moved follows the player to a new location.
-func (p *memoryPane) moved(loc engine.Location) {
+func (p *memoryPane) moved(loc env.Location) {
 	following := p.loc == p.here.ID
 	p.here = loc
 	if following || p.loc == 0 {

@@ -10,9 +10,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/themes"
 )
@@ -55,7 +55,7 @@ type Model struct {
 
 	// What the status bar shows, from the events.
 	episode, turn, score, moves int
-	loc                         engine.Location
+	loc                         env.Location
 	mode                        engine.Mode
 	lastActor                   engine.Actor
 	thinking                    bool

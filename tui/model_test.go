@@ -11,15 +11,15 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
-func opening() engine.TurnResult {
-	return turn(0, "", "", "THE KEEPER'S LANTERN\n\nMuddy Lane\nA muddy lane ends here.", 3, "Muddy Lane", 0)
+// opening is an episode of the demo starting (numbered by the TUI).
+func opening() engine.EpisodeStarted {
+	return engine.EpisodeStarted{Observation: turn(0, "", "", "THE KEEPER'S LANTERN\n\nMuddy Lane\nA muddy lane ends here.", 3, "Muddy Lane", 0).Observation}
 }
 
 func TestEveryPaneAndTheStatusBarAt120x40(t *testing.T) {
@@ -92,7 +92,7 @@ func TestPauseResumeStep(t *testing.T) {
 	h.mustSee("paused")
 	h.key("n")
 	h.mustSee("stepping")
-	want := []engine.Command{engine.Resume{}, engine.Pause{}, engine.Step{}}
+	want := []engine.Command{engine.Unpause{}, engine.Pause{}, engine.Step{}}
 	if got := h.pending(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("queued %#v, want %#v", got, want)
 	}
@@ -519,7 +519,7 @@ func TestObjectives(t *testing.T) {
 	if got := h.pending(); !reflect.DeepEqual(got, []engine.Command{engine.ObjectiveEdit{Op: "drop", Text: "light the lamp"}}) {
 		t.Fatalf("queued %#v", got)
 	}
-	h.events(engine.ObjectivesChanged{Active: 5, Completed: 2})
+	h.events(engine.ObjectivesChanged{Active: []string{"a", "b", "c", "d", "e"}, Completed: []string{"f", "g"}})
 	h.mustSee("5 active · 2 done")
 }
 
@@ -594,7 +594,7 @@ func TestSendKeepsTheOrderOfCommands(t *testing.T) {
 	for i := len(cmds) - 1; i >= 0; i-- {
 		run(cmds[i])
 	}
-	want := []engine.Command{engine.Resume{}, engine.Pause{}, engine.Step{}, engine.Resume{}}
+	want := []engine.Command{engine.Unpause{}, engine.Pause{}, engine.Step{}, engine.Unpause{}}
 	if got := h.eng.commands(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("engine got %#v, want %#v", got, want)
 	}
@@ -725,7 +725,7 @@ func TestRemappedKeys(t *testing.T) {
 	}
 	h.key("p")
 	h.key("x")
-	if got, want := h.pending(), []engine.Command{engine.Resume{}, engine.Step{}}; !reflect.DeepEqual(got, want) {
+	if got, want := h.pending(), []engine.Command{engine.Unpause{}, engine.Step{}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("queued %#v, want %#v", got, want)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -139,7 +139,7 @@ func (r *replay) step() {
 	if r.pos == 1 {
 		// The map starts where the first turn started; lantern.db keeps where
 		// each turn ended, so the first room is where turn 1 ended.
-		r.mapp.replayTurn(engine.TurnResult{Observation: engine.Observation{Location: engine.Location{ID: t.LocationID, Name: t.Location}}}, true)
+		r.mapp.replayTurn(engine.TurnResult{Observation: env.Observation{Location: env.Location{ID: t.LocationID, Name: t.Location}}}, true)
 	}
 	ev := showStored(r.transcript, r.reasoning, t, int(r.episode))
 	for _, rv := range r.reviews[t.Turn] {
@@ -195,7 +195,7 @@ func episodeRow(e rundb.EpisodeSummary) string {
 
 func replayTurn(t rundb.Turn) engine.TurnResult {
 	return engine.TurnResult{Turn: t.Turn, Actor: engine.Actor(t.Actor), Action: t.Action, Reasoning: t.Reasoning,
-		Observation: engine.Observation{Text: t.Response, Location: engine.Location{ID: t.LocationID, Name: t.Location}, Score: t.Score, Moves: t.Moves}}
+		Observation: env.Observation{Text: t.Response, Location: env.Location{ID: t.LocationID, Name: t.Location}, Score: t.Score, Moves: t.Moves}}
 }
 
 // current is the turn shown last.

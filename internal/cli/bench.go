@@ -19,6 +19,8 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchprogress"
 	"github.com/lantern-if/lantern/llm"
@@ -271,7 +273,7 @@ func benchPreflight(ctx context.Context, client *llm.Client, cfg *config.Config,
 
 // collectBench reads the engine's events until it stops, filling in the
 // report's episodes.
-func collectBench(ctx context.Context, sess *engine.Session, queue *bench.CallQueue, rep *bench.Report, progress *benchprogress.Tracker) int {
+func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQueue, rep *bench.Report, progress *benchprogress.Tracker) int {
 	var ep *bench.Episode
 	visited := map[int]bool{}
 	actions := 0    // played turns so far in the run
@@ -280,7 +282,7 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *bench.CallQu
 	var llmTime time.Duration
 	code := exitOK
 	best := 0 // the episode's best score so far
-	begin := func(n int, opening engine.Observation) {
+	begin := func(n int, opening env.Observation) {
 		ep = &bench.Episode{Episode: n, Critic: engine.CriticTally{Rejected: map[engine.Stage]int{}}}
 		visited = map[int]bool{opening.Location.ID: true}
 		repeatsAt = repeatsRun
@@ -303,16 +305,15 @@ func collectBench(ctx context.Context, sess *engine.Session, queue *bench.CallQu
 		ep = nil
 	}
 	episode := rep.FirstEpisode() - 1
-	var last engine.Observation
+	var last env.Observation
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
+		case engine.EpisodeStarted:
+			last = v.Observation
+			episode++
+			begin(episode, v.Observation)
 		case engine.TurnResult:
 			last = v.Observation
-			if v.Turn == 0 {
-				episode++
-				begin(episode, v.Observation)
-				continue
-			}
 			if ep == nil {
 				continue
 			}
@@ -422,7 +423,7 @@ func openBenchDB(cfg *config.Config) (*rundb.RunDB, func(), error) {
 		return nil, nil, err
 	}
 	info := story.Info()
-	dir := filepath.Join(cfg.WorkDir, engine.StoryDir(name, info.Release))
+	dir := filepath.Join(cfg.WorkDir, session.StoryDir(name, info.Release))
 	path := filepath.Join(dir, "lantern.db")
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("no runs stored for %s: %s does not exist (run lantern bench first)", filepath.Base(name), path)

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchshard"
 	"github.com/lantern-if/lantern/memory/rundb"
@@ -49,7 +49,7 @@ func benchWorkDir(cfg *config.Config, storyName string, release int, chosen bool
 	if chosen {
 		return cfg.WorkDir, nil
 	}
-	parent := filepath.Join(cfg.WorkDir, engine.StoryDir(storyName, release), "bench")
+	parent := filepath.Join(cfg.WorkDir, session.StoryDir(storyName, release), "bench")
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("bench work dir: %w", err)
 	}
@@ -63,7 +63,7 @@ func benchWorkDir(cfg *config.Config, storyName string, release int, chosen bool
 // indexBenchRun stores an isolated run's report in the configured work
 // dir's lantern.db too, where --list and --compare find every run.
 func indexBenchRun(ctx context.Context, cfg *config.Config, storyName string, release int, md5 string, run rundb.BenchRun) (int64, string, error) {
-	dir := filepath.Join(cfg.WorkDir, engine.StoryDir(storyName, release))
+	dir := filepath.Join(cfg.WorkDir, session.StoryDir(storyName, release))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, "", fmt.Errorf("index bench run: %w", err)
 	}
@@ -110,7 +110,7 @@ from the same story, agent, seed and turn limit, and play every episode once.`,
 		info := story.Info()
 		var reps []*bench.Report
 		for _, arg := range args {
-			rep, err := lastBenchReport(ctx, arg, engine.StoryDir(name, info.Release), info.MD5)
+			rep, err := lastBenchReport(ctx, arg, session.StoryDir(name, info.Release), info.MD5)
 			if err != nil {
 				return err
 			}

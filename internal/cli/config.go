@@ -13,6 +13,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -73,9 +74,9 @@ func engineConfig(cfg *config.Config, episodes int) engine.Config {
 }
 
 // planning is the planning managers' part of the configuration.
-func planning(cfg *config.Config) engine.Planning {
+func planning(cfg *config.Config) session.Planning {
 	m, lp := cfg.Managers, cfg.Loop
-	p := engine.DefaultPlanning()
+	p := session.DefaultPlanning()
 	p.Objectives, p.PlainObjectives = m.Objectives, !m.EnhancedObjectiveContext
 	p.ObjectiveInterval, p.RefineInterval = lp.ObjectiveUpdateInterval, lp.ObjectiveRefinementInterval
 	p.Knowledge, p.KnowledgeInterval = m.Knowledge, lp.KnowledgeUpdateInterval

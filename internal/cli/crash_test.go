@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
@@ -48,7 +48,7 @@ func TestCrashAndResume(t *testing.T) {
 	args := func(wd string) []string {
 		return []string{"run", "--headless", "--json", "--story", storyPath, "--seed", "12", "--agent", "script:" + walk, "--workdir", wd, "--max-turns", "0"}
 	}
-	storyDir := func(wd string) string { return filepath.Join(wd, engine.StoryDir(storyPath, story.Info().Release)) }
+	storyDir := func(wd string) string { return filepath.Join(wd, session.StoryDir(storyPath, story.Info().Release)) }
 
 	// The uninterrupted run.
 	ref := filepath.Join(dir, "ref")

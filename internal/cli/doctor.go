@@ -15,7 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/internal/stories"
@@ -344,7 +345,7 @@ func doctorStory(r *doctorReport, cfg *config.Config) (string, int) {
 		title = "the built-in demo (" + demo.FileName + ")"
 	}
 	r.ok("%s: version %d, release %d, serial %s, md5 %s", title, info.Version, info.Release, info.Serial, info.MD5)
-	bs, err := engine.LoadBindings(bindings.FS())
+	bs, err := env.LoadBindings(bindings.FS())
 	if err != nil {
 		r.fail("", "the embedded bindings do not load: %v", err)
 		return name, info.Release
@@ -384,7 +385,7 @@ func doctorWorkDir(r *doctorReport, cfg *config.Config, storyName string, releas
 	if storyName == "" {
 		return
 	}
-	sd := filepath.Join(dir, engine.StoryDir(storyName, release))
+	sd := filepath.Join(dir, session.StoryDir(storyName, release))
 	if _, err := os.Stat(sd); err != nil {
 		r.ok("%s: no Lantern has used it yet", sd)
 		return

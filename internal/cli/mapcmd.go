@@ -12,6 +12,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/export"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory/rundb"
@@ -70,7 +71,7 @@ func storyMap(ctx context.Context, db *rundb.RunDB, id int64) (mapper.Snapshot, 
 		return snap, err
 	}
 	if cp, ok, err := db.LastCheckpoint(ctx); err == nil && ok {
-		if probed, err := engine.CheckpointMap(cp); err == nil {
+		if probed, err := engine.CheckpointMap(cp.Engine); err == nil {
 			snap = snap.Merge(probed)
 		}
 	}
@@ -85,7 +86,7 @@ func openRunDB(cfg *config.Config) (*rundb.RunDB, string, func(), error) {
 		return nil, "", nil, err
 	}
 	info := story.Info()
-	path := filepath.Join(cfg.WorkDir, engine.StoryDir(name, info.Release), "lantern.db")
+	path := filepath.Join(cfg.WorkDir, session.StoryDir(name, info.Release), "lantern.db")
 	if _, err := os.Stat(path); err != nil {
 		return nil, "", nil, fmt.Errorf("nothing recorded for %s yet: %s does not exist (play it first)", filepath.Base(name), path)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/spf13/cobra"
 
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -48,7 +48,7 @@ work dir.`,
 		if err != nil {
 			return "", err
 		}
-		return filepath.Join(cfg.WorkDir, engine.StoryDir(name, story.Info().Release), "Memories.md"), nil
+		return filepath.Join(cfg.WorkDir, session.StoryDir(name, story.Info().Release), "Memories.md"), nil
 	}
 	sub := func(use, short, long string, run func(cmd *cobra.Command, path string) error) *cobra.Command {
 		c := &cobra.Command{

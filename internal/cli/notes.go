@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -188,7 +188,7 @@ func openStoryDB(cfg *config.Config) (*rundb.RunDB, error) {
 		return nil, err
 	}
 	info := story.Info()
-	path := filepath.Join(cfg.WorkDir, engine.StoryDir(name, info.Release), "lantern.db")
+	path := filepath.Join(cfg.WorkDir, session.StoryDir(name, info.Release), "lantern.db")
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("nothing stored for %s yet: %s does not exist", filepath.Base(name), path)
 	}

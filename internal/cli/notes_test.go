@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -22,7 +22,7 @@ func TestNotesCommand(t *testing.T) {
 	if code, _, errs := runCLI(t, "", "notes", "--workdir", work); code != exitError || !strings.Contains(errs, "nothing stored") {
 		t.Errorf("no database: exit %d %s", code, errs)
 	}
-	sdir := filepath.Join(work, engine.StoryDir(name, story.Info().Release))
+	sdir := filepath.Join(work, session.StoryDir(name, story.Info().Release))
 	os.MkdirAll(sdir, 0o755)
 	db, err := rundb.OpenRunDB(filepath.Join(sdir, "lantern.db"), story.Info().MD5)
 	if err != nil {
@@ -92,7 +92,7 @@ func TestNewerRunDatabaseRefusedByCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sdir := filepath.Join(work, engine.StoryDir(name, story.Info().Release))
+	sdir := filepath.Join(work, session.StoryDir(name, story.Info().Release))
 	os.MkdirAll(sdir, 0o755)
 	path := filepath.Join(sdir, "lantern.db")
 	db, err := rundb.OpenRunDB(path, story.Info().MD5)

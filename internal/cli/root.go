@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/internal/lineplay"
@@ -90,22 +90,22 @@ quits.`,
 // playJSON plays through the engine's environment and prints one
 // Observation per turn as JSON, the opening first (with an empty command).
 func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir string, exits bool, in io.Reader, out io.Writer) error {
-	bs, err := engine.LoadBindings(bindings.FS())
+	bs, err := env.LoadBindings(bindings.FS())
 	if err != nil {
 		return err
 	}
-	env, err := engine.NewEnv(story, engine.EnvOptions{Seed: seed, Binding: bs.For(story.Info().MD5), SaveDir: saveDir})
+	game, err := env.NewEnv(story, env.EnvOptions{Seed: seed, Binding: bs.For(story.Info().MD5), SaveDir: saveDir})
 	if err != nil {
 		return err
 	}
 	enc := json.NewEncoder(out)
-	emit := func(obs engine.Observation) error {
-		if exits && obs.Ended == engine.NotEnded {
-			obs.ValidExits = env.ValidExits()
+	emit := func(obs env.Observation) error {
+		if exits && obs.Ended == env.NotEnded {
+			obs.ValidExits = game.ValidExits()
 		}
 		return enc.Encode(obs)
 	}
-	obs, err := env.Start()
+	obs, err := game.Start()
 	if err != nil {
 		return err
 	}
@@ -113,12 +113,12 @@ func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir stri
 		return err
 	}
 	sc := bufio.NewScanner(in)
-	for sc.Scan() && obs.Ended == engine.NotEnded {
+	for sc.Scan() && obs.Ended == env.NotEnded {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		obs, err = env.Step(sc.Text())
-		if errors.Is(err, engine.ErrEnded) {
+		obs, err = game.Step(sc.Text())
+		if errors.Is(err, env.ErrEnded) {
 			return nil
 		}
 		if err != nil {
@@ -133,12 +133,12 @@ func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir stri
 
 // openStoryAndBinding opens a story (see openStory) with its binding, nil
 // when the story has none.
-func openStoryAndBinding(path, workDir string) (*zmachine.Story, string, *engine.Binding, error) {
+func openStoryAndBinding(path, workDir string) (*zmachine.Story, string, *env.Binding, error) {
 	story, name, err := openStory(path, workDir)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	bs, err := engine.LoadBindings(bindings.FS())
+	bs, err := env.LoadBindings(bindings.FS())
 	if err != nil {
 		return nil, "", nil, err
 	}

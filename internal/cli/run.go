@@ -14,6 +14,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -131,7 +132,7 @@ func reviewer(ctx context.Context, e *engine.Engine, in io.Reader, stderr io.Wri
 
 // resumeOrNot resumes the session's unfinished episode when asked (saying
 // so on stderr), or says that a new episode leaves it interrupted.
-func resumeOrNot(ctx context.Context, sess *engine.Session, resume bool, who string, stderr io.Writer) int {
+func resumeOrNot(ctx context.Context, sess *session.Session, resume bool, who string, stderr io.Writer) int {
 	if !resume {
 		if cp, ok, err := sess.Unfinished(ctx); err == nil && ok {
 			fmt.Fprintf(stderr, "%s: note: an unfinished episode (stopped after turn %d) will be recorded as interrupted; --resume continues it\n", who, cp.Turn)
@@ -140,7 +141,7 @@ func resumeOrNot(ctx context.Context, sess *engine.Session, resume bool, who str
 	}
 	cp, err := sess.Resume(ctx)
 	switch {
-	case errors.Is(err, engine.ErrNothingToResume):
+	case errors.Is(err, session.ErrNothingToResume):
 		fmt.Fprintf(stderr, "%s: nothing to resume; a new episode starts\n", who)
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: resume: %v\n", who, err)
@@ -192,9 +193,11 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 	}
 	for ev := range events {
 		switch v := ev.(type) {
+		case engine.EpisodeStarted:
+			flush()
 		case engine.TurnResult:
 			flush()
-			if v.Turn == 0 || v.Resumed {
+			if v.Resumed {
 				continue
 			}
 			o := v.Observation

@@ -3,6 +3,8 @@ package cli
 import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -12,17 +14,17 @@ import (
 type storyFile struct {
 	story   *zmachine.Story
 	name    string
-	binding *engine.Binding
+	binding *env.Binding
 }
 
 // openSession builds a session from the configuration: the one
 // constructor of the TUI's, run's and bench's sessions. client is nil for
 // a script agent without models; agent nil plays the model agent; episodes
 // -1 plays until the person quits; paused starts the engine paused.
-func openSession(cfg *config.Config, sf storyFile, client *llm.Client, agent engine.Agent, episodes int, paused bool) (*engine.Session, error) {
+func openSession(cfg *config.Config, sf storyFile, client *llm.Client, agent engine.Agent, episodes int, paused bool) (*session.Session, error) {
 	ecfg := engineConfig(cfg, episodes)
 	ecfg.StartPaused = paused
-	return engine.OpenSession(engine.SessionOptions{
+	return session.Open(session.Options{
 		Story: sf.story, Name: sf.name, Binding: sf.binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
 		Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow, Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
 	})

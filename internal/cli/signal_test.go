@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/zmachine"
@@ -49,7 +49,7 @@ func TestSignalsEndASessionCleanly(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			wd := filepath.Join(dir, "wd-"+strconv.Itoa(int(sig)))
-			sd := filepath.Join(wd, engine.StoryDir(storyPath, story.Info().Release))
+			sd := filepath.Join(wd, session.StoryDir(storyPath, story.Info().Release))
 			args := []string{"run", "--headless", "--json", "--story", storyPath, "--seed", "12", "--agent", "script:" + walk, "--workdir", wd, "--max-turns", "0"}
 			cmd := exec.Command(bin, args...)
 			var stderr strings.Builder

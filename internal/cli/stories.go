@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/internal/stories"
 	"github.com/lantern-if/lantern/zmachine"
@@ -45,7 +45,7 @@ is bound, inferred or unknown.
 	onlyBindings := fs.Bool("bindings", false, "list the bindings (ground truth) Lantern knows instead")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-		bs, err := engine.LoadBindings(bindings.FS())
+		bs, err := env.LoadBindings(bindings.FS())
 		if err != nil {
 			return err
 		}
@@ -86,7 +86,7 @@ is bound, inferred or unknown.
 
 // listStories lists the story files the resolver can find, with their
 // identity and ground truth.
-func listStories(workDir string, bs engine.Bindings, stdout, stderr io.Writer) int {
+func listStories(workDir string, bs env.Bindings, stdout, stderr io.Writer) int {
 	found, err := stories.List(workDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "lantern stories:", err)
@@ -128,7 +128,7 @@ func listStories(workDir string, bs engine.Bindings, stdout, stderr io.Writer) i
 	return code
 }
 
-func listBindings(bs engine.Bindings, w io.Writer) {
+func listBindings(bs env.Bindings, w io.Writer) {
 	md5s := make([]string, 0, len(bs))
 	for md5 := range bs {
 		md5s = append(md5s, md5)
@@ -149,7 +149,7 @@ func listBindings(bs engine.Bindings, w io.Writer) {
 
 // describeStory prints the story's identity and the provenance of each
 // fact, as observed on a throwaway environment.
-func describeStory(path string, story *zmachine.Story, bs engine.Bindings, w io.Writer) {
+func describeStory(path string, story *zmachine.Story, bs env.Bindings, w io.Writer) {
 	info := story.Info()
 	b := bs.For(info.MD5)
 	fmt.Fprintf(w, "%s\n", path)
@@ -181,17 +181,17 @@ func describeStory(path string, story *zmachine.Story, bs engine.Bindings, w io.
 
 // observeFacts starts the story on a throwaway environment and, on the
 // generic path, waits a few turns for the inference to settle.
-func observeFacts(story *zmachine.Story, b *engine.Binding) (engine.Facts, error) {
-	env, err := engine.NewEnv(story, engine.EnvOptions{Seed: 1, Binding: b})
+func observeFacts(story *zmachine.Story, b *env.Binding) (env.Facts, error) {
+	game, err := env.NewEnv(story, env.EnvOptions{Seed: 1, Binding: b})
 	if err != nil {
-		return engine.Facts{}, err
+		return env.Facts{}, err
 	}
-	obs, err := env.Start()
+	obs, err := game.Start()
 	if err != nil {
-		return engine.Facts{}, err
+		return env.Facts{}, err
 	}
-	for i := 0; b.IsGeneric() && i < storiesProbeTurns && obs.Ended == engine.NotEnded; i++ {
-		if obs, err = env.Step("wait"); err != nil {
+	for i := 0; b.IsGeneric() && i < storiesProbeTurns && obs.Ended == env.NotEnded; i++ {
+		if obs, err = game.Step("wait"); err != nil {
 			break
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
 	"github.com/lantern-if/lantern/themes"
@@ -199,7 +200,7 @@ func offerReadOnly(ctx context.Context, inUse *memory.InUseError, path, md5, the
 
 // askResume offers to continue an unfinished episode, on the terminal
 // before the TUI starts (enter or y: yes).
-func askResume(ctx context.Context, sess *engine.Session, stdin io.Reader, stderr io.Writer) bool {
+func askResume(ctx context.Context, sess *session.Session, stdin io.Reader, stderr io.Writer) bool {
 	cp, ok, err := sess.Unfinished(ctx)
 	if err != nil || !ok {
 		return false
@@ -216,13 +217,13 @@ func askResume(ctx context.Context, sess *engine.Session, stdin io.Reader, stder
 
 // resumeView is what the TUI shows of the episode about to be resumed:
 // its turns (by its ID in lantern.db) and the engine's map.
-func resumeView(ctx context.Context, sess *engine.Session, log *slog.Logger) *tui.Resume {
+func resumeView(ctx context.Context, sess *session.Session, log *slog.Logger) *tui.Resume {
 	cp, ok, err := sess.Unfinished(ctx)
 	if err != nil || !ok {
 		return nil
 	}
 	r := &tui.Resume{Episode: cp.Episode}
-	if snap, err := engine.CheckpointMap(cp); err == nil {
+	if snap, err := engine.CheckpointMap(cp.Engine); err == nil {
 		r.Map = &snap
 	} else {
 		log.Warn("resume: map", "err", err)

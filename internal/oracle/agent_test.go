@@ -15,15 +15,15 @@ import (
 
 // agentPrompt is the user message Lantern's context manager builds for a
 // turn with the given previous turns.
-func agentPrompt(turn int, recent ...contextmgr.Turn) string {
+func agentPrompt(turn int, recent ...contextmgr.HistoryEntry) string {
 	in := contextmgr.Input{Turn: turn, LocationID: 3, LocationName: "Behind House", Score: 0, Moves: turn - 1,
 		LastText: "You are behind the white house. In one corner of the house there is a small window which is slightly ajar.",
 		Recent:   recent}
 	return contextmgr.Build(in)[1].Content
 }
 
-func played(turn int, actor, action string) contextmgr.Turn {
-	return contextmgr.Turn{Turn: turn, Actor: actor, Action: action, Response: "Done."}
+func played(turn int, actor, action string) contextmgr.HistoryEntry {
+	return contextmgr.HistoryEntry{Turn: turn, Actor: actor, Action: action, Response: "Done."}
 }
 
 func TestWalkerAdvancesOnlyWhenPlayed(t *testing.T) {

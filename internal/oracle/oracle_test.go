@@ -69,7 +69,7 @@ func TestAgentStreamsThroughTheClient(t *testing.T) {
 	}
 	// The next turn, after N was played, moves on.
 	msgs = contextmgr.Build(contextmgr.Input{Turn: 2, LocationName: "North of House",
-		Recent: []contextmgr.Turn{{Turn: 1, Actor: "agent", Action: "N"}}})
+		Recent: []contextmgr.HistoryEntry{{Turn: 1, Actor: "agent", Action: "N"}}})
 	p, _, err = llm.Structured[engine.Proposal](ctx, c, llm.Request{Role: config.RoleAgent, Messages: msgs})
 	if err != nil || p.Action != "Open window" {
 		t.Fatalf("turn 2: %+v, %v", p, err)

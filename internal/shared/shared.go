@@ -1,5 +1,5 @@
 // Package shared locates the project's shared test data (stories, walkthroughs,
-// reference transcripts, conformance suites) as described in DESIGN.md §7.
+// reference transcripts, conformance suites).
 //
 // The data lives outside the repository and is never copied into it. Tests find
 // it through LANTERN_SHARED (default: ../shared next to the repository root).

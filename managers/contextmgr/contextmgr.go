@@ -31,8 +31,9 @@ You see: the game state (location IDs like L64 name rooms; the room's descriptio
 Explore every exit, examine and take useful things, read what you find; do not repeat a failed action unless something changed.
 remember_importance: 0 nothing; 1-99 minor; 100-499 useful fact; 500-899 key to progress; 900-1000 life or death.`
 
-// Turn is one recent turn for the prompt.
-type Turn struct {
+// HistoryEntry is one of the recent turns the prompt shows (a played turn
+// is domain.Turn; this is the part of it the agent reads again).
+type HistoryEntry struct {
 	Turn      int
 	Actor     string
 	Action    string
@@ -61,7 +62,7 @@ type Input struct {
 	Exits          []string
 	InCombat       bool
 	LocationMemory string
-	Recent         []Turn // most recent last; the last 3 are shown
+	Recent         []HistoryEntry // most recent last; the last 3 are shown
 	Objectives     []string
 	Map            string
 	Notes          []string

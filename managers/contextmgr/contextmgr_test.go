@@ -10,7 +10,7 @@ func sample() Input {
 		Turn: 12, LocationID: 85, LocationName: "Behind House", Score: 0, Moves: 11,
 		Inventory: []string{"leaflet"}, LastText: "The window is slightly ajar.",
 		LocationMemory: "[SUCCESS] Window opens\n  open window, then enter window",
-		Recent:         []Turn{{Turn: 9, Action: "n"}, {Turn: 10, Action: "e", Reasoning: "explore"}, {Turn: 11, Action: "examine window", Response: "ajar"}, {Turn: 12, Action: "open window"}},
+		Recent:         []HistoryEntry{{Turn: 9, Action: "n"}, {Turn: 10, Action: "e", Reasoning: "explore"}, {Turn: 11, Action: "examine window", Response: "ajar"}, {Turn: 12, Action: "open window"}},
 		Objectives:     []string{"Get into the house"}, Map: "Known exits: north → L137.",
 		Notes: []string{"The leaflet says welcome"}, Feedback: "Try the window.",
 	}
@@ -67,7 +67,7 @@ func TestParseReadsWhatBuildWrites(t *testing.T) {
 	if p.Turn != 12 {
 		t.Errorf("turn %d, want 12", p.Turn)
 	}
-	want := []Turn{{Turn: 10, Action: "e"}, {Turn: 11, Actor: "agent", Action: "examine window"}, {Turn: 12, Actor: "human", Action: "open window"}}
+	want := []HistoryEntry{{Turn: 10, Action: "e"}, {Turn: 11, Actor: "agent", Action: "examine window"}, {Turn: 12, Actor: "human", Action: "open window"}}
 	if len(p.Recent) != len(want) {
 		t.Fatalf("recent %+v, want %+v", p.Recent, want)
 	}

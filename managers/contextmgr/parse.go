@@ -21,8 +21,8 @@ var (
 
 // Parsed is what Parse finds in an agent prompt.
 type Parsed struct {
-	Turn   int    // the turn about to be played (0: not found)
-	Recent []Turn // the previous turns shown, oldest first (Turn, Actor, Action only)
+	Turn   int            // the turn about to be played (0: not found)
+	Recent []HistoryEntry // the previous turns shown, oldest first (Turn, Actor, Action only)
 }
 
 // Parse reads the turn number and the previous turns from the user message
@@ -42,7 +42,7 @@ func Parse(user string) Parsed {
 	}
 	for _, m := range recentLine().FindAllStringSubmatch(body, -1) {
 		n, _ := strconv.Atoi(m[1])
-		p.Recent = append(p.Recent, Turn{Turn: n, Actor: m[2], Action: strings.TrimSpace(m[3])})
+		p.Recent = append(p.Recent, HistoryEntry{Turn: n, Actor: m[2], Action: strings.TrimSpace(m[3])})
 	}
 	return p
 }

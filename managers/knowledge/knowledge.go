@@ -1,12 +1,12 @@
-// Package knowledge is the knowledge manager and the episode synthesizer
-// (seed 000): knowledgebase.md in the story's work folder holds what the
+// Package knowledge is the knowledge manager and the episode synthesizer:
+// knowledgebase.md in the story's work folder holds what the
 // agent learned across episodes — hard lessons from deaths, a strategy the
 // knowledge role rewrites from batches of the turn log every
 // knowledge_update_interval turns and at each episode's end, and one note
 // per finished episode — kept within a token budget. Deaths are written as
 // lessons at once, from the ground truth, without waiting for a model.
 //
-// Lifecycle (seed 000): New with its dependencies, Reset per episode (the
+// Lifecycle (every planning manager's): New with its dependencies, Reset per episode (the
 // file is cross-episode data and survives), ProcessTurn after each turn,
 // ProcessPeriodic every UpdateInterval turns, SynthesizeEpisode at the end
 // of an episode, Status for the UI. ProcessTurn, ProcessPeriodic and
@@ -25,9 +25,9 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
-	"github.com/lantern-if/lantern/managers/turn"
 )
 
 // FileName is the knowledge base's name in the story's work folder.
@@ -41,7 +41,7 @@ type Config struct {
 	Path  string // knowledgebase.md
 	Story string // the story's name, for the file's title
 	// UpdateInterval is knowledge_update_interval: turns between updates
-	// from the turn log (DESIGN.md §5: 100); negative: only at episode ends.
+	// from the turn log (0: 100); negative: only at episode ends.
 	UpdateInterval int
 	// BudgetTokens bounds the whole file (default 2000).
 	BudgetTokens int
@@ -66,9 +66,6 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
-
-// Turn is the shared record of a played turn (managers/turn).
-type Turn = turn.Turn
 
 // Episode is a finished episode, for the synthesis.
 type Episode struct {
@@ -109,8 +106,8 @@ type Manager struct {
 	cfg    Config
 
 	mu         sync.Mutex
-	batch      []Turn // turns since the last update
-	deaths     []Turn // this episode's deaths
+	batch      []domain.Turn // turns since the last update
+	deaths     []domain.Turn // this episode's deaths
 	turn       int
 	lastUpdate int
 	updates    int
@@ -133,7 +130,7 @@ func (m *Manager) Reset() {
 	m.batch, m.deaths, m.turn, m.lastUpdate = nil, nil, 0, 0
 }
 
-// Full is the whole knowledge base (seed 001's _get_full_knowledge), or
+// Full is the whole knowledge base, or
 // NoKnowledge when the file is missing or empty.
 func (m *Manager) Full() string {
 	data, err := os.ReadFile(m.cfg.Path)
@@ -172,7 +169,7 @@ func (m *Manager) Load() (Doc, error) {
 // ProcessTurn logs the turn; a death becomes a lesson at once. Every
 // UpdateInterval turns it runs ProcessPeriodic. It reports whether the file
 // changed.
-func (m *Manager) ProcessTurn(ctx context.Context, t Turn) (bool, error) {
+func (m *Manager) ProcessTurn(ctx context.Context, t domain.Turn) (bool, error) {
 	m.mu.Lock()
 	m.batch = append(m.batch, t)
 	if n := len(m.batch) - maxBatchTurns; n > 0 {
@@ -205,7 +202,7 @@ func (m *Manager) ProcessTurn(ctx context.Context, t Turn) (bool, error) {
 // last update (nothing happens without a model or without turns).
 func (m *Manager) ProcessPeriodic(ctx context.Context) (bool, error) {
 	m.mu.Lock()
-	batch := append([]Turn(nil), m.batch...)
+	batch := append([]domain.Turn(nil), m.batch...)
 	m.lastUpdate = m.turn
 	m.mu.Unlock()
 	if m.client == nil || len(batch) == 0 {
@@ -245,8 +242,8 @@ func (m *Manager) ProcessPeriodic(ctx context.Context) (bool, error) {
 // It returns the note.
 func (m *Manager) SynthesizeEpisode(ctx context.Context, ep Episode) (string, error) {
 	m.mu.Lock()
-	batch := append([]Turn(nil), m.batch...)
-	deaths := append([]Turn(nil), m.deaths...)
+	batch := append([]domain.Turn(nil), m.batch...)
+	deaths := append([]domain.Turn(nil), m.deaths...)
 	m.mu.Unlock()
 	note := groundNote(ep, deaths)
 	var rep Synthesis
@@ -402,7 +399,7 @@ func (m *Manager) Status() Status {
 
 // deathKey names a death by place and action: the same death again is the
 // same lesson.
-func deathKey(t Turn) string {
+func deathKey(t domain.Turn) string {
 	return fmt.Sprintf("Died at L%d %s after %q", t.FromID, t.FromName, strings.ToLower(strings.TrimSpace(t.Action)))
 }
 
@@ -420,7 +417,7 @@ func deathCause(text string) string {
 }
 
 // groundNote is the episode's note from the ground truth.
-func groundNote(ep Episode, deaths []Turn) string {
+func groundNote(ep Episode, deaths []domain.Turn) string {
 	score := fmt.Sprint(ep.Score)
 	if ep.MaxScore > 0 {
 		score = fmt.Sprintf("%d of %d", ep.Score, ep.MaxScore)

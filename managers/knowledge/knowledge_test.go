@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 )
@@ -38,14 +39,14 @@ func read(t *testing.T, m *Manager) string {
 }
 
 // cellar is Zork I's dark cellar death: "n" from the cellar.
-func cellar(ep, turn int) Turn {
-	return Turn{Episode: ep, Turn: turn, Actor: "agent", Action: "n", FromID: 33, FromName: "Cellar", ToID: 87, ToName: "Forest",
+func cellar(ep, turn int) domain.Turn {
+	return domain.Turn{Episode: ep, Turn: turn, Actor: "agent", Action: "n", FromID: 33, FromName: "Cellar", ToID: 87, ToName: "Forest",
 		ScoreBefore: 35, ScoreAfter: 25, Died: true,
 		Response: "Oh, no! A lurking grue slithered into the room and devoured you!\n\n    ****  You have died  ****\n\nNow, let's take a look here..."}
 }
 
-func plain(turn int) Turn {
-	return Turn{Episode: 1, Turn: turn, Actor: "agent", Action: "wait", Response: "Time passes.", FromID: 64, FromName: "West of House", ToID: 64, ToName: "West of House"}
+func plain(turn int) domain.Turn {
+	return domain.Turn{Episode: 1, Turn: turn, Actor: "agent", Action: "wait", Response: "Time passes.", FromID: 64, FromName: "West of House", ToID: 64, ToName: "West of House"}
 }
 
 func TestFullAndMissingFile(t *testing.T) {

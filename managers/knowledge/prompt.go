@@ -3,6 +3,8 @@ package knowledge
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lantern-if/lantern/internal/domain"
 )
 
 const updatePrompt = `You maintain the strategic knowledge base of an agent that plays a text adventure over many episodes. Each episode restarts the story; location IDs such as L64 stay the same across episodes.
@@ -24,7 +26,7 @@ const maxBatchChars = 8000
 // updateInput is the user message of an update or a synthesis: the current
 // knowledge, the turns since the last update and (at an episode's end) the
 // outcome.
-func (m *Manager) updateInput(d Doc, batch []Turn, ep *Episode) string {
+func (m *Manager) updateInput(d Doc, batch []domain.Turn, ep *Episode) string {
 	var b strings.Builder
 	if m.cfg.Story != "" {
 		fmt.Fprintf(&b, "Story: %s\n\n", m.cfg.Story)
@@ -57,7 +59,7 @@ func (m *Manager) updateInput(d Doc, batch []Turn, ep *Episode) string {
 
 // turnLog writes one line per turn within limit characters: when the log
 // is too long, uneventful turns are folded first, then the oldest lines go.
-func turnLog(batch []Turn, limit int) string {
+func turnLog(batch []domain.Turn, limit int) string {
 	lines := make([]string, len(batch))
 	eventful := make([]bool, len(batch))
 	total := 0
@@ -96,7 +98,7 @@ func turnLog(batch []Turn, limit int) string {
 }
 
 // turnLine is one turn of the log, and whether something happened in it.
-func turnLine(t Turn) (string, bool) {
+func turnLine(t domain.Turn) (string, bool) {
 	var b strings.Builder
 	actor := ""
 	if t.Actor != "" && t.Actor != "agent" {

@@ -1,7 +1,8 @@
 // Package mapper is the map manager: rooms by location ID (the story's
 // object numbers), connections by the exit action that led from one to the
 // other, failed exits, adjacency in both directions, shortest routes, the
-// Mermaid rendering with L{id} nodes and the routing summary of seed 001.
+// Mermaid rendering with L{id} nodes and the routing summary the
+// objectives manager shows.
 package mapper
 
 import (
@@ -246,7 +247,7 @@ func (m *Map) Mermaid() string {
 	return b.String()
 }
 
-// RoutingSummary is seed 001's text: the current room's exits, then up to 5
+// RoutingSummary is a text for the model: the current room's exits, then up to 5
 // adjacent rooms with up to 3 exits each, marking the way back.
 func (m *Map) RoutingSummary(current int) string {
 	var b strings.Builder

@@ -1,5 +1,5 @@
-// Package memsynth is the memory synthesis manager (seed 003's
-// SimpleMemoryManager with seed 000's multi-step history): after a turn
+// Package memsynth is the memory synthesis manager (one memory per
+// turn at most, written with the last few turns in view): after a turn
 // whose ground truth says something significant happened — the score
 // changed, the player died, a first visit, a long response to an action
 // taken in place (see Triggers) — it
@@ -14,19 +14,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	turnrec "github.com/lantern-if/lantern/managers/turn"
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )
 
-// Turn is a played turn as the synthesizer sees it (ground truth before and
-// after).
-type Turn = turnrec.Turn
-
-// Reply is the memory role's answer (seed 003's schema).
+// Reply is the memory role's answer (its JSON schema).
 type Reply struct {
 	ShouldRemember         bool     `json:"should_remember"`
 	Category               string   `json:"category" enum:"SUCCESS,FAILURE,DISCOVERY,DANGER,NOTE"`
@@ -42,7 +38,7 @@ type Synthesizer struct {
 	client  *llm.Client
 	store   *memory.Store
 	window  int
-	history []Turn
+	history []domain.Turn
 }
 
 // New makes a synthesizer; window is memory_history_window (at least 1).
@@ -67,7 +63,7 @@ func (s *Synthesizer) Reset() { s.history = nil }
 // significant 30-40% of turns the memory design expects (Zork I's
 // walkthrough: about 36%), where every move, room description and take
 // called it on 94% of turns.
-func Triggers(t Turn) []string {
+func Triggers(t domain.Turn) []string {
 	var why []string
 	if t.ScoreAfter != t.ScoreBefore {
 		why = append(why, fmt.Sprintf("score %+d", t.ScoreAfter-t.ScoreBefore))
@@ -100,7 +96,7 @@ type Result struct {
 // ProcessTurn records the turn in the history and, when triggered, asks
 // the memory role and writes its answer. The memory goes to the location
 // where the action was taken.
-func (s *Synthesizer) ProcessTurn(ctx context.Context, t Turn) (Result, error) {
+func (s *Synthesizer) ProcessTurn(ctx context.Context, t domain.Turn) (Result, error) {
 	defer s.remember(t)
 	why := Triggers(t)
 	if len(why) == 0 || s.client == nil {
@@ -147,7 +143,7 @@ func (s *Synthesizer) ProcessTurn(ctx context.Context, t Turn) (Result, error) {
 
 // span is the first turn of a sequence at the same location ending now
 // (a procedure over several turns), or 0.
-func (s *Synthesizer) span(t Turn) int {
+func (s *Synthesizer) span(t domain.Turn) int {
 	first := 0
 	for i := len(s.history) - 1; i >= 0; i-- {
 		h := s.history[i]
@@ -160,7 +156,7 @@ func (s *Synthesizer) span(t Turn) int {
 	return first
 }
 
-func (s *Synthesizer) remember(t Turn) {
+func (s *Synthesizer) remember(t domain.Turn) {
 	s.history = append(s.history, t)
 	if len(s.history) > s.window {
 		s.history = s.history[len(s.history)-s.window:]
@@ -173,7 +169,7 @@ Status: ACTIVE when the outcome is clear, TENTATIVE when it is not yet (an effec
 Look at the recent turns: several turns may form one procedure (prerequisites), an earlier success may turn out badly (then supersede the earlier memory by its exact title), a later try may correct an earlier belief.
 Do not repeat a memory that already says the same. Reply with JSON.`
 
-func (s *Synthesizer) prompt(t Turn, why []string) []llm.Message {
+func (s *Synthesizer) prompt(t domain.Turn, why []string) []llm.Message {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Location where the action was taken: L%d %s\n", t.FromID, t.FromName)
 	fmt.Fprintf(&b, "Turn %d, action (%s): %s\n", t.Turn, t.Actor, t.Action)

@@ -8,7 +8,8 @@ import (
 	"github.com/lantern-if/lantern/memory"
 )
 
-// The fallbacks of seed 001's helpers.
+// The texts the context helpers give when they have nothing (the model
+// reads them, so they say so in words).
 const (
 	NoKnowledge   = "No strategic knowledge available."
 	NoMemoryData  = "No memory data available"
@@ -17,16 +18,16 @@ const (
 	NoRoutingData = "No routing data available"
 )
 
-// Limits of seed 001: at most 5 adjacent locations, the top 3 memories of
-// each, the top 5 of the current location.
+// Limits of the discovery context, to keep the prompt small: at most 5
+// adjacent locations, the top 3 memories of each, the top 5 of the current
+// location.
 const (
 	MaxAdjacent         = 5
 	MemoriesPerAdjacent = 3
 	MemoriesShown       = 5
 )
 
-// FullKnowledge is the whole knowledge base (seed 001's
-// _get_full_knowledge), or NoKnowledge without one.
+// FullKnowledge is the whole knowledge base, or NoKnowledge without one.
 func (m *Manager) FullKnowledge() string {
 	if m.deps.Knowledge == nil {
 		return NoKnowledge
@@ -38,8 +39,7 @@ func (m *Manager) FullKnowledge() string {
 }
 
 // AdjacentIDs lists the rooms one hop from loc in either direction: where
-// the agent can go and where it came from (seed 001's
-// _get_adjacent_room_ids over the map manager's Adjacent). Without a map it
+// the agent can go and where it came from (the map manager's Adjacent). Without a map it
 // is empty.
 func (m *Manager) AdjacentIDs(loc int) []int {
 	if m.deps.Map == nil {
@@ -59,8 +59,7 @@ func (m *Manager) roomName(id int) string {
 	return fmt.Sprintf("Location #%d", id)
 }
 
-// MemoriesWithAdjacent is the memory context of seed 001
-// (_get_memories_with_adjacent): the current location's memories, then
+// MemoriesWithAdjacent is the memory context of a discovery: the current location's memories, then
 // those of up to MaxAdjacent adjacent locations, MemoriesPerAdjacent each.
 func (m *Manager) MemoriesWithAdjacent(loc int) string {
 	if m.deps.Memories == nil {
@@ -105,8 +104,7 @@ func ranked(mems []memory.Memory) []memory.Memory {
 	return out
 }
 
-// FormatMemories formats memories for the prompt (seed 001's
-// _format_memories): at most MemoriesShown, category in brackets, a status
+// FormatMemories formats memories for the prompt: at most MemoriesShown, category in brackets, a status
 // marker for every memory that is not ACTIVE.
 func FormatMemories(mems []memory.Memory) string {
 	if len(mems) == 0 {
@@ -130,7 +128,7 @@ func FormatMemories(mems []memory.Memory) string {
 	return b.String()
 }
 
-// MapContext is seed 001's _get_map_context: the Mermaid map with L{id}
+// MapContext is the map part of a discovery: the Mermaid map with L{id}
 // nodes, the routing summary and the exploration statistics.
 func (m *Manager) MapContext() string {
 	if m.deps.Map == nil {
@@ -149,8 +147,7 @@ func (m *Manager) MapContext() string {
 	return b.String()
 }
 
-// RoutingSummary is the map manager's routing summary for loc (seed 001's
-// _get_routing_summary), or NoRoutingData without a map.
+// RoutingSummary is the map manager's routing summary for loc, or NoRoutingData without a map.
 func (m *Manager) RoutingSummary(loc int) string {
 	if m.deps.Map == nil {
 		return NoRoutingData

@@ -9,8 +9,8 @@ import (
 	"github.com/lantern-if/lantern/llm"
 )
 
-// Discovery is the objectives role's reply to a discovery (seed 001's
-// {objectives, reasoning}).
+// Discovery is the objectives role's reply to a discovery:
+// {objectives, reasoning}.
 type Discovery struct {
 	Objectives []string `json:"objectives" maxItems:"5" maxLength:"160" desc:"specific objectives that name location IDs"`
 	Reasoning  string   `json:"reasoning" maxLength:"300"`
@@ -60,7 +60,7 @@ func (m *Manager) listLocked() string {
 	return b.String()
 }
 
-// DiscoveryPrompt is seed 001's objective discovery prompt over the current
+// DiscoveryPrompt is the objective discovery prompt over the current
 // context.
 func (m *Manager) DiscoveryPrompt() string {
 	m.mu.Lock()

@@ -1,4 +1,4 @@
-// Package objectives is the objective manager of seed 001: every
+// Package objectives is the objective manager: every
 // objective_update_interval turns it asks the objectives role for
 // objectives, from the whole knowledge base, the memories of the current
 // and adjacent locations, the Mermaid map and routing summary, the recent
@@ -8,7 +8,7 @@
 // about the rest; it refines the list when objectives pile up; and a person
 // adds, completes and drops objectives by hand.
 //
-// Lifecycle (seed 000): New with its dependencies (knowledge, memories, map),
+// Lifecycle (every planning manager's): New with its dependencies (knowledge, memories, map),
 // Reset per episode, ProcessTurn after each turn (ProcessPeriodic when
 // due), Status for the UI. ProcessTurn and ProcessPeriodic belong to one
 // goroutine (the engine's, which also owns the map); Edit, Objectives,
@@ -19,17 +19,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	turnrec "github.com/lantern-if/lantern/managers/turn"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory"
 )
 
-// Config tunes the manager (DESIGN.md §5 for the defaults).
+// Config tunes the manager; zero fields take the defaults given.
 type Config struct {
 	UpdateInterval  int  // objective_update_interval: turns between discoveries (15)
 	RefineInterval  int  // objective_refinement_interval (50)
@@ -74,10 +74,6 @@ type Deps struct {
 	Map       *mapper.Map
 }
 
-// Turn is a played turn as the objective manager sees it (ground truth
-// before and after).
-type Turn = turnrec.Turn
-
 // State is where an objective stands.
 type State string
 
@@ -119,7 +115,7 @@ type Manager struct {
 	turn       int
 	lastUpdate int
 	lastRefine int
-	recent     []Turn
+	recent     []domain.Turn
 	loc        struct {
 		id   int
 		name string
@@ -163,7 +159,7 @@ func (m *Manager) SetLocation(id int, name string) {
 // ProcessTurn records the turn, completes objectives the ground truth shows
 // achieved, and runs ProcessPeriodic every UpdateInterval turns. It reports
 // whether the objectives changed.
-func (m *Manager) ProcessTurn(ctx context.Context, t Turn) (bool, error) {
+func (m *Manager) ProcessTurn(ctx context.Context, t domain.Turn) (bool, error) {
 	m.mu.Lock()
 	m.episode, m.turn = t.Episode, t.Turn
 	m.loc.id, m.loc.name = t.ToID, t.ToName

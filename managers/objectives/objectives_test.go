@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/managers/knowledge"
@@ -180,7 +181,7 @@ func TestMemoriesWithAdjacentLimitsCount(t *testing.T) {
 		t.Errorf("%d adjacent locations shown, want %d:\n%s", n, MaxAdjacent, got)
 	}
 	if strings.Contains(got, "Room 7") || strings.Contains(got, "Room 8") {
-		t.Errorf("the lowest 5 IDs are kept (seed 001 sorts them):\n%s", got)
+		t.Errorf("the lowest 5 IDs are kept (the IDs are sorted):\n%s", got)
 	}
 }
 
@@ -249,12 +250,12 @@ func TestFormatMemoriesShowsStatus(t *testing.T) {
 }
 
 func TestAchievedFromGroundTruth(t *testing.T) {
-	move := Turn{FromID: 79, FromName: "Behind House", ToID: 62, ToName: "Kitchen"}
-	take := Turn{FromID: 75, ToID: 75, InvBefore: []string{"leaflet"}, InvAfter: []string{"leaflet", "brass lantern"}}
-	score := Turn{FromID: 75, ToID: 75, ScoreBefore: 10, ScoreAfter: 15}
+	move := domain.Turn{FromID: 79, FromName: "Behind House", ToID: 62, ToName: "Kitchen"}
+	take := domain.Turn{FromID: 75, ToID: 75, InvBefore: []string{"leaflet"}, InvAfter: []string{"leaflet", "brass lantern"}}
+	score := domain.Turn{FromID: 75, ToID: 75, ScoreBefore: 10, ScoreAfter: 15}
 	cases := []struct {
 		text string
-		turn Turn
+		turn domain.Turn
 		want bool
 	}{
 		{"Use the window entry procedure from Location 79 memory to access Location 62 (Kitchen)", move, true},
@@ -328,8 +329,8 @@ func planning(t *testing.T, client *llm.Client, cfg Config) *Manager {
 	return New(Deps{Client: client, Knowledge: knowledge.New(nil, knowledge.Config{Path: path}), Memories: src, Map: house()}, cfg)
 }
 
-func walk(turn int) Turn {
-	return Turn{Episode: 1, Turn: turn, Actor: "agent", Action: "open window", Reasoning: "The window might open.",
+func walk(turn int) domain.Turn {
+	return domain.Turn{Episode: 1, Turn: turn, Actor: "agent", Action: "open window", Reasoning: "The window might open.",
 		Response: "With great effort, you open the window far enough to allow entry.", FromID: 79, FromName: "Behind House",
 		ToID: 79, ToName: "Behind House", ScoreBefore: 5, ScoreAfter: 5, InvAfter: []string{"leaflet"}}
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/lantern-if/lantern/internal/domain"
 )
 
 // Achieved says how the ground truth of a turn shows an objective achieved,
@@ -19,7 +21,7 @@ import (
 //     rose.
 //
 // Objectives about avoiding something are never achieved this way.
-func Achieved(text string, t Turn) string {
+func Achieved(text string, t domain.Turn) string {
 	low := strings.ToLower(text)
 	words := wordSet(low)
 	for _, w := range avoidWords {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
 
@@ -59,7 +60,7 @@ func (s *Supervisor) evaluationInput(r Round) string {
 
 // turnText is a turn for the prompts: reasoning and response clipped to the
 // given sizes.
-func turnText(t Turn, reasoning, response int) string {
+func turnText(t domain.Turn, reasoning, response int) string {
 	var b strings.Builder
 	actor := t.Actor
 	if actor == "" {
@@ -164,7 +165,7 @@ func summaryInput(summary string, rounds []Round) string {
 
 // groundTruth checks the agent's claims and gathers the round's facts:
 // progress, and how the agent treated the person's commands.
-func (s *Supervisor) groundTruth(turns []Turn) ([]Finding, []string) {
+func (s *Supervisor) groundTruth(turns []domain.Turn) ([]Finding, []string) {
 	known := map[int]string{}
 	if s.deps.Map != nil {
 		for _, id := range s.deps.Map.Rooms() {

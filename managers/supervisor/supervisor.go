@@ -1,6 +1,6 @@
-// Package supervisor is seed 002's two-stage manager with its memory, in
-// Lantern: a supervisor that watches the agent as a person would. A round
-// (every turn, or every N turns) is one conversation with the supervisor
+// Package supervisor is a two-stage manager with its own memory: a
+// supervisor that watches the agent as a person would. A round (every
+// turn, or every N turns) is one conversation with the supervisor
 // role in two stages: an evaluation of the agent's reasoning and actions,
 // the turns' outcomes, the ground truth and the supervisor's memory, which
 // sets its three gauges in [-1, 1] — trust_level (do the agent's claims
@@ -17,7 +17,7 @@
 // a format reminder, then a typed error); a failed round leaves no
 // feedback.
 //
-// Lifecycle (seed 000): New with its dependencies, Reset per episode (the
+// Lifecycle (every planning manager's): New with its dependencies, Reset per episode (the
 // gauges and the memory are long-term and survive), ProcessTurn after each
 // turn (ProcessPeriodic when a round is due), Status for the UI.
 // ProcessTurn and ProcessPeriodic belong to one goroutine (the engine's);
@@ -28,13 +28,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	turnrec "github.com/lantern-if/lantern/managers/turn"
 	"math"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
@@ -42,7 +42,7 @@ import (
 // Config tunes the supervisor.
 type Config struct {
 	Every        int     // a round every this many turns (1)
-	K            int     // rounds kept in full (DESIGN.md §5: 3)
+	K            int     // rounds kept in full (3)
 	TrustPenalty float64 // trust lost per contradicted claim, at least (0.25)
 	Initial      Gauges  // the gauges before the first round
 }
@@ -86,9 +86,6 @@ func (g Gauges) Mood() string {
 	return "watchful"
 }
 
-// Turn is a played turn as the supervisor sees it.
-type Turn = turnrec.Turn
-
 // Evaluation is the supervisor role's stage-1 reply: the new gauges, as
 // integers from -10 to 10 (grammar-constrained decoding keeps small models
 // within range), and its reasons.
@@ -112,23 +109,23 @@ type SummaryReply struct {
 
 // Round is one complete round, as recorded.
 type Round struct {
-	Number            int        `json:"round"`
-	Episode           int        `json:"episode"`
-	FirstTurn         int        `json:"first_turn"`
-	LastTurn          int        `json:"last_turn"`
-	Turns             []Turn     `json:"turns"`
-	Findings          []Finding  `json:"findings"`
-	Facts             []string   `json:"facts"`
-	Memory            string     `json:"memory_context"`
-	Evaluation        Evaluation `json:"evaluation"`
-	EvaluationReply   string     `json:"evaluation_reply"`
-	Previous          Gauges     `json:"previous"`
-	State             Gauges     `json:"state"`
-	Mood              string     `json:"mood"`
-	FeedbackReasoning string     `json:"feedback_reasoning"`
-	Feedback          string     `json:"feedback"`
-	Error             string     `json:"error,omitempty"`
-	Time              time.Time  `json:"time"`
+	Number            int           `json:"round"`
+	Episode           int           `json:"episode"`
+	FirstTurn         int           `json:"first_turn"`
+	LastTurn          int           `json:"last_turn"`
+	Turns             []domain.Turn `json:"turns"`
+	Findings          []Finding     `json:"findings"`
+	Facts             []string      `json:"facts"`
+	Memory            string        `json:"memory_context"`
+	Evaluation        Evaluation    `json:"evaluation"`
+	EvaluationReply   string        `json:"evaluation_reply"`
+	Previous          Gauges        `json:"previous"`
+	State             Gauges        `json:"state"`
+	Mood              string        `json:"mood"`
+	FeedbackReasoning string        `json:"feedback_reasoning"`
+	Feedback          string        `json:"feedback"`
+	Error             string        `json:"error,omitempty"`
+	Time              time.Time     `json:"time"`
 }
 
 // Recorder keeps every round's complete data (lantern.db).
@@ -160,7 +157,7 @@ type Supervisor struct {
 	window     []Round // the last K rounds, in full
 	summary    string  // long-term memory: the rounds before the window
 	summarized int     // rounds folded into the summary
-	pending    []Turn
+	pending    []domain.Turn
 	feedback   string
 	lastErr    string
 	done       int       // objectives completed at the last round
@@ -203,7 +200,7 @@ func (s *Supervisor) State() (now, previous Gauges) {
 
 // ProcessTurn adds a turn; when a round is due it runs it (ProcessPeriodic)
 // and returns it with ran set.
-func (s *Supervisor) ProcessTurn(ctx context.Context, t Turn) (r Round, ran bool, err error) {
+func (s *Supervisor) ProcessTurn(ctx context.Context, t domain.Turn) (r Round, ran bool, err error) {
 	s.mu.Lock()
 	s.pending = append(s.pending, t)
 	due := len(s.pending) >= s.cfg.Every
@@ -244,7 +241,8 @@ func (s *Supervisor) ProcessPeriodic(ctx context.Context) (Round, error) {
 	r.Evaluation, r.EvaluationReply = eval, reply.Content
 	r.State = s.gauges(r.Previous, eval, r.Findings)
 	r.Mood = r.State.Mood()
-	// The state changes before anything else can fail (seed 002).
+	// The state changes before anything else can fail: a later failure
+	// must not leave the gauges of the round before.
 	s.mu.Lock()
 	s.prev, s.state = r.Previous, r.State
 	s.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/managers/mapper"
@@ -46,8 +47,8 @@ func script(f *llmtest.Server, evals, feedbacks, summaries []llmtest.Reply) {
 	}
 }
 
-func turn(n int, action, reasoning string) Turn {
-	return Turn{Episode: 1, Turn: n, Actor: "agent", Action: action, Reasoning: reasoning, Response: "Done: " + action,
+func turn(n int, action, reasoning string) domain.Turn {
+	return domain.Turn{Episode: 1, Turn: n, Actor: "agent", Action: action, Reasoning: reasoning, Response: "Done: " + action,
 		FromID: 64, FromName: "West of House", ToID: 64, ToName: "West of House"}
 }
 

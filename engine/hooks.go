@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"context"
+	"errors"
+)
+
+// PromptExtras supplies the parts of the agent's prompt that live outside
+// the engine (Memories.md, the notes, the planning managers). The engine
+// calls it on its own goroutine while it builds a prompt; every method may
+// return the zero value to leave its part out.
+type PromptExtras interface {
+	// LocationMemory renders a location's memories for the agent.
+	LocationMemory(loc int) string
+	// Notes are the agent's top notes.
+	Notes() []string
+	// Objectives are the current objectives, the person's first.
+	Objectives() []string
+	// Knowledge is the strategic knowledge (knowledgebase.md).
+	Knowledge() string
+	// Feedback is the supervisor's coaching for the next prompt.
+	Feedback() string
+}
+
+// Lifecycle hears of an engine's episodes and turns, and owns the data the
+// person edits. The engine calls it on its own goroutine, in the order the
+// things happen; the events a method returns are sent after it returns.
+type Lifecycle interface {
+	// EpisodeNumber is the number of the episode about to start (the run
+	// database's next one, so numbers agree across launches); 0 counts
+	// from 1 in each run.
+	EpisodeNumber(ctx context.Context) (int, error)
+	// StartEpisode runs when an episode starts or is resumed, before its
+	// first prompt.
+	StartEpisode(ctx context.Context, ep EpisodeStarted) error
+	// AfterTurn runs after each played turn, after its TurnResult was sent.
+	// An error wrapping ErrNotRecorded pauses the engine.
+	AfterTurn(ctx context.Context, rec TurnRecord) ([]Event, error)
+	// EpisodeEnded runs when an episode ends, before EpisodeEnded is sent.
+	EpisodeEnded(ctx context.Context, ep EpisodeEnded) error
+	// Edit applies a person's MemoryEdit or ObjectiveEdit, at a turn
+	// boundary or while the agent thinks; episode and turn are the last
+	// played.
+	Edit(ctx context.Context, c Command, episode, turn int) ([]Event, error)
+}
+
+// ErrNotRecorded: a played turn could not be written to the run database
+// after the retries (disk full, read-only, locked, the database gone).
+// Recording is part of the turn: the engine pauses and headless runs stop.
+var ErrNotRecorded = errors.New("turn not recorded")

@@ -1,0 +1,70 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/managers/objectives"
+)
+
+// What a client needs to show a resumed session as it was: the map the
+// checkpoint restored, and the person's objectives, which are kept in
+// objectives.json in the story's folder so they survive the process.
+
+// objectivesFile keeps the person's objectives between sessions.
+const objectivesFile = "objectives.json"
+
+// SaveObjectives writes the person's active objectives to objectives.json
+// (completed ones belong to their episode, as the manager's Reset keeps
+// them); a client calls it after an ObjectivesChanged event.
+func (s *Session) SaveObjectives() error {
+	if s.Objectives == nil {
+		return nil
+	}
+	var keep []objectives.Objective
+	for _, o := range s.Objectives.List() {
+		if o.Source == objectives.ByPerson && o.State == objectives.Active {
+			keep = append(keep, o)
+		}
+	}
+	data, err := json.MarshalIndent(keep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save objectives: %w", err)
+	}
+	if err := atomicfile.Write(filepath.Join(s.Dir, objectivesFile), append(data, '\n'), 0o644, false); err != nil {
+		return fmt.Errorf("save objectives: %w", err)
+	}
+	return nil
+}
+
+// RestoreObjectives adds the person's objectives saved by SaveObjectives.
+// A missing file restores nothing; a broken one is an error and is left as
+// it is.
+func (s *Session) RestoreObjectives() error {
+	if s.Objectives == nil {
+		return nil
+	}
+	path := filepath.Join(s.Dir, objectivesFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("restore objectives: %w", err)
+	}
+	var saved []objectives.Objective
+	if err := json.Unmarshal(data, &saved); err != nil {
+		return fmt.Errorf("restore objectives %q: %w", path, err)
+	}
+	for _, o := range saved {
+		if o.State == objectives.Active {
+			_, _ = s.Objectives.Edit("add", o.Text) // an error: it is there already
+		}
+	}
+	return nil
+}

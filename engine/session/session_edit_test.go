@@ -1,0 +1,67 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/memory"
+)
+
+// TestPersonAddsMemoryWithStatus: the memory form's status reaches
+// Memories.md (ACTIVE by default, TENTATIVE when chosen); SUPERSEDED is
+// refused for a new memory, with an error event and nothing written.
+func TestPersonAddsMemoryWithStatus(t *testing.T) {
+	story, binding := demoStory(t)
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: recording(),
+		Engine: engine.Config{Seed: 1, StartPaused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go sess.Engine.Run(ctx)
+	h := &harness{t: t, e: sess.Engine, ctx: ctx}
+	h.until(engine.Idle{})
+	for _, tc := range []struct {
+		title, status string
+		want          memory.Status
+		refused       bool
+	}{
+		{"Default status", "", memory.StatusActive, false},
+		{"Maybe the gate", "TENTATIVE", memory.StatusTentative, false},
+		{"Already old", "SUPERSEDED", "", true},
+	} {
+		h.send(engine.MemoryEdit{Op: engine.MemoryAdd, Location: 3, NewTitle: tc.title, Text: "A note by hand.", Category: "NOTE", Status: tc.status})
+		var got engine.Event
+		for ev := range sess.Engine.Events() {
+			if _, ok := ev.(engine.MemoryChanged); ok {
+				got = ev
+				break
+			}
+			if _, ok := ev.(engine.ErrorEvent); ok {
+				got = ev
+				break
+			}
+		}
+		if e, isErr := got.(engine.ErrorEvent); isErr != tc.refused {
+			t.Fatalf("%s: event %#v", tc.title, got)
+		} else if isErr && !strings.Contains(e.Err.Error(), "ACTIVE or TENTATIVE") {
+			t.Errorf("%s: error %v", tc.title, e.Err)
+		}
+		var found *memory.Memory
+		for _, m := range sess.Memories.List(3) {
+			if m.Title == tc.title {
+				found = &m
+			}
+		}
+		switch {
+		case tc.refused && found != nil:
+			t.Errorf("%s: written anyway", tc.title)
+		case !tc.refused && (found == nil || found.Status != tc.want):
+			t.Errorf("%s: stored %+v, want status %s", tc.title, found, tc.want)
+		}
+	}
+}
