@@ -58,13 +58,23 @@ func demoStory(t testing.TB) (*zmachine.Story, *env.Binding) {
 	return story, bs.For(story.Info().MD5)
 }
 
-// runAll runs the session's engine to its end and returns its events.
+// runAll runs the session's engine to its end and returns its events. No
+// one sends commands here, so an Idle (the engine paused, e.g. after
+// repeated model failures) would wait for ever: runAll keeps it as the last
+// event, stops the engine and returns, so the test fails on what it sees
+// instead of hanging until the package's timeout.
 func runAll(t *testing.T, sess *Session) []engine.Event {
 	t.Helper()
-	go sess.Engine.Run(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go sess.Engine.Run(ctx)
 	var evs []engine.Event
 	for ev := range sess.Engine.Events() {
 		evs = append(evs, ev)
+		if _, idle := ev.(engine.Idle); idle {
+			t.Logf("the engine paused after %d events; errors: %q", len(evs), errorsIn(evs))
+			cancel()
+		}
 	}
 	return evs
 }
