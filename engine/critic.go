@@ -41,7 +41,7 @@ type Critic struct {
 }
 
 // NewCritic makes a critic; threshold is the lowest acceptable score
-// (DESIGN.md: -0.2).
+// (the default configuration uses -0.2).
 func NewCritic(client *llm.Client, threshold float64) *Critic {
 	return &Critic{client: client, threshold: threshold, rejected: map[string]bool{}}
 }

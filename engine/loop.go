@@ -37,10 +37,10 @@ import (
 
 // Config tunes the turn loop.
 type Config struct {
-	MaxTurns        int     // per episode (DESIGN.md: 500); 0 means no cap
+	MaxTurns        int     // per episode (the default configuration: 500); 0 means no cap
 	Episodes        int     // episodes to play before stopping; 0 means 1, below 0 no limit
-	CriticThreshold float64 // DESIGN.md: -0.2
-	MaxProposals    int     // per turn (DESIGN.md: 3)
+	CriticThreshold float64 // the lowest critic score accepted (default -0.2)
+	MaxProposals    int     // per turn (default 3)
 	PromptBudget    int     // agent prompt tokens (0: no limit)
 	StuckTurns      int     // turns without progress before a warning (0: 20)
 	MaxFailures     int     // consecutive model failures before pausing (0: 3)

@@ -1,6 +1,7 @@
 // Package memory is Lantern's persistence of Memories.md, the agent's location
-// memories (the format of seed 003 with the statuses of seed 000); the run
-// database, lantern.db, is package memory/rundb.
+// memories (markdown sections keyed by location, each memory with a
+// category and a status); the run database, lantern.db, is package
+// memory/rundb.
 //
 // Memories.md is a markdown file people read and edit by hand while the agent
 // runs, so this package treats it with care:
@@ -28,7 +29,7 @@ const DefaultTitle = "Location Memories"
 // Category is what kind of lesson a memory is.
 type Category string
 
-// The categories of seed 003.
+// The categories a memory can have.
 const (
 	CategorySuccess   Category = "SUCCESS"   // an action achieved its goal
 	CategoryFailure   Category = "FAILURE"   // an action was invalid or did not work
@@ -58,10 +59,11 @@ func (c Category) Valid() bool {
 	return false
 }
 
-// Status is how far a memory is trusted (seed 000).
+// Status is how far a memory is trusted: a lesson can be confirmed,
+// tentative while its outcome is unclear, or superseded by a later one.
 type Status string
 
-// The statuses of seed 000. ACTIVE is implicit in the file: an entry without
+// The statuses. ACTIVE is implicit in the file: an entry without
 // a status is active.
 const (
 	StatusActive     Status = "ACTIVE"     // confirmed knowledge
@@ -242,7 +244,8 @@ func cleanText(s string) string {
 
 // normalize checks a memory given to the store and puts it in the form the
 // file holds. The status is required: a memory is never silently made
-// ACTIVE (seed 000's "critical bug").
+// ACTIVE: a tentative lesson taken as confirmed would mislead the agent
+// until a person noticed it.
 func normalize(m Memory) (Memory, error) {
 	cat, ok := ParseCategory(string(m.Category))
 	if !ok {

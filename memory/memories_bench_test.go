@@ -11,8 +11,8 @@ import (
 )
 
 // synthMemories is a Memories.md of locations × perLocation memories in the
-// canonical form, about 230 bytes a memory: 110 × 8 is seed 003's estimate
-// of a file after many episodes, about 200 KB.
+// canonical form, about 230 bytes a memory: 110 × 8 is the size a file
+// reaches after many episodes, about 200 KB.
 func synthMemories(locations, perLocation int) []byte {
 	var b strings.Builder
 	b.WriteString("# Location Memories\n")
@@ -50,7 +50,7 @@ func TestSynthMemoriesIsValid(t *testing.T) {
 	}
 }
 
-// Goal (issue 6): at most 5 ms.
+// Goal: at most 5 ms.
 func BenchmarkParseMemories200KB(b *testing.B) {
 	data := synthMemories(110, 8)
 	b.SetBytes(int64(len(data)))
@@ -70,7 +70,7 @@ func BenchmarkFormatMemories200KB(b *testing.B) {
 
 // BenchmarkDurableWrite is one Store.Add on a 200 KB Memories.md on disk:
 // lock, check the file, write it durably with its backup. It reports the
-// 50th and 99th percentiles; the goal (issue 6) is a p99 of at most 10 ms.
+// 50th and 99th percentiles; the goal is a p99 of at most 10 ms.
 func BenchmarkDurableWrite(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "Memories.md")
 	if err := os.WriteFile(path, synthMemories(110, 8), 0o644); err != nil {
@@ -101,7 +101,7 @@ func BenchmarkDurableWrite(b *testing.B) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 }
 
-// Goal (issue 6): at most 50 µs.
+// Goal: at most 50 µs.
 func BenchmarkLocationMemory(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "Memories.md")
 	if err := os.WriteFile(path, synthMemories(110, 8), 0o644); err != nil {

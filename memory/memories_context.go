@@ -9,11 +9,11 @@ import (
 )
 
 // FirstVisit is the agent's location memory for a place it knows nothing
-// about (seed 003).
+// about.
 const FirstVisit = "First visit - no prior experiences"
 
-// Budget bounds what the agent's context shows of one location (seed 003:
-// at most 5 successes and 5 failures, 200-500 tokens). A zero field takes
+// Budget bounds what the agent's context shows of one location (by
+// default at most 5 successes and 5 failures, 200-500 tokens). A zero field takes
 // the default.
 type Budget struct {
 	MaxSuccesses int // SUCCESS memories shown, the most recent (5)
@@ -23,7 +23,8 @@ type Budget struct {
 	MaxTextChars int // one memory's text; longer text is cut (400)
 }
 
-// DefaultBudget is seed 003's configuration.
+// DefaultBudget is the default configuration: 5 of each category, 500
+// tokens in all, 400 characters a memory.
 func DefaultBudget() Budget {
 	return Budget{MaxSuccesses: 5, MaxFailures: 5, MaxOthers: 5, MaxTokens: 500, MaxTextChars: 400}
 }
@@ -62,7 +63,7 @@ func (b Budget) limit(c Category) int {
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
 
 // RenderLocationMemory is the text for the agent's context about one
-// location, as seed 003 shows it:
+// location, in this form:
 //
 //	Location Memory for Living Room (Location 23):
 //

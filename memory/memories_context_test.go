@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// seed003Context is seed 003's "Example Retrieved Context", word for word.
+// seed003Context is the design's example of retrieved context, word for
+// word.
 const seed003Context = `Location Memory for Living Room (Location 23):
 
 You've been here 5 times across 4 episodes.
@@ -150,7 +151,7 @@ func TestRenderLocationMemory(t *testing.T) {
 }
 
 // Within the default budget even a location with a hundred memories stays
-// near seed 003's 500 tokens.
+// near the budget's 500 tokens.
 func TestLocationMemoryBudget(t *testing.T) {
 	s, _ := tempStore(t, "")
 	for i := range 100 {

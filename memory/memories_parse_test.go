@@ -15,11 +15,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-// fixtures lists testdata/*.md: the seed examples (seed003_example.md is the
-// Format block of seed 003, seed000_supersession_fragment.md the "Memory File
-// Result" block of seed 000; seed000_troll_room.md and seed000_multistep.md
-// put seed 000's and seed 001's memories into whole files) and hand-edited
-// files.
+// fixtures lists testdata/*.md: the design's examples (seed003_example.md
+// is the format's reference example, seed000_supersession_fragment.md the
+// file a supersession leaves; seed000_troll_room.md and seed000_multistep.md
+// put the troll and multi-step examples' memories into whole files) and
+// hand-edited files.
 func fixtures(t testing.TB) []string {
 	t.Helper()
 	names, err := filepath.Glob(filepath.Join("testdata", "*.md"))
@@ -84,7 +84,7 @@ func TestGoldenRoundTrip(t *testing.T) {
 }
 
 // The seed files that are whole files follow the format: no problems, and
-// formatting leaves seed 003's example exactly as it is.
+// formatting leaves the reference example exactly as it is.
 func TestSeedExamplesAreValid(t *testing.T) {
 	for _, name := range []string{"seed003_example.md", "seed000_troll_room.md", "seed000_multistep.md"} {
 		f := Parse(readFile(t, filepath.Join("testdata", name)))
@@ -94,7 +94,7 @@ func TestSeedExamplesAreValid(t *testing.T) {
 	}
 	data := readFile(t, filepath.Join("testdata", "seed003_example.md"))
 	if got := Parse(data).Format(); !bytes.Equal(got, data) {
-		t.Errorf("seed 003's example is not canonical:\n%s", got)
+		t.Errorf("the reference example is not canonical:\n%s", got)
 	}
 }
 

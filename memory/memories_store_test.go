@@ -260,8 +260,8 @@ func TestStoreOperations(t *testing.T) {
 			wantErr: ErrInvalid,
 		},
 		{
-			// seed 000's delayed consequence: the death supersedes the
-			// tentative memory; the file is seed 000's example.
+			// A delayed consequence: the death supersedes the tentative
+			// memory; the file is testdata/seed000_supersession_fragment.md.
 			name:  "the model supersedes a tentative memory",
 			start: tentativeTroll,
 			op: func(s *Store) error {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Drives Lantern's TUI in tmux as a person would (issue 9, acceptance 2).
+# Drives Lantern's TUI in tmux as a person would: keystrokes in, screens out.
 #
 #   1. With the scripted fake Ollama (llm/llmtest, served by the tui package's
 #      TestServeFakeOllama): start, see every pane, step one turn (Turn: 1),

@@ -12,7 +12,8 @@ import (
 	"github.com/lantern-if/lantern/llm/llmtest"
 )
 
-// everyMetric is what a bench report must show (DESIGN.md §8).
+// everyMetric is what a bench report must show: every metric the
+// benchmark defines, by its heading.
 var everyMetric = []string{"score", "moves", "turns", "deaths", "Turns to each score milestone", "repeated failed action rate",
 	"location coverage", "LLM calls per turn", "prompt tokens/turn p50/p95", "model latency p50/p95", "harness overhead per turn", "Score over turns"}
 

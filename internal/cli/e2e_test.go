@@ -26,7 +26,7 @@ func tinyModelConfig(t *testing.T, dir, extra string) {
 	}
 }
 
-// TestE2ERunHeadlessThirtyTurns is issue 7's command on the real test
+// TestE2ERunHeadlessThirtyTurns is the headless run on the real test
 // server: `lantern run --headless --json --max-turns 30 --model
 // lantern-tiny` on the demo completes 30 turns, one JSON object each. The
 // supervisor is off (its two calls a turn would double the run's time; it

@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// The supervisor's rounds, complete (seed 002: no truncation), in
+// The supervisor's rounds, complete (never truncated: a person
+// reviewing the supervisor reads what it was told), in
 // lantern.db next to the episodes they judged.
 
 const roundSchema = `

@@ -420,7 +420,8 @@ func (r *RunDB) Turns(ctx context.Context, episode int64) ([]Turn, error) {
 	return out, rows.Err()
 }
 
-// Note is one of the agent's flagged notes (seed 004).
+// Note is one of the agent's flagged notes: an observation it wants a
+// person to see (a bug in the game, a puzzle it cannot solve).
 type Note struct {
 	ID         int64
 	Session    string
@@ -491,7 +492,9 @@ func (r *RunDB) Remember(ctx context.Context, n Note) (int64, bool, error) {
 	return id, true, tx.Commit()
 }
 
-// similar is seed 004's near-duplicate test.
+// similar is the near-duplicate test for notes: the same text once case
+// and surrounding space are ignored, or one containing the other at more
+// than 80% of its length.
 func similar(a, b string) bool {
 	a, b = strings.ToLower(strings.TrimSpace(a)), strings.ToLower(strings.TrimSpace(b))
 	if a == b {
