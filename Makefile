@@ -9,7 +9,7 @@ run:
 	$(GO) run . $(ARGS)
 
 build:
-	$(GO) build -o lantern .
+	CGO_ENABLED=0 $(GO) build -trimpath -o lantern .
 
 test:
 	./scripts/test-deps.sh

@@ -30,12 +30,7 @@ func TestCrashAndResume(t *testing.T) {
 	storyPath := shared.File(t, "stories/zork1.z3")
 	walk := shared.File(t, "walkthroughs/zork1.txt")
 	dir, repo := isolate(t)
-	bin := filepath.Join(dir, "lantern")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildLantern(t, dir, repo)
 	data, err := os.ReadFile(storyPath)
 	if err != nil {
 		t.Fatal(err)

@@ -37,12 +37,7 @@ func TestOracleFlags(t *testing.T) {
 // and SIGTERM ends it cleanly.
 func TestOracleProcess(t *testing.T) {
 	dir, repo := isolate(t)
-	bin := filepath.Join(dir, "lantern")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildLantern(t, dir, repo)
 	cmd := exec.Command(bin, "oracle", "--script", filepath.Join(repo, "game_files/demo/walkthrough.txt"))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

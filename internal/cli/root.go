@@ -5,6 +5,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -227,6 +228,11 @@ func readStoryFile(path string) ([]byte, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	// What lies past the limit is not part of the story.
-	return io.ReadAll(io.LimitReader(f, limit))
+	// What lies past the limit is not part of the story. The buffer is
+	// sized from the file, so the story is read in one go.
+	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), limit)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -106,18 +106,14 @@ func TestCLIPlayJSON(t *testing.T) {
 }
 
 // BenchmarkPlayProcessVsDfrotz times the whole process of `lantern play
-// --plain` on the Zork I walkthrough against dfrotz, in alternating pairs,
-// and reports both medians and their ratio (goal: at most 1.0).
+// --plain` (built as `make build` builds it) on the Zork I walkthrough
+// against dfrotz, in alternating pairs, and reports both medians and their
+// ratio (goal: at most 1.0).
 func BenchmarkPlayProcessVsDfrotz(b *testing.B) {
 	story := shared.File(b, "stories/zork1.z3")
 	walk := shared.File(b, "walkthroughs/zork1.txt")
 	dfrotz := shared.Dfrotz(b)
-	bin := filepath.Join(b.TempDir(), "lantern")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildLantern(b, b.TempDir(), filepath.Join("..", ".."))
 	timeRun := func(name string, args ...string) time.Duration {
 		f, err := os.Open(walk)
 		if err != nil {

@@ -118,10 +118,18 @@ func (s *session) loop(ctx context.Context) error {
 	}
 }
 
-// write sends the story's text (raw mode) or the rendered screen out.
+// write sends the story's text (raw mode) or the rendered screen out. The
+// screen stays in its buffer while the next command is already read in (a
+// script or a walkthrough piped in): it is written when the buffer fills,
+// before the input would wait for a person, and at the end, so a person
+// always sees the story's reply before typing, and a walkthrough costs a
+// handful of writes instead of one a turn.
 func (s *session) write(text string) error {
 	var err error
 	if s.dumb != nil {
+		if s.in.Buffered() > 0 {
+			return nil
+		}
 		err = s.dumb.flush()
 	} else {
 		_, err = io.WriteString(s.out, text)
