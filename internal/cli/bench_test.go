@@ -96,14 +96,7 @@ func TestBenchLLMAgentFakeServer(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", s.Host())
 	t.Setenv("LANTERN_LOOP_OBJECTIVE_UPDATE_INTERVAL", "2") // from the configuration into the session
 	t.Setenv("LANTERN_MANAGERS_SUPERVISOR_INTERVAL", "1")
-	code, out, stderr := runCLI(t, "", "bench", "--model", "fake", "--episodes", "2", "--max-turns", "4", "--json")
-	if code != exitOK {
-		t.Fatalf("bench: exit %d\n%s", code, stderr)
-	}
-	var rep bench.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := benchJSON(t, "--model", "fake", "--episodes", "2", "--max-turns", "4")
 	if len(rep.Episodes) != 2 || rep.Models[config.RoleAgent] != "fake" || rep.Host != s.Host() || rep.Label != "fake" {
 		t.Fatalf("report %+v", rep)
 	}
@@ -134,7 +127,7 @@ func TestBenchLLMAgentFakeServer(t *testing.T) {
 	}
 	t.Logf("whole run: %+v", rep.Summary[len(rep.Summary)-1])
 	// A model the server lacks stops the run before it starts, naming it.
-	code, _, stderr = runCLI(t, "", "bench", "--model", "absent", "--episodes", "1")
+	code, _, stderr := runCLI(t, "", "bench", "--model", "absent", "--episodes", "1")
 	if code != exitError || !strings.Contains(stderr, "absent") || !strings.Contains(stderr, "ollama pull") {
 		t.Errorf("missing model: exit %d %s", code, stderr)
 	}

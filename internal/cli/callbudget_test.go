@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/lantern-if/lantern/internal/bench"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -125,14 +124,7 @@ func TestMetricsAgreeEverywhere(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", s.Host())
 	t.Setenv("LANTERN_LOOP_OBJECTIVE_UPDATE_INTERVAL", "2")
 	t.Setenv("LANTERN_MANAGERS_SUPERVISOR_INTERVAL", "3")
-	code, out, stderr := runCLI(t, "", "bench", "--model", "fake", "--episodes", "1", "--max-turns", "8", "--json")
-	if code != exitOK {
-		t.Fatalf("bench: exit %d\n%s", code, stderr)
-	}
-	var rep bench.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := benchJSON(t, "--model", "fake", "--episodes", "1", "--max-turns", "8")
 	if len(rep.Episodes) != 1 || rep.DB == "" {
 		t.Fatalf("report %+v", rep)
 	}

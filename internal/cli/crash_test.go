@@ -13,10 +13,8 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/engine/session"
-	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
-	"github.com/lantern-if/lantern/zmachine"
 )
 
 // TestCrashAndResume kills a headless session (the Zork I walkthrough
@@ -27,22 +25,9 @@ import (
 // once, and each turn's action, response, score and location equal an
 // uninterrupted run's: the resumed machine was identical.
 func TestCrashAndResume(t *testing.T) {
-	storyPath := shared.File(t, "stories/zork1.z3")
-	walk := shared.File(t, "walkthroughs/zork1.txt")
-	dir, repo := isolate(t)
-	bin := buildLantern(t, dir, repo)
-	data, err := os.ReadFile(storyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	story, err := zmachine.LoadStory(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	storyPath, walk, dir, bin, story := zorkProcessFixture(t)
 	md5 := story.Info().MD5
-	args := func(wd string) []string {
-		return []string{"run", "--headless", "--json", "--story", storyPath, "--seed", "12", "--agent", "script:" + walk, "--workdir", wd, "--max-turns", "0"}
-	}
+	args := func(wd string) []string { return walkthroughRunArgs(storyPath, walk, wd) }
 	storyDir := func(wd string) string { return filepath.Join(wd, session.StoryDir(storyPath, story.Info().Release)) }
 
 	// The uninterrupted run.

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
-	"github.com/lantern-if/lantern/internal/bench"
 	"os"
 	"testing"
 
@@ -44,14 +42,7 @@ func TestE2EFortyTurnsOneLoad(t *testing.T) {
 	isolate(t)
 	t.Setenv("OLLAMA_HOST", host)
 	runners0, trunc0, haveLog := serverLogCounts(t)
-	code, out, stderr := runCLI(t, "", "bench", "--episodes", "1", "--max-turns", "40", "--model", "lantern-tiny", "--json")
-	if code != exitOK {
-		t.Fatalf("bench: exit %d\n%s", code, stderr)
-	}
-	var rep bench.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := benchJSON(t, "--episodes", "1", "--max-turns", "40", "--model", "lantern-tiny")
 	if len(rep.Episodes) != 1 || rep.Episodes[0].Turns != 40 {
 		t.Fatalf("report %+v", rep.Episodes)
 	}

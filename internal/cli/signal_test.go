@@ -32,27 +32,41 @@ func buildLantern(t testing.TB, dir, repo string) string {
 	return bin
 }
 
-// TestSignalsEndASessionCleanly: SIGTERM and SIGHUP stop a headless run as
-// SIGINT does: exit 0, the last recorded turn reported, no temporary file
-// left; --resume then continues at the next turn with no gap.
-func TestSignalsEndASessionCleanly(t *testing.T) {
-	storyPath := shared.File(t, "stories/zork1.z3")
-	walk := shared.File(t, "walkthroughs/zork1.txt")
+// zorkProcessFixture is what the process tests share: Zork I and its
+// walkthrough from the shared data, an isolated dir with the binary built
+// into it, and the loaded story.
+func zorkProcessFixture(t *testing.T) (storyPath, walk, dir, bin string, story *zmachine.Story) {
+	t.Helper()
+	storyPath = shared.File(t, "stories/zork1.z3")
+	walk = shared.File(t, "walkthroughs/zork1.txt")
 	dir, repo := isolate(t)
-	bin := buildLantern(t, dir, repo)
+	bin = buildLantern(t, dir, repo)
 	data, err := os.ReadFile(storyPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	story, err := zmachine.LoadStory(data)
-	if err != nil {
+	if story, err = zmachine.LoadStory(data); err != nil {
 		t.Fatal(err)
 	}
+	return storyPath, walk, dir, bin, story
+}
+
+// walkthroughRunArgs is a headless JSON run of the whole walkthrough as
+// the script agent, in work dir wd.
+func walkthroughRunArgs(storyPath, walk, wd string) []string {
+	return []string{"run", "--headless", "--json", "--story", storyPath, "--seed", "12", "--agent", "script:" + walk, "--workdir", wd, "--max-turns", "0"}
+}
+
+// TestSignalsEndASessionCleanly: SIGTERM and SIGHUP stop a headless run as
+// SIGINT does: exit 0, the last recorded turn reported, no temporary file
+// left; --resume then continues at the next turn with no gap.
+func TestSignalsEndASessionCleanly(t *testing.T) {
+	storyPath, walk, dir, bin, story := zorkProcessFixture(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			wd := filepath.Join(dir, "wd-"+strconv.Itoa(int(sig)))
 			sd := filepath.Join(wd, session.StoryDir(storyPath, story.Info().Release))
-			args := []string{"run", "--headless", "--json", "--story", storyPath, "--seed", "12", "--agent", "script:" + walk, "--workdir", wd, "--max-turns", "0"}
+			args := walkthroughRunArgs(storyPath, walk, wd)
 			cmd := exec.Command(bin, args...)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
