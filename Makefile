@@ -9,7 +9,7 @@ run:
 	$(GO) run . $(ARGS)
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o lantern .
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -o lantern .
 
 test:
 	./scripts/test-deps.sh

@@ -224,7 +224,9 @@ func version() string {
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
-	if rev != "" {
+	// Go 1.24 and later derive a pseudo-version that already names the
+	// revision (v0.0.0-20261123164033-a3f87b0c2d92+dirty).
+	if rev != "" && !strings.Contains(v, rev) {
 		v += " (" + rev + dirty + ")"
 	}
 	return v
