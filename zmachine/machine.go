@@ -317,13 +317,7 @@ func (m *Machine) Run() (st State, err error) {
 			err = m.runtimeError(r)
 		}
 	}()
-	for m.state == Running {
-		if budget == 0 {
-			panic(faultf(ErrInstructionLimit, "%d instructions without input", m.opts.StepBudget))
-		}
-		budget--
-		m.step()
-	}
+	m.execute(&budget)
 	return m.state, nil
 }
 

@@ -161,13 +161,20 @@ func (d *dumb) drawStyle() uint16 {
 	return d.style
 }
 
-// eraseArea blanks a 1-based inclusive rectangle.
+// eraseArea blanks a 1-based inclusive rectangle (the part of it on the
+// screen), marking the cells whose content changes.
 func (d *dumb) eraseArea(top, left, bottom, right int) {
-	for r := top - 1; r <= bottom-1; r++ {
-		for c := left - 1; c <= right-1; c++ {
-			if r >= 0 && r < d.rows && c >= 0 && c < d.cols {
-				d.setCell(r, c, cell{r: ' ', style: d.drawStyle()})
-			}
+	top, left, bottom, right = max(top-1, 0), max(left-1, 0), min(bottom-1, d.rows-1), min(right-1, d.cols-1)
+	if left > right {
+		return
+	}
+	blank := cell{r: ' ', style: d.drawStyle()}
+	for r := top; r <= bottom; r++ {
+		from, to := r*d.cols+left, r*d.cols+right+1
+		row, changed := d.cells[from:to], d.changed[from:to]
+		for i := range row {
+			changed[i] = row[i] != blank
+			row[i] = blank
 		}
 	}
 }
@@ -177,10 +184,17 @@ func (d *dumb) scrollArea(top, left, bottom, right int) {
 	if left > right {
 		return
 	}
-	for r := top; r < bottom; r++ {
-		dst, src := r*d.cols, (r+1)*d.cols
-		copy(d.cells[dst+left:dst+right+1], d.cells[src+left:src+right+1])
-		copy(d.changed[dst+left:dst+right+1], d.changed[src+left:src+right+1])
+	if left == 0 && right == d.cols-1 && top < bottom {
+		// Whole rows lie next to each other: one move.
+		dst, src, end := top*d.cols, (top+1)*d.cols, (bottom+1)*d.cols
+		copy(d.cells[dst:], d.cells[src:end])
+		copy(d.changed[dst:], d.changed[src:end])
+	} else {
+		for r := top; r < bottom; r++ {
+			dst, src := r*d.cols, (r+1)*d.cols
+			copy(d.cells[dst+left:dst+right+1], d.cells[src+left:src+right+1])
+			copy(d.changed[dst+left:dst+right+1], d.changed[src+left:src+right+1])
+		}
 	}
 	d.eraseArea(bottom+1, left+1, bottom+1, right+1)
 }
@@ -384,9 +398,10 @@ func (d *dumb) rowChanged(r int) bool {
 	if r == 0 && d.v <= 3 && d.statusNew {
 		return true
 	}
-	for c := 0; c < d.cols; c++ {
-		i := r*d.cols + c
-		if d.changed[i] && d.cells[i].r != ' ' {
+	from, to := r*d.cols, (r+1)*d.cols
+	cells := d.cells[from:to]
+	for c, ch := range d.changed[from:to] {
+		if ch && cells[c].r != ' ' {
 			return true
 		}
 	}
@@ -454,9 +469,7 @@ func (d *dumb) showScreen(showCursor bool) {
 			}
 		}
 	}
-	for i := range d.changed {
-		d.changed[i] = false
-	}
+	clear(d.changed)
 	d.statusNew = false
 }
 
