@@ -83,7 +83,7 @@ func (m *Machine) Snapshot() *Snapshot {
 // Restore puts the machine back in the state of s. Output not yet taken is
 // kept. It fails with ErrBadSave when s was taken from another story.
 func (m *Machine) Restore(s *Snapshot) error {
-	if s == nil || s.story.md5 != m.story.md5 {
+	if s == nil || (s.story != m.story && s.story.md5() != m.story.md5()) {
 		return ErrBadSave
 	}
 	copy(m.mem, s.dyn)

@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"sync"
 )
 
 // Header byte offsets (Z-Machine Standards Document §11).
@@ -41,11 +42,12 @@ const (
 	headerSize     = 0x40
 )
 
-// Story is a validated, immutable story file. Many machines may share one.
+// Story is a validated, immutable story file. Many machines, on many
+// goroutines, may share one.
 type Story struct {
 	data    []byte // the file as loaded; never modified
 	version int
-	md5     string
+	md5     func() string // computed on first use: playing a story never needs it
 }
 
 // StoryInfo identifies a story file.
@@ -124,8 +126,10 @@ func LoadStory(data []byte) (*Story, error) {
 	}
 	cp := make([]byte, size)
 	copy(cp, data)
-	sum := md5.Sum(data)
-	return &Story{data: cp, version: v, md5: hex.EncodeToString(sum[:])}, nil
+	return &Story{data: cp, version: v, md5: sync.OnceValue(func() string {
+		sum := md5.Sum(cp)
+		return hex.EncodeToString(sum[:])
+	})}, nil
 }
 
 // Version is the story's Z-machine version.
@@ -142,7 +146,7 @@ func (s *Story) Info() StoryInfo {
 		Release:  int(d[hRelease])<<8 | int(d[hRelease+1]),
 		Serial:   serialString(d[hSerial : hSerial+6]),
 		Checksum: uint16(d[hChecksum])<<8 | uint16(d[hChecksum+1]),
-		MD5:      s.md5,
+		MD5:      s.md5(),
 		Size:     len(d),
 	}
 }

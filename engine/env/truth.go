@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -233,8 +234,11 @@ func unnamed(name string) bool {
 }
 
 var (
-	statusFieldSep = regexp.MustCompile(`\s{2,}`)
-	statusNotPlace = regexp.MustCompile(`(?i)^(\d{1,2}:\d\d.*|.*\b(score|moves|turns|rating|time)\b.*|[-\d/:. ]+)$`)
+	// Compiled on first use, not at every start of every command.
+	statusFieldSep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s{2,}`) })
+	statusNotPlace = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(\d{1,2}:\d\d.*|.*\b(score|moves|turns|rating|time)\b.*|[-\d/:. ]+)$`)
+	})
 )
 
 // statusName is the location name on the status line: the first field of
@@ -247,8 +251,8 @@ func (e *Env) statusName() string {
 	if len(rows) == 0 {
 		return ""
 	}
-	for _, f := range statusFieldSep.Split(strings.TrimSpace(rows[0]), -1) {
-		if f != "" && !statusNotPlace.MatchString(f) {
+	for _, f := range statusFieldSep().Split(strings.TrimSpace(rows[0]), -1) {
+		if f != "" && !statusNotPlace().MatchString(f) {
 			return f
 		}
 	}
