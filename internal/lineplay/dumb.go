@@ -37,7 +37,13 @@ type dumb struct {
 	keysLeft bool
 	// instr names the instruction being executed (nil: unknown).
 	instr   func() string
-	origins map[string]uint16
+	origins map[originKey]uint16
+}
+
+// originKey is a drawing path: the instruction's name and the flush kind.
+type originKey struct {
+	name string
+	kind byte
 }
 
 // origin numbers the path along which text is being drawn: the instruction
@@ -56,11 +62,11 @@ func (d *dumb) origin(kind byte) uint16 {
 			kind = flushWord
 		}
 	}
-	key := name + "/" + string(kind)
+	key := originKey{name, kind}
 	n, ok := d.origins[key]
 	if !ok {
 		if d.origins == nil {
-			d.origins = map[string]uint16{}
+			d.origins = map[originKey]uint16{}
 		}
 		n = uint16(len(d.origins) + 2)
 		d.origins[key] = n
