@@ -85,23 +85,49 @@ type app struct {
 	sampleConfig string
 	configFile   string // --config
 	logLevel     string // --log-level
+	// signals: end the command cleanly on SIGINT, SIGTERM and SIGHUP (the
+	// process, not the tests, which run commands in their own process).
+	signals     bool
+	stopSignals context.CancelFunc
+}
+
+// keepSignals annotates a command that keeps the default signal
+// behaviour (the process ends at once), as `play` does like dfrotz:
+// it has nothing to flush, and arming the handlers (a goroutine and a
+// thread) was a tenth of its start-up.
+const keepSignals = "lantern/keep-signals"
+
+// armSignals gives cmd a context that SIGINT, SIGTERM (systemctl stop,
+// kill) and SIGHUP (the terminal closed) cancel, so the turn finishes or is
+// abandoned, everything is flushed and reported, and the process exits
+// cleanly.
+func (a *app) armSignals(cmd *cobra.Command, _ []string) {
+	if !a.signals || cmd.Annotations[keepSignals] != "" {
+		return
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	a.stopSignals = stop
+	cmd.SetContext(ctx)
 }
 
 // Main runs the command line on the process's arguments and exits;
 // sampleConfig is lantern.sample.toml, which `lantern config sample` prints.
 func Main(sampleConfig string) {
-	// SIGTERM (systemctl stop, kill) and SIGHUP (the terminal closed) end a
-	// session as SIGINT does: the turn finishes or is abandoned, everything
-	// is flushed and reported, and the process exits cleanly.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	code := run(ctx, sampleConfig, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	a := &app{sampleConfig: sampleConfig, signals: true}
+	os.Exit(a.run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // run executes the command line args and returns the exit code.
 func run(ctx context.Context, sampleConfig string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{sampleConfig: sampleConfig}
+	return (&app{sampleConfig: sampleConfig}).run(ctx, args, stdin, stdout, stderr)
+}
+
+func (a *app) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	defer func() {
+		if a.stopSignals != nil {
+			a.stopSignals()
+		}
+	}()
 	root := newRoot(a)
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -144,6 +170,7 @@ func newRoot(a *app) *cobra.Command {
 	root.SuggestionsMinimumDistance = 2
 	root.SetVersionTemplate("lantern {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.PersistentPreRun = a.armSignals
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file read in place of ./lantern.toml")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", logLevelUsage)
 	root.AddCommand(

@@ -36,6 +36,7 @@ it (no echo of input, no status line). Ends at end of input or when the story
 quits.`,
 		Example: `  lantern play --plain --story zork1.z3
   lantern play --plain --seed 12 --story zork1.z3 < walkthrough.txt`,
+		Annotations: map[string]string{keepSignals: "play ends at once on a signal, as dfrotz does"},
 	}
 	fs := cmd.Flags()
 	fs.Bool("plain", true, "line mode, the only mode: commands from stdin or --script, story text to stdout")
