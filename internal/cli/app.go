@@ -128,7 +128,7 @@ func (a *app) run(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			a.stopSignals()
 		}
 	}()
-	root := newRoot(a)
+	root := newRoot(a, args)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -158,9 +158,43 @@ Exit codes: 0 success; 1 failure (bad story, runtime fault, I/O, Ollama
 unreachable, doctor found a problem, memories check found a problem); 2 usage
 error (bad flags or arguments, invalid configuration).`
 
+// command is a subcommand by name, built on demand.
+type command struct {
+	name  string
+	build func(*app) *cobra.Command
+}
+
+// commands lists the subcommands in the order help shows them.
+func commands() []command {
+	return []command{
+		{"tui", newTUICmd},
+		{"play", newPlayCmd},
+		{"run", newRunCmd},
+		{"bench", newBenchCmd},
+		{"doctor", newDoctorCmd},
+		{"models", newModelsCmd},
+		{"memories", newMemoriesCmd},
+		{"stories", newStoriesCmd},
+		{"notes", newNotesCmd},
+		{"map", newMapCmd},
+		{"episodes", newEpisodesCmd},
+		{"config", newConfigCmd},
+		{"oracle", newOracleCmd},
+		{"version", func(*app) *cobra.Command {
+			return &cobra.Command{
+				Use: "version", Short: "print the version", Args: noArgs,
+				Run: func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "lantern", version()) },
+			}
+		}},
+	}
+}
+
 // newRoot builds the command tree: one file per command, each adding its
-// own flags; what every command shares is set here.
-func newRoot(a *app) *cobra.Command {
+// own flags; what every command shares is set here. A command line that
+// starts with a command's name gets only that command (building all of them
+// was a tenth of `lantern play`'s start-up); any other line (help,
+// completion, flags first, a typo to suggest a name for) gets them all.
+func newRoot(a *app, args []string) *cobra.Command {
 	root := newTUICmd(a)
 	root.Use = "lantern"
 	root.Short = "a terminal co-pilot for agents that play interactive fiction"
@@ -173,25 +207,16 @@ func newRoot(a *app) *cobra.Command {
 	root.PersistentPreRun = a.armSignals
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file read in place of ./lantern.toml")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", logLevelUsage)
-	root.AddCommand(
-		newTUICmd(a),
-		newPlayCmd(a),
-		newRunCmd(a),
-		newBenchCmd(a),
-		newDoctorCmd(a),
-		newModelsCmd(a),
-		newMemoriesCmd(a),
-		newStoriesCmd(a),
-		newNotesCmd(a),
-		newMapCmd(a),
-		newEpisodesCmd(a),
-		newConfigCmd(a),
-		newOracleCmd(a),
-		&cobra.Command{
-			Use: "version", Short: "print the version", Args: noArgs,
-			Run: func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "lantern", version()) },
-		},
-	)
+	all := commands()
+	for _, c := range all {
+		if len(args) > 0 && args[0] == c.name {
+			all = []command{c}
+			break
+		}
+	}
+	for _, c := range all {
+		root.AddCommand(c.build(a))
+	}
 	for _, c := range root.Commands() {
 		if f := c.Flags().Lookup("model"); f != nil {
 			_ = c.RegisterFlagCompletionFunc("model", completeModels)
