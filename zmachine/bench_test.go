@@ -5,6 +5,7 @@ package zmachine_test
 // the whole interpreter, and the cost of a snapshot and restore.
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -133,5 +134,35 @@ func BenchmarkSnapshotRestore(b *testing.B) {
 		if err := m.Restore(snap); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// LoadStoryOwned keeps the caller's buffer; LoadStory copies it. Both
+// describe the story alike.
+func TestLoadStoryOwnedKeepsTheBuffer(t *testing.T) {
+	data, err := os.ReadFile(shared.File(t, "stories/zork1.z3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, err := zmachine.LoadStory(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned, err := zmachine.LoadStoryOwned(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if copied.Info() != owned.Info() {
+		t.Fatalf("info %+v, owned %+v", copied.Info(), owned.Info())
+	}
+	data[0x1E] ^= 0xff // a byte of the header's interpreter number: the owned story sees it
+	if got := owned.Bytes()[0x1E]; got != data[0x1E] {
+		t.Errorf("the owned story copied its buffer (byte 0x1E %#x, buffer %#x)", got, data[0x1E])
+	}
+	if got := copied.Bytes()[0x1E]; got == data[0x1E] {
+		t.Errorf("LoadStory kept the caller's buffer")
+	}
+	if _, err := zmachine.LoadStoryOwned(data[:10]); !errors.Is(err, zmachine.ErrTruncated) {
+		t.Errorf("a truncated owned buffer: %v, want ErrTruncated", err)
 	}
 }

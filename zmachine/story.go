@@ -60,10 +60,21 @@ type StoryInfo struct {
 	Size     int    `json:"size"`
 }
 
-// LoadStory validates a story file image. It never panics: files that are
-// truncated, corrupt or of an unsupported version give an error wrapping
-// ErrTruncated, ErrCorrupt or ErrUnsupportedVersion.
+// LoadStory validates a story file image and keeps a copy of it. It never
+// panics: files that are truncated, corrupt or of an unsupported version
+// give an error wrapping ErrTruncated, ErrCorrupt or ErrUnsupportedVersion.
 func LoadStory(data []byte) (*Story, error) {
+	return loadStory(data, true)
+}
+
+// LoadStoryOwned is LoadStory for a buffer the caller gives away (a file
+// just read): the story keeps data itself, which must not be changed
+// afterwards.
+func LoadStoryOwned(data []byte) (*Story, error) {
+	return loadStory(data, false)
+}
+
+func loadStory(data []byte, copyData bool) (*Story, error) {
 	if len(data) < headerSize {
 		return nil, fmt.Errorf("%w: %d bytes, a header needs %d", ErrTruncated, len(data), headerSize)
 	}
@@ -124,8 +135,11 @@ func LoadStory(data []byte) (*Story, error) {
 	if pc := word(hInitialPC); pc < headerSize || pc >= size {
 		return nil, fmt.Errorf("%w: initial PC 0x%x outside the file", ErrCorrupt, pc)
 	}
-	cp := make([]byte, size)
-	copy(cp, data)
+	cp := data[:size:size]
+	if copyData {
+		cp = make([]byte, size)
+		copy(cp, data)
+	}
 	return &Story{data: cp, version: v, md5: sync.OnceValue(func() string {
 		sum := md5.Sum(cp)
 		return hex.EncodeToString(sum[:])

@@ -172,7 +172,7 @@ func loadStory(path string) (*zmachine.Story, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load story %q: %w", path, err)
 	}
-	s, err := zmachine.LoadStory(data)
+	s, err := zmachine.LoadStoryOwned(data) // the buffer is ours alone
 	if err != nil {
 		return nil, fmt.Errorf("load story %q: %w", path, err)
 	}
