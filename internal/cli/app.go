@@ -133,8 +133,12 @@ func (a *app) run(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := fang.Execute(ctx, root,
-		fang.WithVersion(version()),
+	opts := []fang.Option{fang.WithVersion(version())}
+	if _, ok := namedCommand(args); ok {
+		// Neither `completion` nor `man` was asked for.
+		opts = append(opts, fang.WithoutCompletions(), fang.WithoutManpage())
+	}
+	err := fang.Execute(ctx, root, append(opts,
 		fang.WithErrorHandler(func(w io.Writer, _ fang.Styles, err error) {
 			if reported(err) {
 				return
@@ -145,7 +149,7 @@ func (a *app) run(ctx context.Context, args []string, stdin io.Reader, stdout, s
 				path = cmd.CommandPath()
 			}
 			fmt.Fprintf(w, "%s: %v\n", path, err)
-		}))
+		}))...)
 	return exitCode(err)
 }
 
@@ -189,6 +193,16 @@ func commands() []command {
 	}
 }
 
+// namedCommand is the command a command line starts with, if any.
+func namedCommand(args []string) (command, bool) {
+	for _, c := range commands() {
+		if len(args) > 0 && args[0] == c.name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
 // newRoot builds the command tree: one file per command, each adding its
 // own flags; what every command shares is set here. A command line that
 // starts with a command's name gets only that command (building all of them
@@ -208,11 +222,8 @@ func newRoot(a *app, args []string) *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file read in place of ./lantern.toml")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", logLevelUsage)
 	all := commands()
-	for _, c := range all {
-		if len(args) > 0 && args[0] == c.name {
-			all = []command{c}
-			break
-		}
+	if c, ok := namedCommand(args); ok {
+		all = []command{c}
 	}
 	for _, c := range all {
 		root.AddCommand(c.build(a))
