@@ -2,6 +2,7 @@ package lineplay
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 
 	"github.com/lantern-if/lantern/zmachine"
@@ -20,8 +21,8 @@ type dumb struct {
 	v          int
 	rows, cols int
 	cells      []cell
-	changed    []bool
-	statusNew  bool // the v3 status line changed since the screen was last shown
+	changed    []byte // 1 where a cell changed since the screen was last shown (bytes, so a row is searched with bytes.IndexByte)
+	statusNew  bool   // the v3 status line changed since the screen was last shown
 	status     zmachine.StatusLine
 	haveStatus bool
 	curRow     int // the terminal cursor, 0-based
@@ -123,7 +124,7 @@ type window struct {
 func newDumb(w io.Writer, version int) *dumb {
 	d := &dumb{w: bufio.NewWriter(w), v: version, rows: 24, cols: 80}
 	d.cells = make([]cell, d.rows*d.cols)
-	d.changed = make([]bool, d.rows*d.cols)
+	d.changed = make([]byte, d.rows*d.cols)
 	for i := range d.cells {
 		d.cells[i] = blankCell
 	}
@@ -147,6 +148,14 @@ func (d *dumb) restartScreen() {
 	d.eraseScreen(-1)
 }
 
+// flag is a changed mark: 1 for true.
+func flag(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func (d *dumb) cur() *window { return &d.win[d.cwin] }
 
 func (d *dumb) setCell(row, col int, c cell) {
@@ -154,7 +163,7 @@ func (d *dumb) setCell(row, col int, c cell) {
 	if i < 0 || i >= len(d.cells) {
 		return
 	}
-	d.changed[i] = c != d.cells[i]
+	d.changed[i] = flag(c != d.cells[i])
 	d.cells[i] = c
 }
 
@@ -179,7 +188,7 @@ func (d *dumb) eraseArea(top, left, bottom, right int) {
 		from, to := r*d.cols+left, r*d.cols+right+1
 		row, changed := d.cells[from:to], d.changed[from:to]
 		for i := range row {
-			changed[i] = row[i] != blank
+			changed[i] = flag(row[i] != blank)
 			row[i] = blank
 		}
 	}
@@ -405,11 +414,16 @@ func (d *dumb) rowChanged(r int) bool {
 		return true
 	}
 	from, to := r*d.cols, (r+1)*d.cols
-	cells := d.cells[from:to]
-	for c, ch := range d.changed[from:to] {
-		if ch && cells[c].r != ' ' {
+	cells, changed := d.cells[from:to], d.changed[from:to]
+	for c := bytes.IndexByte(changed, 1); c >= 0; {
+		if cells[c].r != ' ' {
 			return true
 		}
+		next := bytes.IndexByte(changed[c+1:], 1)
+		if next < 0 {
+			break
+		}
+		c += next + 1
 	}
 	return false
 }
