@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"unicode/utf8"
 
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -21,6 +22,7 @@ type dumb struct {
 	v          int
 	rows, cols int
 	cells      []cell
+	line       []byte // a row's text, reused by showRow
 	changed    []byte // 1 where a cell changed since the screen was last shown (bytes, so a row is searched with bytes.IndexByte)
 	statusNew  bool   // the v3 status line changed since the screen was last shown
 	status     zmachine.StatusLine
@@ -435,11 +437,14 @@ func (d *dumb) showRow(r int) {
 		for last >= 0 && row[last].r == ' ' {
 			last--
 		}
+		line := d.line[:0]
 		for _, c := range row[:last+1] {
 			if c.visible() {
-				d.w.WriteRune(c.r)
+				line = utf8.AppendRune(line, c.r)
 			}
 		}
+		d.w.Write(line)
+		d.line = line
 	}
 	d.w.WriteByte('\n')
 }
