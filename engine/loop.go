@@ -102,6 +102,11 @@ type TurnRecord struct {
 	Duration   time.Duration
 	LLMTime    time.Duration
 	LLMMetrics llm.Summary
+	// Prompt is the agent's prompt for this turn (nil for a person's
+	// action). A manager that asks the same model after the turn (memory
+	// synthesis) continues it, so Ollama's prompt cache still holds it
+	// when the next turn's prompt comes.
+	Prompt []llm.Message
 	// Seed is the random seed the episode started with.
 	Seed int
 	// History is a copy of the recent turns the agent's prompt shows,
@@ -143,14 +148,15 @@ type GameState struct {
 // Engine is the orchestrator: one goroutine (Run) plays turns, reports
 // Events and obeys Commands.
 type Engine struct {
-	cfg    Config
-	env    *env.Env
-	agent  Agent
-	critic *Critic
-	client *llm.Client // may be nil (scripted runs)
-	gmap   *mapper.Map
-	extras PromptExtras
-	life   Lifecycle
+	turnPrompt []llm.Message // the agent's prompt of the turn being played
+	cfg        Config
+	env        *env.Env
+	agent      Agent
+	critic     *Critic
+	client     *llm.Client // may be nil (scripted runs)
+	gmap       *mapper.Map
+	extras     PromptExtras
+	life       Lifecycle
 
 	events   chan Event
 	cmds     chan Command
@@ -462,6 +468,8 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	turn := e.st.Turn + 1
 	e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorAgent})
 	prompt := e.Prompt(ctx, turn)
+	e.turnPrompt = prompt
+	defer func() { e.turnPrompt = nil }()
 	scope := e.scope()
 	var rejected []string
 	var verdicts []Verdict
@@ -702,6 +710,9 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts, Reviews: reviews,
 		Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom, Stuck: e.becameStuck(turn),
 		Duration: time.Since(start), LLMTime: llmTime, Seed: e.seed, History: slices.Clone(e.st.History)}
+	if actor == ActorAgent {
+		rec.Prompt = e.turnPrompt
+	}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}

@@ -322,7 +322,7 @@ func (s *Session) recordTurn(ctx context.Context, rec engine.TurnRecord) ([]engi
 			return nil, errors.Join(dbErr, err)
 		}
 	}
-	res, err := s.synth.ProcessTurn(ctx, managed(rec))
+	res, err := s.synth.ProcessTurnAfter(ctx, managed(rec), rec.Prompt)
 	if err != nil {
 		// A failed synthesis loses one memory, not the turn.
 		events = append(events, engine.ErrorEvent{Turn: rec.Turn, Err: err})

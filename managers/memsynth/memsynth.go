@@ -97,12 +97,25 @@ type Result struct {
 // the memory role and writes its answer. The memory goes to the location
 // where the action was taken.
 func (s *Synthesizer) ProcessTurn(ctx context.Context, t domain.Turn) (Result, error) {
+	return s.ProcessTurnAfter(ctx, t, nil)
+}
+
+// ProcessTurnAfter is ProcessTurn for a turn the agent played from
+// prompt: when the memory role runs on the agent's model, its request
+// continues that prompt (the agent's messages, then the memory
+// instructions and the turn), as the critic's does. Ollama then serves the
+// agent's prompt from its cache and keeps it there for the next turn,
+// instead of the memory prompt taking its place.
+func (s *Synthesizer) ProcessTurnAfter(ctx context.Context, t domain.Turn, prompt []llm.Message) (Result, error) {
 	defer s.remember(t)
 	why := Triggers(t)
 	if len(why) == 0 || s.client == nil {
 		return Result{}, nil
 	}
-	rep, _, err := llm.Structured[Reply](ctx, s.client, llm.Request{Role: config.RoleMemory, Messages: s.prompt(t, why), Turn: t.Turn})
+	if !s.sameModel(config.RoleAgent) {
+		prompt = nil
+	}
+	rep, _, err := llm.Structured[Reply](ctx, s.client, llm.Request{Role: config.RoleMemory, Messages: s.prompt(t, why, prompt), Turn: t.Turn})
 	if err != nil {
 		return Result{}, fmt.Errorf("memory synthesis at turn %d: %w", t.Turn, err)
 	}
@@ -169,7 +182,14 @@ Status: ACTIVE when the outcome is clear, TENTATIVE when it is not yet (an effec
 Look at the recent turns: several turns may form one procedure (prerequisites), an earlier success may turn out badly (then supersede the earlier memory by its exact title), a later try may correct an earlier belief.
 Do not repeat a memory that already says the same. Reply with JSON.`
 
-func (s *Synthesizer) prompt(t domain.Turn, why []string) []llm.Message {
+// sameModel reports whether the memory role runs on role's model.
+func (s *Synthesizer) sameModel(role string) bool {
+	mem, ok1 := s.client.Role(config.RoleMemory)
+	other, ok2 := s.client.Role(role)
+	return ok1 && ok2 && mem.Model != "" && mem.Model == other.Model
+}
+
+func (s *Synthesizer) prompt(t domain.Turn, why []string, prefix []llm.Message) []llm.Message {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Location where the action was taken: L%d %s\n", t.FromID, t.FromName)
 	fmt.Fprintf(&b, "Turn %d, action (%s): %s\n", t.Turn, t.Actor, t.Action)
@@ -196,6 +216,9 @@ func (s *Synthesizer) prompt(t domain.Turn, why []string) []llm.Message {
 	}
 	for _, m := range mems {
 		fmt.Fprintf(&b, "- [%s - %s] %s: %s\n", m.Category, m.Status, m.Title, clip(m.Text, 200))
+	}
+	if len(prefix) > 0 {
+		return append(append([]llm.Message(nil), prefix...), llm.User(systemPrompt+"\n\n"+b.String()))
 	}
 	return []llm.Message{llm.System(systemPrompt), llm.User(b.String())}
 }
