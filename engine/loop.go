@@ -148,15 +148,14 @@ type GameState struct {
 // Engine is the orchestrator: one goroutine (Run) plays turns, reports
 // Events and obeys Commands.
 type Engine struct {
-	turnPrompt []llm.Message // the agent's prompt of the turn being played
-	cfg        Config
-	env        *env.Env
-	agent      Agent
-	critic     *Critic
-	client     *llm.Client // may be nil (scripted runs)
-	gmap       *mapper.Map
-	extras     PromptExtras
-	life       Lifecycle
+	cfg    Config
+	env    *env.Env
+	agent  Agent
+	critic *Critic
+	client *llm.Client // may be nil (scripted runs)
+	gmap   *mapper.Map
+	extras PromptExtras
+	life   Lifecycle
 
 	events   chan Event
 	cmds     chan Command
@@ -324,7 +323,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		case len(e.pending) > 0:
 			a := e.pending[0]
 			e.pending = e.pending[1:]
-			if err := e.play(ctx, ActorHuman, a, Proposal{Action: a}, nil, time.Now(), 0); err != nil {
+			if err := e.play(ctx, ActorHuman, a, Proposal{Action: a}, nil, time.Now(), 0, nil); err != nil {
 				return err
 			}
 		case e.mode == Running || e.mode == Stepping:
@@ -468,8 +467,6 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	turn := e.st.Turn + 1
 	e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorAgent})
 	prompt := e.Prompt(ctx, turn)
-	e.turnPrompt = prompt
-	defer func() { e.turnPrompt = nil }()
 	scope := e.scope()
 	var rejected []string
 	var verdicts []Verdict
@@ -517,7 +514,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 			case DecisionEdit:
 				r.Command = env.Sanitize(d.Command)
 				reviews = append(reviews, r)
-				return e.play(ctx, ActorHumanEdited, r.Command, p, verdicts, start, llmBefore, reviews...)
+				return e.play(ctx, ActorHumanEdited, r.Command, p, verdicts, start, llmBefore, nil, reviews...)
 			case DecisionReject:
 				r.Reason, r.Remembered = strings.TrimSpace(d.Reason), d.Remember
 				reviews = append(reviews, r)
@@ -529,10 +526,10 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 				continue
 			}
 			reviews = append(reviews, r)
-			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore, reviews...)
+			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore, prompt, reviews...)
 		}
 		if v.Accepted {
-			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore)
+			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore, prompt)
 		}
 		if v.Stage == StageModel {
 			modelRejected[norm] = true
@@ -546,7 +543,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	if best == nil {
 		return nil
 	}
-	return e.play(ctx, ActorAgent, best.Action, *best, verdicts, start, llmBefore)
+	return e.play(ctx, ActorAgent, best.Action, *best, verdicts, start, llmBefore, prompt)
 }
 
 // modelFailed reports a failed proposal and pauses after too many in a
@@ -650,8 +647,9 @@ func (e *Engine) warning(turn int) string {
 }
 
 // play runs an action through the environment and every manager; human and
-// agent actions take the same path.
-func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposal, verdicts []Verdict, start time.Time, llmBefore time.Duration, reviews ...Review) error {
+// agent actions take the same path. prompt is the agent's prompt the action
+// came from (nil for a person's), kept in the turn record.
+func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposal, verdicts []Verdict, start time.Time, llmBefore time.Duration, prompt []llm.Message, reviews ...Review) error {
 	turn := e.st.Turn + 1
 	if actor == ActorHuman {
 		e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorHuman})
@@ -709,10 +707,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	llmTime := e.llmTime() - llmBefore
 	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts, Reviews: reviews,
 		Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom, Stuck: e.becameStuck(turn),
-		Duration: time.Since(start), LLMTime: llmTime, Seed: e.seed, History: slices.Clone(e.st.History)}
-	if actor == ActorAgent {
-		rec.Prompt = e.turnPrompt
-	}
+		Duration: time.Since(start), LLMTime: llmTime, Seed: e.seed, History: slices.Clone(e.st.History), Prompt: prompt}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}

@@ -19,14 +19,20 @@ const (
 	zork1FinalScore = "Your score is 350 (total of 350 points), in 394 moves."
 )
 
-// zork1 loads Zork I and its walkthrough from the shared data.
-func zork1(tb testing.TB) (*zmachine.Story, []string) {
+// zork1Bytes is the Zork I story file from the shared data.
+func zork1Bytes(tb testing.TB) []byte {
 	tb.Helper()
 	data, err := os.ReadFile(shared.File(tb, "stories/zork1.z3"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := zmachine.LoadStory(data)
+	return data
+}
+
+// zork1 loads Zork I and its walkthrough from the shared data.
+func zork1(tb testing.TB) (*zmachine.Story, []string) {
+	tb.Helper()
+	s, err := zmachine.LoadStory(zork1Bytes(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -140,16 +146,10 @@ func BenchmarkSnapshotRestore(b *testing.B) {
 // LoadStoryOwned keeps the caller's buffer; LoadStory copies it. Both
 // describe the story alike.
 func TestLoadStoryOwnedKeepsTheBuffer(t *testing.T) {
-	data, err := os.ReadFile(shared.File(t, "stories/zork1.z3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	copied, err := zmachine.LoadStory(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	owned, err := zmachine.LoadStoryOwned(data)
-	if err != nil {
+	data := zork1Bytes(t)
+	copied, err1 := zmachine.LoadStory(data)
+	owned, err2 := zmachine.LoadStoryOwned(data)
+	if err := errors.Join(err1, err2); err != nil {
 		t.Fatal(err)
 	}
 	if copied.Info() != owned.Info() {

@@ -128,13 +128,14 @@ func (a *app) run(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			a.stopSignals()
 		}
 	}()
-	root := newRoot(a, args)
+	sub, named := namedCommand(args)
+	root := newRoot(a, sub, named)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	opts := []fang.Option{fang.WithVersion(version())}
-	if _, ok := namedCommand(args); ok {
+	if named {
 		// Neither `completion` nor `man` was asked for.
 		opts = append(opts, fang.WithoutCompletions(), fang.WithoutManpage())
 	}
@@ -205,10 +206,11 @@ func namedCommand(args []string) (command, bool) {
 
 // newRoot builds the command tree: one file per command, each adding its
 // own flags; what every command shares is set here. A command line that
-// starts with a command's name gets only that command (building all of them
-// was a tenth of `lantern play`'s start-up); any other line (help,
-// completion, flags first, a typo to suggest a name for) gets them all.
-func newRoot(a *app, args []string) *cobra.Command {
+// starts with a command's name (named: sub) gets only that command
+// (building all of them was a tenth of `lantern play`'s start-up); any
+// other line (help, completion, flags first, a typo to suggest a name for)
+// gets them all.
+func newRoot(a *app, sub command, named bool) *cobra.Command {
 	root := newTUICmd(a)
 	root.Use = "lantern"
 	root.Short = "a terminal co-pilot for agents that play interactive fiction"
@@ -222,8 +224,8 @@ func newRoot(a *app, args []string) *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file read in place of ./lantern.toml")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", logLevelUsage)
 	all := commands()
-	if c, ok := namedCommand(args); ok {
-		all = []command{c}
+	if named {
+		all = []command{sub}
 	}
 	for _, c := range all {
 		root.AddCommand(c.build(a))

@@ -112,7 +112,7 @@ func (s *Synthesizer) ProcessTurnAfter(ctx context.Context, t domain.Turn, promp
 	if len(why) == 0 || s.client == nil {
 		return Result{}, nil
 	}
-	if !s.sameModel(config.RoleAgent) {
+	if !s.onAgentModel() {
 		prompt = nil
 	}
 	rep, _, err := llm.Structured[Reply](ctx, s.client, llm.Request{Role: config.RoleMemory, Messages: s.prompt(t, why, prompt), Turn: t.Turn})
@@ -182,11 +182,12 @@ Status: ACTIVE when the outcome is clear, TENTATIVE when it is not yet (an effec
 Look at the recent turns: several turns may form one procedure (prerequisites), an earlier success may turn out badly (then supersede the earlier memory by its exact title), a later try may correct an earlier belief.
 Do not repeat a memory that already says the same. Reply with JSON.`
 
-// sameModel reports whether the memory role runs on role's model.
-func (s *Synthesizer) sameModel(role string) bool {
-	mem, ok1 := s.client.Role(config.RoleMemory)
-	other, ok2 := s.client.Role(role)
-	return ok1 && ok2 && mem.Model != "" && mem.Model == other.Model
+// onAgentModel reports whether the memory role runs on the agent's model
+// (only then does continuing the agent's prompt find it in the cache).
+func (s *Synthesizer) onAgentModel() bool {
+	mem, ok := s.client.Role(config.RoleMemory)
+	agent, ok2 := s.client.Role(config.RoleAgent)
+	return ok && ok2 && mem.Model != "" && mem.Model == agent.Model
 }
 
 func (s *Synthesizer) prompt(t domain.Turn, why []string, prefix []llm.Message) []llm.Message {
