@@ -22,22 +22,19 @@ import (
 // checkpointVersion changes when engineState does incompatibly.
 const checkpointVersion = 1
 
-// checkpointReasoning is how many reasoning entries a checkpoint keeps.
-const checkpointReasoning = 10
-
 // ErrCheckpoint: a checkpoint could not be used.
 var ErrCheckpoint = errors.New("unusable checkpoint")
 
 // engineState is the engine's part of a checkpoint. Fields that earlier
 // versions wrote and this one does not know (a "feedback" that was always
-// empty) are ignored, so their checkpoints still load.
+// empty, the "reasoning" the history already holds) are ignored, so their
+// checkpoints still load.
 type engineState struct {
 	Version      int                       `json:"version"`
 	Episode      int                       `json:"episode"`
 	Turn         int                       `json:"turn"`
 	Text         string                    `json:"text"` // the last turn's response, shown again
 	History      []contextmgr.HistoryEntry `json:"history"`
-	Reasoning    []ReasoningEntry          `json:"reasoning"`
 	LastProgress int                       `json:"last_progress"`
 	BestScore    int                       `json:"best_score"`
 	FailedRow    int                       `json:"failed_row"`
@@ -53,7 +50,7 @@ type engineState struct {
 type Checkpoint struct {
 	// Machine is the machine's state (Lantern's Quetzal variant).
 	Machine []byte
-	// Engine is the engine's state (JSON: turn, history, reasoning, map,
+	// Engine is the engine's state (JSON: turn, history, map,
 	// failed actions, loop counters).
 	Engine []byte
 }
@@ -78,9 +75,8 @@ func (e *Engine) engineState() ([]byte, error) {
 	// The prompt shows the last 3 reasoning entries; the whole history is
 	// in lantern.db's turns. Keeping a few makes the checkpoint's size
 	// independent of the turn count.
-	reasoning := e.st.Reasoning[max(0, len(e.st.Reasoning)-checkpointReasoning):]
 	st := engineState{Version: checkpointVersion, Episode: e.st.Episode, Turn: e.st.Turn, Text: e.st.Obs.Text,
-		History: e.st.History, Reasoning: reasoning, LastProgress: e.st.lastProgress,
+		History: e.st.History, LastProgress: e.st.lastProgress,
 		BestScore: e.st.bestScore, FailedRow: e.st.failedRow, AgentTurns: e.st.agentTurns, Failed: failed,
 		Actions: e.actions, Repeats: e.repeats, Map: e.gmap.Snapshot()}
 	data, err := json.Marshal(st)
@@ -126,7 +122,7 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 		return err
 	}
 	obs.Text = st.Text
-	e.st = GameState{Episode: st.Episode, Turn: st.Turn, Obs: obs, History: st.History, Reasoning: st.Reasoning,
+	e.st = GameState{Episode: st.Episode, Turn: st.Turn, Obs: obs, History: st.History,
 		lastProgress: st.LastProgress, bestScore: st.BestScore, failedRow: st.FailedRow, agentTurns: st.AgentTurns}
 	e.gmap.Restore(st.Map)
 	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
@@ -138,22 +134,6 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 	if s, ok := e.agent.(skipper); ok {
 		s.Skip(st.AgentTurns)
 	}
-	if e.life != nil {
-		if err := e.life.StartEpisode(ctx, EpisodeStarted{Episode: st.Episode, Observation: obs, Turn: st.Turn, Resumed: true, History: slices.Clone(st.History)}); err != nil {
-			e.emit(ctx, ErrorEvent{Err: err})
-		}
-	}
-	e.emit(ctx, TurnResult{Turn: st.Turn, Observation: obs, Resumed: true, Episode: st.Episode})
+	e.announce(ctx, EpisodeStarted{Episode: st.Episode, Observation: obs, Turn: st.Turn, Resumed: true, History: slices.Clone(st.History)})
 	return nil
-}
-
-// CheckpointMap is the map a checkpoint's engine state restores (the
-// engine's own, with every probed exit), for a client to show without
-// replaying the turns.
-func CheckpointMap(state []byte) (mapper.Snapshot, error) {
-	var st engineState
-	if err := json.Unmarshal(state, &st); err != nil {
-		return mapper.Snapshot{}, fmt.Errorf("%w: %v", ErrCheckpoint, err)
-	}
-	return st.Map, nil
 }

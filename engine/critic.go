@@ -18,15 +18,6 @@ type CriticReply struct {
 	Justification string `json:"justification" maxLength:"300"`
 }
 
-// Verdict is the critic's decision on one proposal.
-type Verdict struct {
-	Action        string  `json:"action"`
-	Stage         Stage   `json:"stage"`
-	Score         float64 `json:"score"`
-	Accepted      bool    `json:"accepted"`
-	Justification string  `json:"justification,omitempty"`
-}
-
 // Critic judges proposals in two stages: a ground-truth check that costs
 // microseconds (words the story knows, objects in scope, actions that
 // already failed here) and then, if that passes, a model score.

@@ -15,14 +15,6 @@ import (
 // always delivered (or the engine's context ends).
 type Event interface{ isEvent() }
 
-// Actor says who chose an action.
-type Actor string
-
-const (
-	ActorAgent Actor = "agent"
-	ActorHuman Actor = "human"
-)
-
 // Mode is what the engine does between turns.
 type Mode string
 
@@ -66,21 +58,17 @@ type CriticVerdict struct {
 	Stage         Stage
 }
 
-// TurnResult: an action was played; the observation is ground truth. It is
-// the clients' view of a turn (the session gets the TurnRecord).
+// TurnResult: an action was played and the story answered; the
+// observation is ground truth. It comes as early as it can, for the screen;
+// TurnCompleted closes the turn.
 type TurnResult struct {
 	Turn        int
 	Actor       Actor
 	Action      string
 	Reasoning   string
 	Observation env.Observation
-	Duration    time.Duration // whole turn
-	LLMTime     time.Duration // spent waiting for models
-	// Resumed: the last turn of a checkpoint, reported again when a session
-	// resumes (nothing was played now; Action is empty), in Episode.
-	Resumed bool
-	// Episode is set when Resumed.
-	Episode int
+	Duration    time.Duration // the turn until the story answered
+	LLMTime     time.Duration // of it, spent waiting for models
 	// Verdicts are the critic's, one per proposal (the agent's turns).
 	Verdicts []Verdict
 	// Reviews are the person's decisions (review mode).
@@ -88,7 +76,9 @@ type TurnResult struct {
 }
 
 // EpisodeStarted: an episode began (Observation is the story's opening) or
-// a checkpoint's episode was resumed (Resumed; Turn is its last turn).
+// a checkpoint's episode was resumed (Resumed; Turn is its last turn,
+// Observation where it stood). A MapChanged with the episode's map follows
+// either way.
 type EpisodeStarted struct {
 	Episode     int
 	Seed        int // the random seed the episode started with (0 when resumed)
@@ -133,12 +123,25 @@ type SupervisorChanged struct {
 	Contradicted                     []string
 }
 
-// MetricsUpdated: per-turn measurements for the status bar.
-type MetricsUpdated struct {
-	Turn     int
-	LLM      llm.Summary
-	Harness  time.Duration // turn time minus LLM time
-	Repeated float64       // repeated failed action rate so far
+// TurnCompleted: a turn is over with everything that follows it: the
+// session's after-turn work (the run database, memories, planning) is done,
+// and the managers' model calls count with the turn. It is the one event a
+// client records a turn from.
+type TurnCompleted struct {
+	Result TurnResult // as sent when the story answered
+	// Duration is the whole turn, the after-turn work included.
+	Duration time.Duration
+	// LLM are the turn's model calls, the managers' included.
+	LLM llm.Summary
+	// Actions and Repeats count the run's played actions so far and, of
+	// them, the repeated failed ones (the same action, place and state of
+	// the world as an earlier one that did nothing).
+	Actions, Repeats int
+}
+
+// Harness is the turn's time not spent waiting for models.
+func (c TurnCompleted) Harness() time.Duration {
+	return max(c.Duration-c.LLM.Latency, 0)
 }
 
 // ErrorEvent: something failed; Fatal means the engine stopped.
@@ -176,7 +179,7 @@ func (MemoryChanged) isEvent()     {}
 func (MapChanged) isEvent()        {}
 func (ObjectivesChanged) isEvent() {}
 func (SupervisorChanged) isEvent() {}
-func (MetricsUpdated) isEvent()    {}
+func (TurnCompleted) isEvent()     {}
 func (ErrorEvent) isEvent()        {}
 func (Idle) isEvent()              {}
 func (EpisodeEnded) isEvent()      {}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/engine/internal/testgames"
@@ -94,7 +93,7 @@ func refusalsOf(t *testing.T, g testgames.Game, en *env.Env) []string {
 			break
 		}
 		why := e.scope().groundTruth(cmd)
-		if err := e.play(ctx, ActorAgent, cmd, Proposal{Action: cmd}, nil, time.Now(), 0, nil); err != nil {
+		if err := e.play(ctx, e.newTurn(ActorAgent).choose(ActorAgent, cmd, Proposal{Action: cmd})); err != nil {
 			t.Fatalf("%s step %d: %v", g.File, i+1, err)
 		}
 		if why != "" {

@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
 
@@ -76,64 +75,12 @@ type Options struct {
 	Lifecycle Lifecycle
 }
 
-// TurnRecord is a played turn as the session receives it
-// (Lifecycle.AfterTurn): everything the run database, the checkpoint and
-// the managers need. Clients see the same turn as the TurnResult event; the
-// managers read it as a domain.Turn, which the session builds from it.
-type TurnRecord struct {
-	Episode   int
-	Turn      int
-	Actor     Actor
-	Action    string
-	Reasoning string
-	Proposal  Proposal
-	Verdicts  []Verdict
-	Reviews   []Review // the person's decisions (review mode)
-	Before    env.Observation
-	After     env.Observation
-	Extracted Extraction
-	Failed    bool // no world change, no score change, no move
-	Repeated  bool // the same action had already failed here
-	NewRoom   bool // the destination was not on the map before
-	// Stuck: this turn the agent became stuck (StuckRepeats failed
-	// actions in a row, or StuckTurns turns without a new room or points);
-	// the session refreshes the objectives at once.
-	Stuck      bool
-	Duration   time.Duration
-	LLMTime    time.Duration
-	LLMMetrics llm.Summary
-	// Prompt is the agent's prompt for this turn (nil for a person's
-	// action). A manager that asks the same model after the turn (memory
-	// synthesis) continues it, so Ollama's prompt cache still holds it
-	// when the next turn's prompt comes.
-	Prompt []llm.Message
-	// Seed is the random seed the episode started with.
-	Seed int
-	// History is a copy of the recent turns the agent's prompt shows,
-	// this one last; the receiver may keep it.
-	History []contextmgr.HistoryEntry
-	// Checkpoint is the state after this turn when Config.Checkpoints is
-	// on; nil otherwise (or when it could not be made: an ErrorEvent says
-	// why).
-	Checkpoint *Checkpoint
-}
-
-// ReasoningEntry is one entry of the agent's reasoning history: the
-// reasoning behind an action, the prompt shows the last three.
-type ReasoningEntry struct {
-	Turn      int       `json:"turn"`
-	Reasoning string    `json:"reasoning"`
-	Action    string    `json:"action"`
-	Timestamp time.Time `json:"timestamp"`
-}
-
 // GameState is the shared state of an episode.
 type GameState struct {
 	Episode   int
 	Turn      int
 	Obs       env.Observation
 	History   []contextmgr.HistoryEntry
-	Reasoning []ReasoningEntry
 	// PersonFeedback are the person's reasons for rejecting proposals
 	// (review mode), newest last, for the agent's prompt.
 	PersonFeedback []string
@@ -224,13 +171,6 @@ func (e *Engine) Send(ctx context.Context, c Command) error {
 		return ctx.Err()
 	}
 }
-
-// Map is the engine's map (read it only while the engine is idle, or from
-// its events).
-func (e *Engine) Map() *mapper.Map { return e.gmap }
-
-// Critic is the engine's critic.
-func (e *Engine) Critic() *Critic { return e.critic }
 
 // RepeatedFailedRate is the share of actions that had already failed in
 // the same place and state of the world (a benchmark metric).
@@ -323,7 +263,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		case len(e.pending) > 0:
 			a := e.pending[0]
 			e.pending = e.pending[1:]
-			if err := e.play(ctx, ActorHuman, a, Proposal{Action: a}, nil, time.Now(), 0, nil); err != nil {
+			if err := e.play(ctx, e.personTurn(a)); err != nil {
 				return err
 			}
 		case e.mode == Running || e.mode == Stepping:
@@ -404,16 +344,20 @@ func (e *Engine) apply(ctx context.Context, c Command) bool {
 }
 
 // edit hands a person's edit to the hook that owns that data.
-func (e *Engine) edit(ctx context.Context, c Command) {
+func (e *Engine) edit(ctx context.Context, c Command) { e.editAt(ctx, c, e.st.Turn) }
+
+// editAt hands the hook an edit stamped with a turn (the last played, or
+// the one in progress when the edit belongs to it).
+func (e *Engine) editAt(ctx context.Context, c Command, turn int) {
 	if e.life == nil {
 		return
 	}
-	evs, err := e.life.Edit(ctx, c, e.st.Episode, e.st.Turn)
+	evs, err := e.life.Edit(ctx, c, e.st.Episode, turn)
 	for _, ev := range evs {
 		e.emit(ctx, ev)
 	}
 	if err != nil {
-		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err})
+		e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
 	}
 }
 
@@ -462,20 +406,16 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 // agentTurn asks for proposals (at most MaxProposals), has the critic judge
 // them, and plays the first accepted one, or the best.
 func (e *Engine) agentTurn(ctx context.Context) error {
-	start := time.Now()
-	llmBefore := e.llmTime()
-	turn := e.st.Turn + 1
-	e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorAgent})
-	prompt := e.Prompt(ctx, turn)
+	t := e.newTurn(ActorAgent)
+	e.emit(ctx, TurnStarted{Turn: t.number, Actor: ActorAgent})
+	t.prompt = e.Prompt(ctx, t.number)
 	scope := e.scope()
 	var rejected []string
-	var verdicts []Verdict
 	modelRejected := map[string]bool{}
 	var best *Proposal
 	bestScore, bestAt := -2.0, 0
-	var reviews []Review
 	for attempt := 1; attempt <= e.cfg.MaxProposals; attempt++ {
-		p, err := e.propose(ctx, prompt, rejected, turn)
+		p, err := e.propose(ctx, t.prompt, rejected, t.number)
 		switch {
 		case errors.Is(err, errAbandoned):
 			return nil
@@ -485,65 +425,53 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 		case ctx.Err() != nil:
 			return nil
 		case err != nil:
-			return e.modelFailed(ctx, turn, err)
+			return e.modelFailed(ctx, t.number, err)
 		}
 		e.failures = 0
-		e.emit(ctx, ProposalMade{Turn: turn, Attempt: attempt, Action: p.Action, Reasoning: p.Reasoning, Thinking: p.Thinking})
+		proposalNo := attempt + len(t.reviews) // numbered across the person's rejections
+		e.emit(ctx, ProposalMade{Turn: t.number, Attempt: proposalNo, Action: p.Action, Reasoning: p.Reasoning, Thinking: p.Thinking})
 		norm := mapper.NormalizeAction(p.Action)
-		v, err := e.critic.Evaluate(ctx, scope, prompt, p, turn, e.agent.Scripted(), modelRejected[norm])
+		v, err := e.critic.Evaluate(ctx, scope, t.prompt, p, t.number, e.agent.Scripted(), modelRejected[norm])
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			// A critic that cannot answer does not block the agent.
-			e.emit(ctx, ErrorEvent{Turn: turn, Err: fmt.Errorf("critic: %w", err)})
+			e.emit(ctx, ErrorEvent{Turn: t.number, Err: fmt.Errorf("critic: %w", err)})
 			v = Verdict{Action: p.Action, Accepted: true, Stage: StageUnavailable, Justification: err.Error()}
 		}
-		verdicts = append(verdicts, v)
-		e.emit(ctx, CriticVerdict{Turn: turn, Attempt: attempt, Action: p.Action, Score: v.Score, Justification: v.Justification, Accepted: v.Accepted, Stage: v.Stage})
+		t.verdicts = append(t.verdicts, v)
+		e.emit(ctx, CriticVerdict{Turn: t.number, Attempt: proposalNo, Action: p.Action, Score: v.Score, Justification: v.Justification, Accepted: v.Accepted, Stage: v.Stage})
 		if e.reviewing && (v.Accepted || attempt == e.cfg.MaxProposals) {
 			if !v.Accepted && best != nil && bestScore > v.Score {
-				p, v = *best, verdicts[bestAt] // the cap: the best proposal goes to the person
+				p, v = *best, t.verdicts[bestAt] // the cap: the best proposal goes to the person
 			}
-			d, auto, abandoned := e.review(ctx, turn, attempt, p, v)
-			if abandoned {
-				return nil
+			again, err := e.reviewed(ctx, t, proposalNo, p, v)
+			if !again {
+				return err
 			}
-			r := Review{Proposal: p.Action, Decision: d.Decision, Auto: auto}
-			switch d.Decision {
-			case DecisionEdit:
-				r.Command = env.Sanitize(d.Command)
-				reviews = append(reviews, r)
-				return e.play(ctx, ActorHumanEdited, r.Command, p, verdicts, start, llmBefore, nil, reviews...)
-			case DecisionReject:
-				r.Reason, r.Remembered = strings.TrimSpace(d.Reason), d.Remember
-				reviews = append(reviews, r)
-				e.personRejected(ctx, p, d)
-				rejected = append(rejected, fmt.Sprintf("%q (the person: %s)", p.Action, r.Reason))
-				prompt = e.Prompt(ctx, turn)
-				attempt-- // the person's rejections do not count against the critic's cap
-				best, bestScore = nil, -2.0
-				continue
-			}
-			reviews = append(reviews, r)
-			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore, prompt, reviews...)
+			rejected = append(rejected, fmt.Sprintf("%q (the person: %s)", p.Action, t.reviews[len(t.reviews)-1].Reason))
+			t.prompt = e.Prompt(ctx, t.number)
+			attempt-- // the person's rejections do not count against the critic's cap
+			best, bestScore = nil, -2.0
+			continue
 		}
 		if v.Accepted {
-			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore, prompt)
+			return e.play(ctx, t.choose(ActorAgent, p.Action, p))
 		}
 		if v.Stage == StageModel {
 			modelRejected[norm] = true
 		}
 		if v.Score > bestScore {
 			bp := p
-			best, bestScore, bestAt = &bp, v.Score, len(verdicts)-1
+			best, bestScore, bestAt = &bp, v.Score, len(t.verdicts)-1
 		}
 		rejected = append(rejected, fmt.Sprintf("%q (%s)", p.Action, v.Justification))
 	}
 	if best == nil {
 		return nil
 	}
-	return e.play(ctx, ActorAgent, best.Action, *best, verdicts, start, llmBefore, prompt)
+	return e.play(ctx, t.choose(ActorAgent, best.Action, *best))
 }
 
 // modelFailed reports a failed proposal and pauses after too many in a
@@ -646,111 +574,6 @@ func (e *Engine) warning(turn int) string {
 	return strings.Join(w, " ")
 }
 
-// play runs an action through the environment and every manager; human and
-// agent actions take the same path. prompt is the agent's prompt the action
-// came from (nil for a person's), kept in the turn record.
-func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposal, verdicts []Verdict, start time.Time, llmBefore time.Duration, prompt []llm.Message, reviews ...Review) error {
-	turn := e.st.Turn + 1
-	if actor == ActorHuman {
-		e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorHuman})
-	}
-	before := e.st.Obs
-	obs, err := e.env.Step(action)
-	if err != nil {
-		e.emit(ctx, ErrorEvent{Turn: turn, Err: err, Fatal: errors.Is(err, env.ErrEnded)})
-		if errors.Is(err, env.ErrEnded) {
-			return e.endEpisode(ctx, env.EndHalted)
-		}
-		return nil
-	}
-	e.st.Turn = turn
-	e.st.Obs = obs
-	failed := !obs.WorldChanged && obs.Score == before.Score && obs.Location.ID == before.Location.ID && !obs.Meta
-	k := failedKey(before.Location.ID, action, before.WorldHash)
-	repeated := failed && e.failed[k]
-	e.actions++
-	if repeated {
-		e.repeats++
-	}
-	if failed {
-		e.failed[k] = true
-		e.refused[key(before.Location.ID, action)] = Refusal{World: obs.WorldHash, Reply: oneLine(obs.Text)}
-		e.st.failedRow++
-	} else {
-		e.st.failedRow = 0
-	}
-	e.critic.Observe(before.Location.ID, action, !failed)
-	x, xerr := e.extract(ctx, turn, obs, failed)
-	if xerr != nil {
-		// The facts from the machine stand; only the model's are missing.
-		e.emit(ctx, ErrorEvent{Turn: turn, Err: xerr})
-	}
-	e.st.extracted = x
-	newRoom := !e.gmap.Known(obs.Location.ID)
-	mapChanged := e.gmap.ProcessTurn(before.Location.ID, action, obs.Location.ID, obs.Location.Name)
-	if newRoom || obs.Score > e.st.bestScore {
-		e.st.lastProgress = turn
-		if obs.Score > e.st.bestScore {
-			e.st.bestScore = obs.Score
-		}
-	}
-	e.st.History = append(e.st.History, contextmgr.HistoryEntry{Turn: turn, Actor: string(actor), Action: action, Reasoning: p.Reasoning, Response: obs.Text})
-	if len(e.st.History) > 10 {
-		e.st.History = e.st.History[len(e.st.History)-10:]
-	}
-	if actor == ActorAgent {
-		e.st.agentTurns++
-	}
-	if actor == ActorAgent && p.Reasoning != "" {
-		e.st.Reasoning = append(e.st.Reasoning, ReasoningEntry{Turn: turn, Reasoning: p.Reasoning, Action: action, Timestamp: time.Now()})
-	}
-	llmTime := e.llmTime() - llmBefore
-	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts, Reviews: reviews,
-		Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom, Stuck: e.becameStuck(turn),
-		Duration: time.Since(start), LLMTime: llmTime, Seed: e.seed, History: slices.Clone(e.st.History), Prompt: prompt}
-	if e.client != nil {
-		rec.LLMMetrics = e.client.Metrics.Turn(turn)
-	}
-	if e.cfg.Checkpoints {
-		cp, err := e.Checkpoint()
-		if err != nil {
-			e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
-		} else {
-			rec.Checkpoint = &cp
-		}
-	}
-	// Clients see the result first, then what memory made of it, then the map.
-	e.emit(ctx, TurnResult{Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Observation: obs, Duration: time.Since(start), LLMTime: llmTime, Verdicts: verdicts, Reviews: reviews})
-	if e.life != nil {
-		evs, err := e.life.AfterTurn(ctx, rec)
-		for _, ev := range evs {
-			e.emit(ctx, ev)
-		}
-		if err != nil {
-			e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
-		}
-		if errors.Is(err, ErrNotRecorded) {
-			// Playing on would lose every turn from here: stop until the
-			// person has fixed the disk or the database.
-			e.mode, e.pending = Paused, nil
-			return nil
-		}
-	}
-	if mapChanged {
-		e.emitMap(ctx)
-	}
-	rec.Duration = time.Since(start)
-	if e.client != nil {
-		// Again, after the managers ran: their calls belong to this turn.
-		rec.LLMMetrics = e.client.Metrics.Turn(turn)
-	}
-	e.emit(ctx, MetricsUpdated{Turn: turn, LLM: rec.LLMMetrics, Harness: rec.Duration - llmTime, Repeated: e.RepeatedFailedRate()})
-	if obs.Ended != env.NotEnded {
-		return e.endEpisode(ctx, obs.Ended)
-	}
-	return nil
-}
-
 // checkEpisode ends an episode at the turn cap; it reports whether the
 // engine is done.
 func (e *Engine) checkEpisode(ctx context.Context) (bool, error) {
@@ -793,7 +616,7 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 		return err
 	}
 	e.gmap.Reset()
-	newRoom := e.gmap.Visit(obs.Location.ID, obs.Location.Name)
+	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
 	// An action that failed in an earlier episode may work in this one.
 	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
 	number := e.st.Episode + 1
@@ -811,16 +634,20 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	if e.client != nil {
 		e.client.Metrics.ResetTurns() // turn numbers start again
 	}
+	e.announce(ctx, EpisodeStarted{Episode: number, Seed: e.seed, Observation: obs})
+	return nil
+}
+
+// announce tells the session, then the clients, that an episode started
+// (or resumed), and gives the clients its map.
+func (e *Engine) announce(ctx context.Context, ev EpisodeStarted) {
 	if e.life != nil {
-		if err := e.life.StartEpisode(ctx, EpisodeStarted{Episode: number, Seed: e.seed, Observation: obs}); err != nil {
+		if err := e.life.StartEpisode(ctx, ev); err != nil {
 			e.emit(ctx, ErrorEvent{Err: err})
 		}
 	}
-	e.emit(ctx, EpisodeStarted{Episode: number, Seed: e.seed, Observation: obs})
-	if newRoom {
-		e.emitMap(ctx)
-	}
-	return nil
+	e.emit(ctx, ev)
+	e.emitMap(ctx)
 }
 
 // emitMap sends a copy of the map to the clients.

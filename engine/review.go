@@ -17,20 +17,6 @@ import (
 // of the episode (the last few, like the supervisor's coaching); when the
 // person asks, it is also written to Memories.md at that location.
 
-// ActorHumanEdited: the person changed the agent's proposal before it was
-// played.
-const ActorHumanEdited Actor = "human-edited"
-
-// Decision is the person's verdict on a proposal.
-type Decision string
-
-// The person's decisions.
-const (
-	DecisionAccept Decision = "accept"
-	DecisionEdit   Decision = "edit"
-	DecisionReject Decision = "reject"
-)
-
 // MaxPersonFeedback is how many of the person's rejection reasons the
 // agent's prompt keeps (the newest).
 const MaxPersonFeedback = 5
@@ -70,16 +56,6 @@ type ReviewRequested struct {
 type ReviewMode struct {
 	On         bool
 	AutoAccept time.Duration
-}
-
-// Review is one decision of the person's, as recorded with the turn.
-type Review struct {
-	Proposal   string   `json:"proposal"`
-	Decision   Decision `json:"decision"`
-	Command    string   `json:"command,omitempty"`
-	Reason     string   `json:"reason,omitempty"`
-	Remembered bool     `json:"remembered,omitempty"`
-	Auto       bool     `json:"auto,omitempty"` // accepted by the timer
 }
 
 func (SetReview) isCommand()      {}
@@ -146,14 +122,39 @@ func (e *Engine) review(ctx context.Context, turn, attempt int, p Proposal, v Ve
 	}
 }
 
+// reviewed puts a proposal the critic let through before the person and
+// acts on the decision: accept or edit plays the turn; a rejection is kept
+// with the turn and again reports that the agent must propose anew.
+func (e *Engine) reviewed(ctx context.Context, t *turn, attempt int, p Proposal, v Verdict) (again bool, err error) {
+	d, auto, abandoned := e.review(ctx, t.number, attempt, p, v)
+	if abandoned {
+		return false, nil
+	}
+	r := Review{Proposal: p.Action, Decision: d.Decision, Auto: auto}
+	switch d.Decision {
+	case DecisionEdit:
+		r.Command = env.Sanitize(d.Command)
+		t.reviews = append(t.reviews, r)
+		return false, e.play(ctx, t.choose(ActorHumanEdited, r.Command, p))
+	case DecisionReject:
+		r.Reason, r.Remembered = strings.TrimSpace(d.Reason), d.Remember
+		t.reviews = append(t.reviews, r)
+		e.personRejected(ctx, t.number, p, d)
+		return true, nil
+	}
+	t.reviews = append(t.reviews, r)
+	return false, e.play(ctx, t.choose(ActorAgent, p.Action, p))
+}
+
 // personRejected keeps a rejection's reason for the agent's prompts and,
-// when asked, writes it to Memories.md at the location.
-func (e *Engine) personRejected(ctx context.Context, p Proposal, d ReviewDecision) {
+// when asked, writes it to Memories.md at the location, stamped with the
+// turn it was given in.
+func (e *Engine) personRejected(ctx context.Context, turn int, p Proposal, d ReviewDecision) {
 	reason := strings.TrimSpace(d.Reason)
 	if reason == "" {
 		reason = "no reason given"
 	}
-	e.st.PersonFeedback = append(e.st.PersonFeedback, fmt.Sprintf("T%d: not %q: %s", e.st.Turn+1, p.Action, reason))
+	e.st.PersonFeedback = append(e.st.PersonFeedback, fmt.Sprintf("T%d: not %q: %s", turn, p.Action, reason))
 	if n := len(e.st.PersonFeedback); n > MaxPersonFeedback {
 		e.st.PersonFeedback = e.st.PersonFeedback[n-MaxPersonFeedback:]
 	}
@@ -165,7 +166,7 @@ func (e *Engine) personRejected(ctx context.Context, p Proposal, d ReviewDecisio
 		cat = "FAILURE"
 	}
 	loc := e.st.Obs.Location
-	e.edit(ctx, MemoryEdit{Op: MemoryAdd, Location: loc.ID, Category: cat,
+	e.editAt(ctx, MemoryEdit{Op: MemoryAdd, Location: loc.ID, Category: cat,
 		NewTitle: clipRunes("The person: "+reason, 80),
-		Text:     fmt.Sprintf("The person rejected %q here: %s", p.Action, reason)})
+		Text:     fmt.Sprintf("The person rejected %q here: %s", p.Action, reason)}, turn)
 }

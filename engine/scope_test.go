@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lantern-if/lantern/engine/env"
 )
@@ -79,7 +78,7 @@ func TestFailedActionForgottenWhenWorldChanges(t *testing.T) {
 	}()
 	play := func(a string) {
 		t.Helper()
-		if err := e.play(ctx, ActorAgent, a, Proposal{Action: a}, nil, time.Now(), 0, nil); err != nil {
+		if err := e.play(ctx, e.newTurn(ActorAgent).choose(ActorAgent, a, Proposal{Action: a})); err != nil {
 			t.Fatal(err)
 		}
 	}
