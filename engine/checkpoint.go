@@ -137,3 +137,14 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 	e.announce(ctx, EpisodeStarted{Episode: st.Episode, Observation: obs, Turn: st.Turn, Resumed: true, History: slices.Clone(st.History)})
 	return nil
 }
+
+// CheckpointMap is the map a checkpoint's engine state restores (the
+// engine's own, with every probed exit), for `lantern map` to draw what an
+// unfinished episode knew without replaying it.
+func CheckpointMap(state []byte) (mapper.Snapshot, error) {
+	var st engineState
+	if err := json.Unmarshal(state, &st); err != nil {
+		return mapper.Snapshot{}, fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	}
+	return st.Map, nil
+}

@@ -50,9 +50,18 @@ type harness struct {
 
 func startEngine(t *testing.T, agent Agent, cfg Config) *harness {
 	t.Helper()
+	return startEngineWith(t, agent, cfg, nil)
+}
+
+// startEngineWith is startEngine with a step before Run (prepare may be nil).
+func startEngineWith(t *testing.T, agent Agent, cfg Config, prepare func(*Engine)) *harness {
+	t.Helper()
 	env := startEnvUnstarted(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	e := New(Options{Config: cfg, Env: env, Agent: agent})
+	if prepare != nil {
+		prepare(e)
+	}
 	h := &harness{t: t, e: e, ctx: ctx, cancel: cancel, done: make(chan error, 1)}
 	go func() { h.done <- e.Run(ctx) }()
 	t.Cleanup(func() {

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // mapEvents reads events up to Idle and returns the MapChanged ones.
 func (h *harness) mapEvents() []MapChanged {
@@ -42,4 +45,57 @@ func TestMapChangedCarriesACopyOfTheMap(t *testing.T) {
 		t.Errorf("the first snapshot changed with the map: %+v", first[0].Map)
 	}
 	h.send(Quit{})
+}
+
+// TestResumeStartsLikeAnEpisode: a resumed checkpoint is announced as any
+// start is: EpisodeStarted (Resumed, at the checkpoint's turn) and then the
+// checkpoint's map, before the engine waits.
+func TestResumeStartsLikeAnEpisode(t *testing.T) {
+	g := newGateAgent()
+	h := startEngine(t, g, Config{StartPaused: true, Checkpoints: true})
+	h.mapEvents()
+	for _, a := range []string{"north", "east"} {
+		g.proposals <- Proposal{Action: a}
+		h.send(Step{})
+		<-g.started
+		h.mapEvents()
+	}
+	h.send(Quit{})
+	for range h.e.Events() {
+	}
+	cp, err := h.e.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	again := startEngineWith(t, g, Config{StartPaused: true}, func(e *Engine) {
+		if err := e.ResumeFrom(cp.Machine, cp.Engine); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var names []string
+	var started EpisodeStarted
+	var snap MapChanged
+	for ev := range again.e.Events() {
+		if _, ok := ev.(ReasoningDelta); ok {
+			continue
+		}
+		names = append(names, reflect.TypeOf(ev).Name())
+		switch v := ev.(type) {
+		case EpisodeStarted:
+			started = v
+		case MapChanged:
+			snap = v
+		}
+		if _, ok := ev.(Idle); ok {
+			break
+		}
+	}
+	expect(t, names, "EpisodeStarted", "MapChanged", "Idle")
+	if !started.Resumed || started.Turn != 2 || started.Episode != 1 || len(started.History) != 2 {
+		t.Errorf("resumed episode %+v", started)
+	}
+	if snap.Rooms != 3 || len(snap.Map.Names) != 3 || snap.Map.Current != started.Observation.Location.ID {
+		t.Errorf("the resumed map: %d rooms, current %d, at %d", snap.Rooms, snap.Map.Current, started.Observation.Location.ID)
+	}
 }

@@ -147,12 +147,12 @@ func TestResumeRestoresTranscriptMapAndActors(t *testing.T) {
 		Conns:   map[int]map[string]int{3: {"north": 4, "east": 5}, 4: {"south": 3}, 5: {"west": 3}},
 		Visited: map[int]int{3: 2, 4: 1, 5: 1}, Current: 3}
 	eng := newFakeEngine()
-	m := New(context.Background(), Options{Engine: eng, Episodes: src, RefreshEvery: -1, Theme: "dark", Resume: &Resume{Episode: 1, Map: &snap}})
+	m := New(context.Background(), Options{Engine: eng, Episodes: src, RefreshEvery: -1, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 	h := &harness{t: t, m: m, eng: eng}
 	res := turn(2, "", "", "Muddy Lane", 3, "Muddy Lane", 0)
-	res.Resumed, res.Episode = true, 1
-	for _, msg := range run(h.events(res, engine.Idle{Turn: 2, Mode: engine.Paused})) {
+	resumed := engine.EpisodeStarted{Episode: 1, Resumed: true, Turn: 2, Observation: res.Observation}
+	for _, msg := range run(h.events(resumed, engine.MapChanged{Rooms: 3, Connections: 4, Map: snap}, engine.Idle{Turn: 2, Mode: engine.Paused})) {
 		m.Update(msg)
 	}
 	h.mustSee("T1 agent › north", "T2 human › south", "Resumed episode 1 after turn 2", "3 rooms · 4 links", "║────│Cottage", "L5", "Explore north.")

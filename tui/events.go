@@ -63,7 +63,7 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 	case engine.ObjectivesChanged:
 		m.objectives.counts(len(ev.Active), len(ev.Completed))
 		return tea.Batch(m.loadObjectives(), m.saveObjectives())
-	case engine.MetricsUpdated:
+	case engine.TurnCompleted:
 		m.metrics, m.haveMetrics = ev, true
 	case engine.SupervisorChanged:
 		m.supervisor, m.haveSupervisor = ev, true
@@ -96,6 +96,9 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 
 // episodeStarted numbers the new episode and shows its opening as turn 0.
 func (m *Model) episodeStarted(ev engine.EpisodeStarted) tea.Cmd {
+	if ev.Resumed {
+		return m.resumed(ev)
+	}
 	m.episode++
 	if ev.Episode > 0 {
 		m.episode = ev.Episode // numbered by the run database
@@ -106,12 +109,7 @@ func (m *Model) episodeStarted(ev engine.EpisodeStarted) tea.Cmd {
 func (m *Model) turnResult(ev engine.TurnResult) tea.Cmd {
 	o := ev.Observation
 	m.pending = nil
-	switch {
-	case ev.Resumed:
-		return m.resumed(ev)
-	default:
-		m.transcript.addTurn(ev, m.episode)
-	}
+	m.transcript.addTurn(ev, m.episode)
 	m.reasoning.played(ev)
 	m.mapp.turn(ev)
 	m.turn, m.score, m.moves, m.loc = ev.Turn, o.Score, o.Moves, o.Location
@@ -213,21 +211,17 @@ func (m *Model) handlePull(msg pullMsg) tea.Cmd {
 }
 
 // resumed shows a resumed episode as it stood: its turns from lantern.db
-// (by actor, with their reasoning) and the engine's map; without the
-// database only the last turn's text.
-func (m *Model) resumed(ev engine.TurnResult) tea.Cmd {
+// (by actor, with their reasoning); the engine's map follows as a
+// MapChanged. Without the database only the last turn's text.
+func (m *Model) resumed(ev engine.EpisodeStarted) tea.Cmd {
 	o := ev.Observation
 	m.episode = max(ev.Episode, m.episode+1)
-	if r := m.opts.Resume; r != nil && r.Map != nil {
-		m.mapp.restore(*r.Map, o.Location)
-	} else {
-		m.mapp.turn(ev)
-	}
+	m.mapp.turn(engine.TurnResult{Turn: ev.Turn, Observation: o})
 	m.turn, m.score, m.moves, m.loc = ev.Turn, o.Score, o.Moves, o.Location
 	m.memory.moved(o.Location)
 	note := fmt.Sprintf("Resumed episode %d after turn %d (the session before stopped there).", m.episode, ev.Turn)
-	if r := m.opts.Resume; r != nil && m.opts.Episodes != nil {
-		src, ctx, id := m.opts.Episodes, m.ctx, r.Episode
+	if m.opts.Episodes != nil {
+		src, ctx, id := m.opts.Episodes, m.ctx, int64(m.episode)
 		return func() tea.Msg {
 			turns, err := src.Turns(ctx, id)
 			return resumedMsg{turns: turns, err: err, note: note, last: o.Text}

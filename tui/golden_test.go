@@ -38,7 +38,7 @@ func scene(h *harness) {
 		turn(3, engine.ActorHuman, "inventory", "You are carrying:\n  a packed lunch", 4, "Orchard", 0),
 		turn(4, engine.ActorAgent, "south", "Muddy Lane\nA muddy lane ends here at a crooked little cottage to the east.", 3, "Muddy Lane", 0),
 		em.moved("south", 3, "Muddy Lane"),
-		engine.MetricsUpdated{Turn: 4, LLM: llm.Summary{Calls: 2, PromptTokens: 1342, Latency: 2300 * time.Millisecond}},
+		engine.TurnCompleted{Result: engine.TurnResult{Turn: 4}, LLM: llm.Summary{Calls: 2, PromptTokens: 1342, Latency: 2300 * time.Millisecond}},
 		engine.TurnStarted{Turn: 5, Actor: engine.ActorAgent},
 		engine.ReasoningDelta{Turn: 5, Text: "The door is boarded; the well to the south may hide a way in.", Thinking: true},
 		engine.ProposalMade{Turn: 5, Attempt: 1, Action: "open door", Reasoning: "Try the cottage door."},

@@ -60,7 +60,7 @@ type Model struct {
 	lastActor                   engine.Actor
 	thinking                    bool
 	thinkSecs, thinkID          int
-	metrics                     engine.MetricsUpdated
+	metrics                     engine.TurnCompleted
 	haveMetrics                 bool
 	supervisor                  engine.SupervisorChanged
 	haveSupervisor              bool

@@ -735,8 +735,7 @@ func TestRemappedKeys(t *testing.T) {
 func TestResumedTurnIsAnnounced(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	res := turn(67, engine.ActorAgent, "", "Dome Room\nYou are at the periphery of a large dome.", 11, "Dome Room", 63)
-	res.Resumed, res.Episode, res.Action, res.Actor = true, 3, "", ""
-	h.events(res, engine.Idle{Turn: 67, Mode: engine.Paused})
+	h.events(engine.EpisodeStarted{Episode: 3, Resumed: true, Turn: 67, Observation: res.Observation}, engine.Idle{Turn: 67, Mode: engine.Paused})
 	h.mustSee("Resumed episode 3 after turn 67", "periphery of a large dome", "Turn: 67", "Ep 3", "L11 Dome Room")
 }
 

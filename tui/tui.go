@@ -19,7 +19,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/lantern-if/lantern/managers/mapper"
 )
 
 // Options configure the TUI.
@@ -59,10 +58,6 @@ type Options struct {
 	// RefreshEvery is how often Memories.md is checked for edits made by
 	// hand (default 2 s; negative: never).
 	RefreshEvery time.Duration
-	// Resume is what a resumed session restored (nil: a new episode): the
-	// transcript and reasoning come back from Episodes, the map from the
-	// checkpoint.
-	Resume *Resume
 	// SaveObjectives keeps the person's objectives after each change; may
 	// be nil. It runs in a command, never in Update.
 	SaveObjectives func() error
@@ -70,13 +65,6 @@ type Options struct {
 	// theme ("" when unchanged) and the models chosen per role. It runs in
 	// a command; nil keeps them for this session only.
 	SavePrefs func(theme string, models map[string]string) error
-}
-
-// Resume is a resumed episode: its ID in lantern.db and the engine's map
-// from its checkpoint (nil: the map pane starts from the current room).
-type Resume struct {
-	Episode int64
-	Map     *mapper.Snapshot
 }
 
 // Run shows the TUI on the terminal until the person quits (the engine is

@@ -10,9 +10,9 @@ import (
 )
 
 // TestPersonObjectivesAndMapSurviveASession: the person's active
-// objectives come back in a new session of the same story, and a
-// checkpoint's map is the engine's.
-func TestPersonObjectivesAndMapSurviveASession(t *testing.T) {
+// objectives come back in a new session of the same story (a resumed
+// episode's map is TestResumeStartsLikeAnEpisode's).
+func TestPersonObjectivesSurviveASession(t *testing.T) {
 	story, binding := demoStory(t)
 	dir := t.TempDir()
 	open := func() *Session {
@@ -48,19 +48,6 @@ func TestPersonObjectivesAndMapSurviveASession(t *testing.T) {
 	}
 	if active2, _ := again.Objectives.Objectives(); len(active2) != 2 {
 		t.Fatalf("restoring twice gave %q", active2)
-	}
-
-	runAll(t, again)
-	cp, err := again.Engine.Checkpoint() // the engine has stopped: safe to call here
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := engine.CheckpointMap(cp.Engine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := again.Map.Snapshot(); len(snap.Names) != len(want.Names) || len(snap.Names) < 2 {
-		t.Fatalf("checkpoint map has %d rooms, the engine's %d", len(snap.Names), len(want.Names))
 	}
 
 	if err := os.WriteFile(filepath.Join(again.Dir, objectivesFile), []byte("{broken"), 0o644); err != nil {

@@ -8,6 +8,7 @@
 package session
 
 import (
+	"time"
 	"context"
 	"encoding/json"
 	"errors"
@@ -127,6 +128,8 @@ type Session struct {
 	// view is what the research tools read (the agent's goroutine): a
 	// snapshot the engine's goroutine replaces after each turn.
 	view atomic.Pointer[researchView]
+	// run is the engine Start started (nil before).
+	run *running
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -277,10 +280,11 @@ func (s *Session) nextEpisode(ctx context.Context) (int, error) {
 	return int(n), err
 }
 
-// Close closes the memories and the run database, then gives the work dir
-// up.
+// Close stops the engine if it runs (Stop), closes the memories and the
+// run database, then gives the work dir up.
 func (s *Session) Close() error {
-	return errors.Join(s.Memories.Close(), s.DB.Close(), s.lock.Unlock())
+	stop := s.Stop(10 * time.Second)
+	return errors.Join(stop, s.Memories.Close(), s.DB.Close(), s.lock.Unlock())
 }
 
 func (s *Session) notes() []string {

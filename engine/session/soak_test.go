@@ -150,17 +150,14 @@ func TestSoak(t *testing.T) {
 
 	turn := make([]time.Duration, 0, total)    // each turn's wall time (model calls included)
 	harness := make([]time.Duration, 0, total) // the same without the agent's and critic's calls
-	var llmTime time.Duration                  // the current turn's, from its TurnResult
 	var heapAt1000 uint64
 	cpu := []time.Duration{cpuTime(t)} // at the start, after the first window, before the last, at the end
 	errs, ended := 0, 0
 	for ev := range sess.Engine.Events() {
 		switch v := ev.(type) {
-		case engine.TurnResult:
-			llmTime = v.LLMTime
-		case engine.MetricsUpdated:
-			turn = append(turn, v.Harness+llmTime)
-			harness = append(harness, v.Harness)
+		case engine.TurnCompleted:
+			turn = append(turn, v.Duration)
+			harness = append(harness, v.Duration-v.Result.LLMTime)
 			switch len(turn) {
 			case window:
 				var ms runtime.MemStats
@@ -256,14 +253,14 @@ func TestTurnMetricsPerEpisode(t *testing.T) {
 	var fromEvents []int
 	for _, ev := range runAll(t, sess) {
 		switch v := ev.(type) {
-		case engine.MetricsUpdated:
+		case engine.TurnCompleted:
 			n++
 			// Every turn asks the agent and the critic once, and memory
 			// synthesis when its triggers fire; the fake counts 42 prompt
 			// tokens a call. A sum over episodes would exceed both.
 			fromEvents = append(fromEvents, v.LLM.PromptTokens, v.LLM.EvalTokens)
 			if v.LLM.Calls < 2 || v.LLM.Calls > 3 || v.LLM.PromptTokens != 42*v.LLM.Calls {
-				t.Errorf("turn %d (%d turns played): model metrics %+v, want 2 or 3 calls of 42 prompt tokens", v.Turn, n, v.LLM)
+				t.Errorf("turn %d (%d turns played): model metrics %+v, want 2 or 3 calls of 42 prompt tokens", v.Result.Turn, n, v.LLM)
 			}
 		case engine.ErrorEvent:
 			t.Errorf("turn %d: %v", v.Turn, v.Err)

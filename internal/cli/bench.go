@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -194,14 +193,16 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	}
 	fmt.Fprintf(stderr, "lantern bench: work dir %s\n", workDir)
 	rep.Started = time.Now()
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go sess.Engine.Run(rctx)
+	if err := sess.Start(ctx, session.StartOptions{}); err != nil {
+		return err
+	}
 	progress := benchprogress.NewTracker(benchprogress.New(stderr), benchprogress.Run{FirstEpisode: firstEpisode, Count: count,
 		MaxTurns: rep.MaxTurns, MaxScore: rep.MaxScore}, nil)
-	code := collectBench(rctx, sess, queue, rep, progress)
+	code := collectBench(ctx, sess, queue, rep, progress)
 	progress.Close()
-	cancel()
+	if err := sess.Stop(10 * time.Second); err != nil && rep.Error == "" {
+		rep.Error = err.Error()
+	}
 	rep.Ended = time.Now()
 	rep.Complete = len(rep.Episodes) == count && rep.Error == "" && ctx.Err() == nil
 	if ctx.Err() != nil && rep.Error == "" {
@@ -276,10 +277,8 @@ func benchPreflight(ctx context.Context, client *llm.Client, cfg *config.Config,
 func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQueue, rep *bench.Report, progress *benchprogress.Tracker) int {
 	var ep *bench.Episode
 	visited := map[int]bool{}
-	actions := 0    // played turns so far in the run
 	repeatsRun := 0 // repeated failed actions so far in the run
 	repeatsAt := 0  // ... when the episode began
-	var llmTime time.Duration
 	code := exitOK
 	best := 0 // the episode's best score so far
 	begin := func(n int, opening env.Observation) {
@@ -312,12 +311,14 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 			last = v.Observation
 			episode++
 			begin(episode, v.Observation)
-		case engine.TurnResult:
-			last = v.Observation
+		case engine.TurnCompleted:
+			last = v.Result.Observation
 			if ep == nil {
 				continue
 			}
-			o := v.Observation
+			turnOf(ep, v, queue, rep, progress)
+			repeatsRun = v.Repeats
+			o := v.Result.Observation
 			if o.Location.ID != 0 {
 				visited[o.Location.ID] = true
 			}
@@ -326,50 +327,17 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 			}
 			if o.Score > best {
 				best = o.Score
-				ep.Milestone = append(ep.Milestone, bench.Milestone{Score: o.Score, Turn: v.Turn})
+				ep.Milestone = append(ep.Milestone, bench.Milestone{Score: o.Score, Turn: v.Result.Turn})
 			}
 			ep.Scores = append(ep.Scores, o.Score)
-			progress.Turn(v.Turn, o.Score)
-			ep.Critic.Add(engine.Tally(v.Verdicts))
-			if len(v.Reviews) > 0 {
+			progress.Turn(v.Result.Turn, o.Score)
+			ep.Critic.Add(engine.Tally(v.Result.Verdicts))
+			if len(v.Result.Reviews) > 0 {
 				if ep.Reviews == nil {
 					ep.Reviews = &bench.ReviewTally{}
 				}
-				ep.Reviews.Add(v.Reviews)
+				ep.Reviews.Add(v.Result.Reviews)
 			}
-			llmTime = v.LLMTime
-		case engine.MetricsUpdated:
-			if ep == nil {
-				continue
-			}
-			calls, dropped := queue.Take(v.Turn)
-			rep.Dropped += len(dropped)
-			prompt, lat := 0, time.Duration(0)
-			for _, c := range calls {
-				prompt += c.PromptTokens
-				lat += c.Latency
-				ep.LatencyUS = append(ep.LatencyUS, c.Latency.Microseconds())
-				if c.Err != "" {
-					ep.Errors++
-				}
-			}
-			if len(calls) == 0 {
-				lat = 0
-			}
-			total := v.Harness + llmTime
-			harness := total - lat
-			if harness < 0 {
-				harness = 0
-			}
-			progress.Calls(len(calls), lat)
-			ep.Prompt = append(ep.Prompt, prompt)
-			ep.Calls = append(ep.Calls, len(calls))
-			ep.StatusCalls = append(ep.StatusCalls, v.LLM.Calls)
-			ep.StatusPrompt = append(ep.StatusPrompt, v.LLM.PromptTokens)
-			ep.HarnessUS = append(ep.HarnessUS, harness.Microseconds())
-			actions++
-			ep.Actions++
-			repeatsRun = int(math.Round(v.Repeated * float64(actions)))
 		case engine.EpisodeEnded:
 			if ep != nil {
 				// The episode synthesis runs after the last turn, before
@@ -414,6 +382,29 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 	}
 	rep.Dropped += len(queue.Rest())
 	return code
+}
+
+// turnOf adds a completed turn's model calls and time to the episode.
+func turnOf(ep *bench.Episode, v engine.TurnCompleted, queue *bench.CallQueue, rep *bench.Report, progress *benchprogress.Tracker) {
+	calls, dropped := queue.Take(v.Result.Turn)
+	rep.Dropped += len(dropped)
+	prompt, lat := 0, time.Duration(0)
+	for _, c := range calls {
+		prompt += c.PromptTokens
+		lat += c.Latency
+		ep.LatencyUS = append(ep.LatencyUS, c.Latency.Microseconds())
+		if c.Err != "" {
+			ep.Errors++
+		}
+	}
+	harness := max(v.Duration-lat, 0)
+	progress.Calls(len(calls), lat)
+	ep.Prompt = append(ep.Prompt, prompt)
+	ep.Calls = append(ep.Calls, len(calls))
+	ep.StatusCalls = append(ep.StatusCalls, v.LLM.Calls)
+	ep.StatusPrompt = append(ep.StatusPrompt, v.LLM.PromptTokens)
+	ep.HarnessUS = append(ep.HarnessUS, harness.Microseconds())
+	ep.Actions++
 }
 
 // openBenchDB opens the configured story's lantern.db for reading runs.

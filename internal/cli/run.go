@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -96,13 +97,16 @@ standard input every further proposal is accepted.`,
 		}
 		var decide func(engine.ReviewRequested)
 		if *review {
-			if err := sess.Engine.Send(ctx, engine.SetReview{On: true, AutoAccept: *autoAccept}); err != nil {
-				return status(exitError)
-			}
 			decide = reviewer(ctx, sess.Engine, stdin, stderr)
 		}
-		go sess.Engine.Run(ctx)
+		if err := sess.Start(ctx, session.StartOptions{Review: *review, AutoAccept: *autoAccept}); err != nil {
+			return status(exitError)
+		}
 		code := report(sess.Engine.Events(), *asJSON, stdout, stderr, decide)
+		if err := sess.Stop(10 * time.Second); err != nil && code == exitOK {
+			fmt.Fprintln(stderr, "lantern run:", err)
+			code = exitError
+		}
 		log.Info("stop", "code", code)
 		return status(code)
 	}
@@ -174,44 +178,19 @@ type runLine struct {
 	Review []engine.Review `json:"review,omitempty"`
 }
 
-// report prints the engine's turns until it stops.
+// report prints each turn as it completes, until the engine stops.
 func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, decide func(engine.ReviewRequested)) int {
 	enc := json.NewEncoder(stdout)
 	code := exitOK
-	var pending *runLine
-	flush := func() {
-		if pending == nil {
-			return
-		}
-		if asJSON {
-			enc.Encode(pending)
-		} else {
-			fmt.Fprintf(stdout, "T%-4d %-5s %-28q score %d moves %d  %s  %.0fms (llm %.0fms, %d+%d tokens)\n",
-				pending.Turn, pending.Actor, pending.Action, pending.Score, pending.Moves, roomText(pending.Room, pending.Location), pending.TurnMS, pending.LLMMS, pending.PromptTokens, pending.EvalTokens)
-		}
-		pending = nil
-	}
 	for ev := range events {
 		switch v := ev.(type) {
-		case engine.EpisodeStarted:
-			flush()
-		case engine.TurnResult:
-			flush()
-			if v.Resumed {
-				continue
-			}
-			o := v.Observation
-			pending = &runLine{Turn: v.Turn, Actor: string(v.Actor), Action: v.Action, Score: o.Score, Moves: o.Moves,
-				Location: o.Location.ID, Room: o.Location.Name, TurnMS: ms(v.Duration), LLMMS: ms(v.LLMTime), Ended: string(o.Ended), Critic: v.Verdicts, Review: v.Reviews}
-			if pending.Critic == nil {
-				pending.Critic = []engine.Verdict{}
-			}
+		case engine.TurnCompleted:
+			line := turnLine(v, asJSON)
 			if asJSON {
-				pending.Location = o.Location
-			}
-		case engine.MetricsUpdated:
-			if pending != nil {
-				pending.PromptTokens, pending.EvalTokens = v.LLM.PromptTokens, v.LLM.EvalTokens
+				enc.Encode(line)
+			} else {
+				fmt.Fprintf(stdout, "T%-4d %-5s %-28q score %d moves %d  %s  %.0fms (llm %.0fms, %d+%d tokens)\n",
+					line.Turn, line.Actor, line.Action, line.Score, line.Moves, roomText(line.Room, line.Location), line.TurnMS, line.LLMMS, line.PromptTokens, line.EvalTokens)
 			}
 		case engine.ErrorEvent:
 			fmt.Fprintln(stderr, "lantern run:", v.Err)
@@ -219,7 +198,6 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 				code = exitError
 			}
 		case engine.EpisodeEnded:
-			flush()
 			if !asJSON {
 				fmt.Fprintf(stdout, "episode %d ended (%s): score %d in %d moves, %d turns\n", v.Episode, v.Reason, v.Score, v.Moves, v.Turns)
 			}
@@ -234,11 +212,9 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 			// Headless runs never pause on their own; a pause (repeated
 			// model failures, a turn that could not be recorded) ends the
 			// run with the error reported above.
-			flush()
 			fmt.Fprintln(stderr, "lantern run: the engine paused; stopping")
 			return exitError
 		case engine.Stopped:
-			flush()
 			if v.Err != nil {
 				fmt.Fprintln(stderr, "lantern run:", v.Err)
 				code = exitError
@@ -246,6 +222,21 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 		}
 	}
 	return code
+}
+
+// turnLine is a completed turn as `run` prints it.
+func turnLine(c engine.TurnCompleted, asJSON bool) runLine {
+	v, o := c.Result, c.Result.Observation
+	line := runLine{Turn: v.Turn, Actor: string(v.Actor), Action: v.Action, Score: o.Score, Moves: o.Moves,
+		Location: o.Location.ID, Room: o.Location.Name, TurnMS: ms(c.Duration), LLMMS: ms(c.LLM.Latency),
+		PromptTokens: c.LLM.PromptTokens, EvalTokens: c.LLM.EvalTokens, Ended: string(o.Ended), Critic: v.Verdicts, Review: v.Reviews}
+	if line.Critic == nil {
+		line.Critic = []engine.Verdict{}
+	}
+	if asJSON {
+		line.Location = o.Location
+	}
+	return line
 }
 
 func ms(d interface{ Seconds() float64 }) float64 { return d.Seconds() * 1000 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
@@ -96,13 +94,9 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 			return err
 		}
 		defer sess.Close()
-		var resumed *tui.Resume
 		if !*fresh {
 			if !*resume {
 				*resume = askResume(ctx, sess, stdin, stderr)
-			}
-			if *resume {
-				resumed = resumeView(ctx, sess, log)
 			}
 			if code := resumeOrNot(ctx, sess, *resume, "lantern", stderr); code != exitOK {
 				return status(code)
@@ -111,15 +105,9 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		if err := sess.RestoreObjectives(); err != nil {
 			log.Warn("objectives", "err", err) // the file is left as it is
 		}
-		runCtx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		stopped := make(chan error, 1)
-		if *review {
-			if err := sess.Engine.Send(runCtx, engine.SetReview{On: true, AutoAccept: *autoAccept}); err != nil {
-				return status(exitError)
-			}
+		if err := sess.Start(ctx, session.StartOptions{Review: *review, AutoAccept: *autoAccept}); err != nil {
+			return status(exitError)
 		}
-		go func() { stopped <- sess.Engine.Run(runCtx) }()
 
 		maxScore := 0
 		if binding != nil {
@@ -128,7 +116,7 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		opts := tui.Options{
 			Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Notes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
 			Theme: theme, Keys: cfg.Keys, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
-			Resume: resumed, Review: *review, AutoAccept: *autoAccept,
+			Review: *review, AutoAccept: *autoAccept,
 			SavePrefs: func(theme string, models map[string]string) error {
 				return savePrefs(config.UserFile(os.LookupEnv), theme, models)
 			},
@@ -137,31 +125,16 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 			opts.Objectives = sess.Objectives
 			opts.SaveObjectives = sess.SaveObjectives
 		}
-		err = tui.Run(runCtx, opts, stdin, stdout)
-		// Nobody reads the events any more; the engine must still be able to
-		// send them while it stops.
-		go func() {
-			for range sess.Engine.Events() {
-			}
-		}()
+		err = tui.Run(ctx, opts, stdin, stdout)
 		code := exitOK
 		if err != nil && !errors.Is(err, context.Canceled) {
 			log.Error("tui", "err", err)
 			fmt.Fprintln(stderr, "lantern:", err)
 			code = exitError
 		}
-		// The engine stops at a turn boundary after Quit (the TUI sent it when
-		// the person quit); give it a moment, then cancel.
-		qctx, qcancel := context.WithTimeout(ctx, time.Second)
-		_ = sess.Engine.Send(qctx, engine.Quit{})
-		qcancel()
-		select {
-		case err = <-stopped:
-		case <-time.After(10 * time.Second):
-			cancel()
-			err = <-stopped
-		}
-		if err != nil && !errors.Is(err, context.Canceled) {
+		// The engine stops at a turn boundary after Quit (the TUI sent it
+		// when the person quit); Stop gives it time, then cancels it.
+		if err := sess.Stop(10 * time.Second); err != nil {
 			log.Error("engine", "err", err)
 			fmt.Fprintln(stderr, "lantern: engine:", err)
 			code = exitError
@@ -213,22 +186,6 @@ func askResume(ctx context.Context, sess *session.Session, stdin io.Reader, stde
 		return true
 	}
 	return false
-}
-
-// resumeView is what the TUI shows of the episode about to be resumed:
-// its turns (by its ID in lantern.db) and the engine's map.
-func resumeView(ctx context.Context, sess *session.Session, log *slog.Logger) *tui.Resume {
-	cp, ok, err := sess.Unfinished(ctx)
-	if err != nil || !ok {
-		return nil
-	}
-	r := &tui.Resume{Episode: cp.Episode}
-	if snap, err := engine.CheckpointMap(cp.Engine); err == nil {
-		r.Map = &snap
-	} else {
-		log.Warn("resume: map", "err", err)
-	}
-	return r
 }
 
 // storyTitle is the story's name for the status bar.
