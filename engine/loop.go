@@ -77,10 +77,10 @@ type Options struct {
 
 // GameState is the shared state of an episode.
 type GameState struct {
-	Episode   int
-	Turn      int
-	Obs       env.Observation
-	History   []contextmgr.HistoryEntry
+	Episode int
+	Turn    int
+	Obs     env.Observation
+	History []contextmgr.HistoryEntry
 	// PersonFeedback are the person's reasons for rejecting proposals
 	// (review mode), newest last, for the agent's prompt.
 	PersonFeedback []string

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
 )
 
 // Options configure the TUI.

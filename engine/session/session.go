@@ -8,7 +8,6 @@
 package session
 
 import (
-	"time"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
