@@ -143,17 +143,7 @@ func (r *replay) step() {
 	}
 	ev := showStored(r.transcript, r.reasoning, t, int(r.episode))
 	for _, rv := range r.reviews[t.Turn] {
-		text := fmt.Sprintf("you: %s %q", rv.Decision, rv.Proposal)
-		switch {
-		case rv.Command != "":
-			text += fmt.Sprintf(" → %q", rv.Command)
-		case rv.Reason != "":
-			text += ": " + rv.Reason
-		}
-		if rv.Remembered {
-			text += " (remembered)"
-		}
-		r.reasoning.add(t.Turn, rpart{kind: rkVerdict, text: text, ok: rv.Decision != string(engine.DecisionReject)})
+		r.reasoning.add(t.Turn, rpart{kind: rkVerdict, text: "you: " + rv.Text(), ok: rv.Decision != string(engine.DecisionReject)})
 	}
 	if r.pos > 1 {
 		r.mapp.replayTurn(ev, false)

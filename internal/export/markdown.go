@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // writeMarkdown: a heading with the outcome, the score's changes, the map
@@ -87,21 +89,9 @@ func verdictMark(v Verdict) string {
 	return "✗"
 }
 
+// reviewText is the decision in one line, as every view shows it.
 func reviewText(r Review) string {
-	s := fmt.Sprintf("%s %q", r.Decision, r.Proposal)
-	switch {
-	case r.Command != "":
-		s += fmt.Sprintf(" → %q", r.Command)
-	case r.Reason != "":
-		s += ": " + r.Reason
-	}
-	if r.Auto {
-		s += " (auto)"
-	}
-	if r.Remembered {
-		s += " (remembered)"
-	}
-	return s
+	return rundb.Review{Proposal: r.Proposal, Decision: r.Decision, Command: r.Command, Reason: r.Reason, Remembered: r.Remembered, Auto: r.Auto}.Text()
 }
 
 func stamp(ep Episode) string {

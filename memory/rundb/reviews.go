@@ -34,6 +34,26 @@ type Review struct {
 	Auto       bool   // accepted by the auto-accept timer
 }
 
+// Text is the decision in one line, as every view of a stored episode
+// shows it: the decision and the proposal, then the command played instead
+// or the reason, and whether the timer decided or Memories.md kept it.
+func (r Review) Text() string {
+	s := fmt.Sprintf("%s %q", r.Decision, r.Proposal)
+	switch {
+	case r.Command != "":
+		s += fmt.Sprintf(" → %q", r.Command)
+	case r.Reason != "":
+		s += ": " + r.Reason
+	}
+	if r.Auto {
+		s += " (auto)"
+	}
+	if r.Remembered {
+		s += " (remembered)"
+	}
+	return s
+}
+
 // ReviewStats sums an episode's reviews.
 type ReviewStats struct {
 	Decisions, Accepted, Edited, Rejected int
