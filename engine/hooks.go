@@ -48,3 +48,30 @@ type Lifecycle interface {
 // after the retries (disk full, read-only, locked, the database gone).
 // Recording is part of the turn: the engine pauses and headless runs stop.
 var ErrNotRecorded = errors.New("turn not recorded")
+
+// Background is after-turn work a Lifecycle runs off the critical path
+// (memory synthesis and the planning managers, beside the next proposal).
+// A Lifecycle that implements it returns from AfterTurn once the turn is
+// recorded; the engine takes what finished at every point it waits
+// (a proposal, a review, a command) and closes each turn with its
+// TurnCompleted once its work is done. Before an episode ends, before
+// Idle and before the engine stops it settles: waits for the work queued.
+type Background interface {
+	// Ready is signalled when finished work waits to be taken.
+	Ready() <-chan struct{}
+	// Take returns the turns whose work finished, oldest first.
+	Take() []Settled
+	// Settle waits until the work queued so far has finished (or ctx
+	// ends) and returns it as Take does.
+	Settle(ctx context.Context) []Settled
+}
+
+// Settled is one turn's background work, finished: the events it caused
+// (MemoryChanged, ObjectivesChanged, SupervisorChanged, errors it reported
+// and went on from) and an error that stops play (wrapping ErrNotRecorded:
+// what it had to write could not be written).
+type Settled struct {
+	Turn   int
+	Events []Event
+	Err    error
+}

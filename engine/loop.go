@@ -115,6 +115,9 @@ type Engine struct {
 	ending     bool // the person ended the episode (EndEpisode)
 	abandon    bool
 
+	// waiting are the played turns whose background work is not done.
+	waiting []unsettled
+
 	st       GameState
 	resume   *resumeState       // a checkpoint Run continues (ResumeFrom)
 	played   int                // episodes this Run started (or resumed)
@@ -230,6 +233,8 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("engine panic: %v\n%s", r, debug.Stack())
 			e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err, Fatal: true})
+		} else {
+			e.settle(ctx) // the background work of the last turns, then stop
 		}
 		final := Stopped{Err: err}
 		select {
@@ -274,6 +279,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 				e.mode = Paused
 			}
 		default:
+			e.settle(ctx) // out of work means the background's too
 			e.emit(ctx, Idle{Turn: e.st.Turn, Mode: e.mode})
 			select {
 			case c := <-e.cmds:
@@ -288,8 +294,10 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 	}
 }
 
-// drain applies the commands waiting at a turn boundary.
+// drain applies the commands waiting at a turn boundary, and delivers the
+// background work finished meanwhile.
 func (e *Engine) drain(ctx context.Context) {
+	e.takeSettled(ctx)
 	for {
 		select {
 		case c := <-e.cmds:
@@ -395,6 +403,8 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 				e.abandon = true
 				cancel()
 			}
+		case <-e.ready():
+			e.takeSettled(ctx) // the last turns' managers finished beside this proposal
 		case <-ctx.Done():
 			cancel()
 			<-ch
@@ -587,6 +597,7 @@ func (e *Engine) checkEpisode(ctx context.Context) (bool, error) {
 
 // endEpisode reports the end and starts the next episode, or stops.
 func (e *Engine) endEpisode(ctx context.Context, why env.Ending) error {
+	e.settle(ctx) // the last turns' work belongs to this episode
 	ep := EpisodeEnded{Episode: e.st.Episode, Reason: why, Score: e.st.Obs.Score, Moves: e.st.Obs.Moves, Turns: e.st.Turn}
 	if e.life != nil {
 		if err := e.life.EpisodeEnded(ctx, ep); err != nil {

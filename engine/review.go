@@ -97,9 +97,14 @@ func (e *Engine) review(ctx context.Context, turn, attempt int, p Proposal, v Ve
 		defer t.Stop()
 		timeout = t.C
 	}
+	// The person decides having seen where the last turn led, its
+	// memories and plans included.
+	e.settle(ctx)
 	e.emit(ctx, ev)
 	for {
 		select {
+		case <-e.ready():
+			e.takeSettled(ctx)
 		case c := <-e.cmds:
 			switch c := c.(type) {
 			case ReviewDecision:

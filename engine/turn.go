@@ -9,6 +9,7 @@ import (
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
+	"github.com/lantern-if/lantern/managers/mapper"
 )
 
 // A turn is one action played in an episode, by the agent or the person,
@@ -99,6 +100,11 @@ type TurnRecord struct {
 	// on; nil otherwise (or when it could not be made: an ErrorEvent says
 	// why).
 	Checkpoint *Checkpoint
+	// Map is the map after this turn, a copy the receiver may keep (work
+	// that runs beside the next turns reads it, never the engine's).
+	Map mapper.Snapshot
+	// actions and repeats are the run's counts after this turn.
+	actions, repeats int
 }
 
 // Result is the clients' view of the record: the TurnResult event.
@@ -181,7 +187,11 @@ func (e *Engine) play(ctx context.Context, t *turn) error {
 	if mapChanged {
 		e.emitMap(ctx)
 	}
-	e.emit(ctx, e.completed(rec, t))
+	if e.background() != nil {
+		e.waiting = append(e.waiting, unsettled{rec: rec, start: t.start}) // closed when its work is done
+	} else {
+		e.emit(ctx, e.completed(rec, t.start))
+	}
 	if obs.Ended != env.NotEnded {
 		return e.endEpisode(ctx, obs.Ended)
 	}
@@ -231,7 +241,7 @@ func (e *Engine) advance(ctx context.Context, t *turn, before, obs env.Observati
 	rec = TurnRecord{Episode: e.st.Episode, Turn: n, Actor: t.actor, Action: t.action, Reasoning: t.proposal.Reasoning, Proposal: t.proposal,
 		Verdicts: t.verdicts, Reviews: t.reviews, Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom,
 		Stuck: e.becameStuck(n), Duration: time.Since(t.start), LLMTime: e.llmTime() - t.llmBefore, Seed: e.seed,
-		History: slices.Clone(e.st.History), Prompt: t.prompt}
+		History: slices.Clone(e.st.History), Prompt: t.prompt, Map: e.gmap.Snapshot(), actions: e.actions, repeats: e.repeats}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(n)
 	}
@@ -248,10 +258,10 @@ func (e *Engine) advance(ctx context.Context, t *turn, before, obs env.Observati
 
 // completed is the turn's closing event, once the session's work is done:
 // the managers' model calls count with the turn that caused them.
-func (e *Engine) completed(rec TurnRecord, t *turn) TurnCompleted {
-	c := TurnCompleted{Result: rec.Result(), Duration: time.Since(t.start), Actions: e.actions, Repeats: e.repeats}
+func (e *Engine) completed(rec TurnRecord, start time.Time) TurnCompleted {
+	c := TurnCompleted{Result: rec.Result(), Duration: time.Since(start), Actions: rec.actions, Repeats: rec.repeats}
 	if e.client != nil {
-		c.LLM = e.client.Metrics.Turn(t.number)
+		c.LLM = e.client.Metrics.Turn(rec.Turn)
 	}
 	return c
 }

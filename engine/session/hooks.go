@@ -15,6 +15,7 @@ type hooks struct{ s *Session }
 var (
 	_ engine.PromptExtras = hooks{}
 	_ engine.Lifecycle    = hooks{}
+	_ engine.Background   = hooks{}
 )
 
 func (h hooks) LocationMemory(loc int) string { return h.s.Memories.LocationMemory(loc) }
@@ -42,6 +43,10 @@ func (h hooks) AfterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.E
 	h.s.updateView(rec.History)
 	return evs, err
 }
+
+func (h hooks) Ready() <-chan struct{}                      { return h.s.bo.Ready() }
+func (h hooks) Take() []engine.Settled                      { return h.s.bo.Take() }
+func (h hooks) Settle(ctx context.Context) []engine.Settled { return h.s.bo.Settle(ctx) }
 
 func (h hooks) EpisodeEnded(ctx context.Context, ep engine.EpisodeEnded) error {
 	return h.s.episodeEnded(ctx, ep)

@@ -144,7 +144,8 @@ func TestStuckForcesObjectiveRefresh(t *testing.T) {
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`})
 	fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
 	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client,
-		Engine: engine.Config{MaxTurns: 8, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Objectives: true, ObjectiveInterval: 100}})
+		Engine: engine.Config{MaxTurns: 8, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Objectives: true, ObjectiveInterval: 100},
+		Inline: true}) // turn 6's prompt must hold what turn 5's refresh found
 	if err != nil {
 		t.Fatal(err)
 	}

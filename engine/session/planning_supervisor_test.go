@@ -32,7 +32,8 @@ func TestPlanningSupervisorThroughTheSession(t *testing.T) {
 	agent := recording("look", "n", "s", "look")
 	agent.plays[0].Reasoning = "I am carrying the brass lantern, so darkness is no danger."
 	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client, Agent: agent,
-		Engine: engine.Config{MaxTurns: 3, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Supervisor: true}})
+		Engine: engine.Config{MaxTurns: 3, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Supervisor: true},
+		Inline: true}) // each turn's prompt must hold the round before it
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,6 +59,11 @@ type Options struct {
 	// synthesis and the supervisor (all off by default; DefaultPlanning
 	// turns them all on).
 	Planning Planning
+	// Inline runs each turn's memory synthesis and planning before the
+	// next turn starts, as the design documents' loop does; otherwise
+	// they run beside the next proposal (with one server slot this only
+	// reorders the calls; with several it hides them).
+	Inline bool
 }
 
 // Planning configures the managers that plan across turns and episodes.
@@ -130,6 +135,14 @@ type Session struct {
 	view atomic.Pointer[researchView]
 	// run is the engine Start started (nil before).
 	run *running
+	// bo runs each turn's memory synthesis and planning beside the next
+	// turns; planMap is the map they read (a copy of the engine's as the
+	// turn left it, never the engine's own); resumed is the work an
+	// interrupted session left undone, queued when the episode resumes.
+	bo      *backOffice
+	planMap *mapper.Map
+	resumed []afterWork
+	inline  bool // Options.Inline
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -211,7 +224,8 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 		window = 3
 	}
 	s := &Session{Dir: dir, Env: en, DB: db, Memories: store, Map: mapper.New(), id: en.Story(), lock: lock, client: opts.Client,
-		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning, checkpoints: opts.Autosave}
+		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning, checkpoints: opts.Autosave, planMap: mapper.New(), inline: opts.Inline}
+	s.bo = newBackOffice(s)
 	if opts.Binding != nil {
 		s.maxScore = opts.Binding.MaxScore
 	}
@@ -268,6 +282,9 @@ func (s *Session) Resume(ctx context.Context) (rundb.Checkpoint, error) {
 	if err := s.Engine.ResumeFrom(cp.Machine, cp.Engine); err != nil {
 		return cp, err
 	}
+	if err := s.resumeAfterWork(ctx, cp.Episode, cp.Turn); err != nil {
+		return cp, err
+	}
 	s.episode = cp.Episode
 	return cp, nil
 }
@@ -284,6 +301,7 @@ func (s *Session) nextEpisode(ctx context.Context) (int, error) {
 // run database, then gives the work dir up.
 func (s *Session) Close() error {
 	stop := s.Stop(10 * time.Second)
+	s.bo.close()
 	return errors.Join(stop, s.Memories.Close(), s.DB.Close(), s.lock.Unlock())
 }
 
@@ -299,24 +317,24 @@ func (s *Session) notes() []string {
 	return out
 }
 
-// afterTurn records the turn, keeps the agent's note, exports the state,
-// then runs the planning managers (objectives, knowledge, supervisor).
+// afterTurn records the turn (its row and checkpoint, the agent's note,
+// current_state.json), then gives its memory synthesis and planning to the
+// back office, which runs them beside the next turns.
 func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
-	events, err := s.recordTurn(ctx, rec)
-	events = append(events, s.planTurn(ctx, rec)...)
-	if err == nil && s.client != nil {
-		// The row was written before the managers' calls: count them too.
-		m := s.client.Metrics.Turn(rec.Turn)
-		err = s.DB.UpdateTurnTokens(ctx, s.episode, rec.Turn, m.PromptTokens, m.EvalTokens)
+	w := afterWork{Turn: managed(rec), Stuck: rec.Stuck, Map: rec.Map, Prompt: rec.Prompt}
+	events, err := s.recordTurn(ctx, rec, storedWork(w))
+	w.Episode = s.episode
+	s.bo.give(ctx, w)
+	if s.inline {
+		s.bo.wait() // the next prompt sees what this turn's managers wrote
 	}
 	return events, err
 }
 
-// recordTurn is the turn's bookkeeping: the run database, memory
-// synthesis, the agent's note and current_state.json. Memory synthesis
-// runs even when the database failed: a played turn is never skipped.
-func (s *Session) recordTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
-	dbErr := s.recordRow(ctx, rec)
+// recordTurn is the turn's bookkeeping: the run database (with the work
+// still to do), the agent's note and current_state.json.
+func (s *Session) recordTurn(ctx context.Context, rec engine.TurnRecord, work []byte) ([]engine.Event, error) {
+	dbErr := s.recordRow(ctx, rec, work)
 	if dbErr != nil {
 		dbErr = fmt.Errorf("%w: turn %d of episode %d: %w", engine.ErrNotRecorded, rec.Turn, rec.Episode, dbErr)
 	}
@@ -325,14 +343,6 @@ func (s *Session) recordTurn(ctx context.Context, rec engine.TurnRecord) ([]engi
 		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil {
 			return nil, errors.Join(dbErr, err)
 		}
-	}
-	res, err := s.synth.ProcessTurnAfter(ctx, managed(rec), rec.Prompt)
-	if err != nil {
-		// A failed synthesis loses one memory, not the turn.
-		events = append(events, engine.ErrorEvent{Turn: rec.Turn, Err: err})
-	}
-	if res.Stored {
-		events = append(events, engine.MemoryChanged{Location: res.Location, Title: res.Title})
 	}
 	if dbErr != nil {
 		return events, errors.Join(dbErr, s.exportState(rec))
@@ -349,7 +359,7 @@ func (s *Session) recordTurn(ctx context.Context, rec engine.TurnRecord) ([]engi
 
 // recordRow writes the turn's row (with its checkpoint) to lantern.db,
 // starting the episode's row with its first turn.
-func (s *Session) recordRow(ctx context.Context, rec engine.TurnRecord) error {
+func (s *Session) recordRow(ctx context.Context, rec engine.TurnRecord, work []byte) error {
 	// The turn was played and reported: a session being stopped (a signal)
 	// still records it, or the resume would not match what was shown.
 	ctx = context.WithoutCancel(ctx)
@@ -365,7 +375,7 @@ func (s *Session) recordRow(ctx context.Context, rec engine.TurnRecord) error {
 		Episode: s.episode, Turn: rec.Turn, Actor: string(rec.Actor), Action: rec.Action, Response: rec.After.Text,
 		Reasoning: rec.Reasoning, Verdicts: string(verdicts), LocationID: rec.After.Location.ID, Location: rec.After.Location.Name,
 		Score: rec.After.Score, Moves: rec.After.Moves, PromptTokens: rec.LLMMetrics.PromptTokens, EvalTokens: rec.LLMMetrics.EvalTokens,
-		LLM: rec.LLMTime, Duration: rec.Duration, Failed: rec.Failed,
+		LLM: rec.LLMTime, Duration: rec.Duration, Failed: rec.Failed, AfterWork: work,
 	}
 	if s.checkpoints {
 		if rec.Checkpoint == nil {
@@ -546,14 +556,14 @@ func (s *Session) openPlanning(client *llm.Client, story string) error {
 	}
 	s.Knowledge = knowledge.New(model(p.Knowledge), knowledge.Config{Path: filepath.Join(s.Dir, knowledge.FileName), Story: story,
 		UpdateInterval: p.KnowledgeInterval, BudgetTokens: p.KnowledgeBudget})
-	s.Objectives = objectives.New(objectives.Deps{Client: model(p.Objectives), Knowledge: s.Knowledge, Memories: s.Memories, Map: s.Map},
+	s.Objectives = objectives.New(objectives.Deps{Client: model(p.Objectives), Knowledge: s.Knowledge, Memories: s.Memories, Map: s.planMap},
 		objectives.Config{UpdateInterval: p.ObjectiveInterval, RefineInterval: p.RefineInterval, Plain: p.PlainObjectives})
 	if !p.Supervisor {
 		return nil
 	}
 	rounds := &roundLog{db: s.DB, episodeID: func() int64 { return s.episode }}
 	s.rounds = rounds
-	s.Supervisor = supervisor.New(supervisor.Deps{Client: client, Map: s.Map, Recorder: rounds, Hints: s.Objectives.PersonObjectives,
+	s.Supervisor = supervisor.New(supervisor.Deps{Client: client, Map: s.planMap, Recorder: rounds, Hints: s.Objectives.PersonObjectives,
 		Completed: func() int {
 			_, done := s.Objectives.Counts()
 			return done
@@ -564,7 +574,13 @@ func (s *Session) openPlanning(client *llm.Client, story string) error {
 // startEpisode resets the managers in dependency order for a new episode;
 // what they learned across episodes (Memories.md, knowledgebase.md, the
 // map, the supervisor's gauges and memory, the person's objectives) stays.
-func (s *Session) startEpisode(_ context.Context, ep engine.EpisodeStarted) error {
+func (s *Session) startEpisode(ctx context.Context, ep engine.EpisodeStarted) error {
+	defer func() {
+		for _, w := range s.resumed {
+			s.bo.give(ctx, w) // the interrupted session's work, before any new turn's
+		}
+		s.resumed = nil
+	}()
 	s.synth.Reset()
 	// The story begins somewhere: that is a visit too (the starting room
 	// would otherwise read "Visits: 0 | Episodes: none").
@@ -589,10 +605,9 @@ func (s *Session) startEpisode(_ context.Context, ep engine.EpisodeStarted) erro
 
 // planTurn runs the planning managers after a turn. A manager that fails
 // is reported and the others go on; the turn is never lost.
-func (s *Session) planTurn(ctx context.Context, rec engine.TurnRecord) []engine.Event {
+func (s *Session) planTurn(ctx context.Context, mt domain.Turn, stuck bool) []engine.Event {
 	var events []engine.Event
-	fail := func(err error) { events = append(events, engine.ErrorEvent{Turn: rec.Turn, Err: err}) }
-	mt := managed(rec)
+	fail := func(err error) { events = append(events, engine.ErrorEvent{Turn: mt.Turn, Err: err}) }
 	if s.plan.Knowledge {
 		if _, err := s.Knowledge.ProcessTurn(ctx, mt); err != nil {
 			fail(err)
@@ -602,7 +617,7 @@ func (s *Session) planTurn(ctx context.Context, rec engine.TurnRecord) []engine.
 	if err != nil {
 		fail(err)
 	}
-	if rec.Stuck && s.plan.Objectives && s.Objectives.Status().LastUpdate != rec.Turn {
+	if stuck && s.plan.Objectives && s.Objectives.Status().LastUpdate != mt.Turn {
 		// Stuck: the plan is not working; rethink it now rather than at
 		// the next interval.
 		ch, err := s.Objectives.ProcessPeriodic(ctx)
@@ -621,7 +636,7 @@ func (s *Session) planTurn(ctx context.Context, rec engine.TurnRecord) []engine.
 	r, ran, err := s.Supervisor.ProcessTurn(ctx, mt)
 	if ran {
 		st := s.Supervisor.Status()
-		ev := engine.SupervisorChanged{Turn: rec.Turn, Round: st.Rounds, Trust: st.State.Trust, Work: st.State.Work, Comfort: st.State.Comfort,
+		ev := engine.SupervisorChanged{Turn: mt.Turn, Round: st.Rounds, Trust: st.State.Trust, Work: st.State.Work, Comfort: st.State.Comfort,
 			PrevTrust: st.Previous.Trust, PrevWork: st.Previous.Work, PrevComfort: st.Previous.Comfort, Mood: st.Mood, Feedback: st.Feedback}
 		for _, f := range r.Findings {
 			if f.Contradicted {

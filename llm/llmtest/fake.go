@@ -110,6 +110,23 @@ type Server struct {
 	models map[string]model
 	order  []string
 	drop   bool // requests are not recorded (KeepRequests(false))
+	waits  []arrival
+}
+
+// arrival is a test waiting for a request (Arrived).
+type arrival struct {
+	m    Matcher
+	seen chan struct{}
+}
+
+// Arrived returns a channel closed when a request matching m arrives (a
+// test's way to know a call is in flight, without sleeping).
+func (s *Server) Arrived(m Matcher) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := arrival{m: m, seen: make(chan struct{})}
+	s.waits = append(s.waits, a)
+	return a.seen
 }
 
 // New starts a fake server; it is closed, and checked for missing calls,
@@ -238,6 +255,15 @@ func (s *Server) record(r Request) {
 	if !s.drop {
 		s.reqs = append(s.reqs, r)
 	}
+	kept := s.waits[:0]
+	for _, a := range s.waits {
+		if a.m(r) {
+			close(a.seen)
+		} else {
+			kept = append(kept, a)
+		}
+	}
+	s.waits = kept
 	s.mu.Unlock()
 }
 

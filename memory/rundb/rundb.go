@@ -284,6 +284,9 @@ type Turn struct {
 	// Checkpoint, when set, is stored with the turn in one transaction: a
 	// resumed session starts from exactly the last recorded turn.
 	Checkpoint *Checkpoint
+	// AfterWork, when set, is the turn's work still to do (opaque here),
+	// stored in the same transaction until FinishAfterWork.
+	AfterWork []byte
 }
 
 // Checkpoint is what resuming an episode needs: the machine's state (a
@@ -373,6 +376,12 @@ func (r *RunDB) recordTurn(ctx context.Context, t Turn) error {
 		if _, err := tx.StmtContext(ctx, r.insCheckpoint).ExecContext(ctx,
 			r.story, t.Episode, t.Turn, cp.Machine, cp.Engine, now()); err != nil {
 			return fmt.Errorf("record turn %d: checkpoint: %w", t.Turn, err)
+		}
+	}
+	if t.AfterWork != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO after_work (episode, turn, work) VALUES (?, ?, ?)`,
+			t.Episode, t.Turn, t.AfterWork); err != nil {
+			return fmt.Errorf("record turn %d: after-turn work: %w", t.Turn, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {

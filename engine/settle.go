@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// The turns whose background work (Background) is still running: each is
+// closed with its TurnCompleted, in order, when its work is taken.
+
+// unsettled is a played turn waiting for its background work.
+type unsettled struct {
+	rec   TurnRecord
+	start time.Time
+}
+
+// background is the lifecycle's background work, or nil.
+func (e *Engine) background() Background {
+	b, _ := e.life.(Background)
+	return b
+}
+
+// ready is the channel that signals finished background work (nil, which
+// never fires, without any).
+func (e *Engine) ready() <-chan struct{} {
+	if b := e.background(); b != nil {
+		return b.Ready()
+	}
+	return nil
+}
+
+// takeSettled delivers the background work finished so far.
+func (e *Engine) takeSettled(ctx context.Context) {
+	if b := e.background(); b != nil {
+		e.deliver(ctx, b.Take())
+	}
+}
+
+// settle waits for every turn's background work and delivers it.
+func (e *Engine) settle(ctx context.Context) {
+	if b := e.background(); b != nil {
+		e.deliver(ctx, b.Settle(ctx))
+	}
+}
+
+// deliver sends what each finished turn caused, then closes it.
+func (e *Engine) deliver(ctx context.Context, done []Settled) {
+	for _, d := range done {
+		for _, ev := range d.Events {
+			e.emit(ctx, ev)
+		}
+		if d.Err != nil {
+			e.emit(ctx, ErrorEvent{Turn: d.Turn, Err: d.Err})
+			if errors.Is(d.Err, ErrNotRecorded) {
+				e.mode, e.pending = Paused, nil
+			}
+		}
+		i := 0
+		for i < len(e.waiting) && e.waiting[i].rec.Turn != d.Turn {
+			i++
+		}
+		if i == len(e.waiting) {
+			continue
+		}
+		w := e.waiting[i]
+		e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
+		e.emit(ctx, e.completed(w.rec, w.start))
+	}
+}
