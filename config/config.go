@@ -66,7 +66,18 @@ type Loop struct {
 	SupervisorKWindow           int     `toml:"supervisor_k_window"`
 	StuckTurns                  int     `toml:"stuck_turns"`
 	MaxModelFailures            int     `toml:"max_model_failures"`
+	// AfterTurn is when a turn's memory synthesis and planning run:
+	// "beside" the next proposal (the default: with several server slots
+	// their calls overlap the agent's) or "inline", before the next turn
+	// starts (its prompt then always holds what they wrote).
+	AfterTurn string `toml:"after_turn"`
 }
+
+// The values of loop.after_turn.
+const (
+	AfterTurnBeside = "beside"
+	AfterTurnInline = "inline"
+)
 
 // Managers turns the planning managers on or off (their intervals
 // are in Loop) and sets the agent's optional research phase.
@@ -130,6 +141,7 @@ func Defaults() *Config {
 			MemoryHistoryWindow:         3,
 			SupervisorKWindow:           3,
 			StuckTurns:                  20,
+			AfterTurn:                   AfterTurnBeside,
 			MaxModelFailures:            3,
 		},
 		Budgets: Budgets{

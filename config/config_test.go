@@ -282,6 +282,7 @@ func TestValidationMessages(t *testing.T) {
 		{"[loop]\nsupervisor_k_window = 0\n", `2: loop.supervisor_k_window = 0: must be at least 1 round`, false},
 		{"[loop]\nsupervisor_k_window = 12\n", `2: loop.supervisor_k_window = 12: above 10 makes the supervisor's prompts long (3 is the default)`, true},
 		{"[loop]\nstuck_turns = 0\n", `2: loop.stuck_turns = 0: must be at least 1 turn`, false},
+		{"[loop]\nafter_turn = \"later\"\n", `2: loop.after_turn = "later": must be "beside" (beside the next proposal) or "inline" (before the next turn)`, false},
 		{"[loop]\nmax_model_failures = 0\n", `2: loop.max_model_failures = 0: must be at least 1`, false},
 		{"[budgets]\nagent_prompt_tokens = 100\n", `2: budgets.agent_prompt_tokens = 100: must be 0 (no limit) or at least 512 tokens`, false},
 		{"[budgets]\nlocation_memory_tokens = 0\n", `2: budgets.location_memory_tokens = 0: must be at least 1 token`, false},
@@ -385,7 +386,7 @@ func TestEnvNameAndKeyNames(t *testing.T) {
 		t.Errorf("EnvName %q", got)
 	}
 	names := KeyNames()
-	if len(names) != 4+2+11+6+7+8*12 { // top, ollama, loop, budgets, managers, roles
+	if len(names) != 4+2+12+6+7+8*12 { // top, ollama, loop, budgets, managers, roles
 		t.Errorf("%d keys", len(names))
 	}
 	if names[0] != "work_dir" || names[len(names)-1] != "roles.retriever.num_ctx" {

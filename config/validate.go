@@ -111,6 +111,9 @@ func (c *Config) validate(checkTheme func(string) error) []Problem {
 	}
 	k.atLeast("loop.stuck_turns", lp.StuckTurns, 1, " turn")
 	k.atLeast("loop.max_model_failures", lp.MaxModelFailures, 1, "")
+	if lp.AfterTurn != AfterTurnBeside && lp.AfterTurn != AfterTurnInline {
+		k.err("loop.after_turn", "must be %q (beside the next proposal) or %q (before the next turn)", AfterTurnBeside, AfterTurnInline)
+	}
 
 	m := c.Managers
 	k.atLeast("managers.supervisor_interval", m.SupervisorInterval, 1, " turn")
