@@ -193,7 +193,22 @@ func (e *Env) location() Location {
 			name = s
 		}
 	}
+	if e.b.LocationName == "title_case" {
+		name = titleCase(name)
+	}
 	return Location{ID: int(id), Name: name}
+}
+
+// titleCase capitalises the letters a–z that begin the name or follow a
+// space, as stories that capitalise their room headings do.
+func titleCase(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' && (i == 0 || b[i-1] == ' ') {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
 }
 
 // locationID is the location's object number, read where the resolved
