@@ -40,8 +40,12 @@ type Binding struct {
 	// capitalised, as a story that capitalises its room headings prints
 	// them (Sherlock's room "vestibule" is headed "Vestibule").
 	LocationName string `toml:"location_name"`
-	ScoreGlobal  *int   `toml:"score_global"`
-	MovesGlobal  *int   `toml:"moves_global"`
+	// RoomsContainer says the story keeps every room inside one parentless
+	// object (ZIL's ROOMS): with location "player_room" the room is the
+	// outermost object below it.
+	RoomsContainer bool `toml:"rooms_container"`
+	ScoreGlobal    *int `toml:"score_global"`
+	MovesGlobal    *int `toml:"moves_global"`
 	// ScoreAddr and MovesAddr are byte addresses in dynamic memory, read
 	// as words (size 2, the default: score signed, moves unsigned) or as
 	// single bytes (size 1, unsigned unless score_signed).
@@ -227,6 +231,9 @@ func (b *Binding) check(name string) error {
 	case "", "title_case":
 	default:
 		return fmt.Errorf("%w: %s: location_name %q is not title_case", ErrBinding, name, b.LocationName)
+	}
+	if b.RoomsContainer && b.Location != "player_room" {
+		return fmt.Errorf("%w: %s: rooms_container needs location \"player_room\"", ErrBinding, name)
 	}
 	if (b.Location == "player_parent" || b.Location == "player_room") && b.Player == 0 {
 		return fmt.Errorf("%w: %s: location %q needs the player object", ErrBinding, name, b.Location)

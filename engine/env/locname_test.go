@@ -8,17 +8,19 @@ import (
 	"github.com/lantern-if/lantern/zmachine/zasm"
 )
 
-// cabStory is a version 5 story in the manner of Sherlock: rooms whose
-// short names are lower case ("entry hall", "the Embankment") are headed
+// cabStory is a version 5 story in the manner of Sherlock: its rooms are
+// kept in a nameless ROOMS object, as ZIL keeps them; rooms whose short
+// names are lower case ("entry hall", "the Embankment") are headed
 // with each word capitalised, and on the second line read the player
 // climbs into a cab in the street, which on the third drives to the
 // Embankment with the player inside.
 func cabStory(t *testing.T) *zmachine.Story {
 	t.Helper()
 	b := zasm.New(5)
-	street := b.Object("221-B Baker Street", nil)
-	hall := b.Object("entry hall", nil)
-	embankment := b.Object("the Embankment", nil)
+	rooms := b.Object("", nil)
+	street := b.Object("221-B Baker Street", rooms)
+	hall := b.Object("entry hall", rooms)
+	embankment := b.Object("the Embankment", rooms)
 	cab := b.Object("hansom cab", street)
 	me := b.Object("yourself", hall)
 	turn := b.Global("turn", 0)
@@ -67,26 +69,30 @@ func cabStory(t *testing.T) *zmachine.Story {
 // the hall and the Embankment are misnamed and the cab is a place.
 func TestSherlockLocationNames(t *testing.T) {
 	sherlock := suiteBindings(t).For("35240654d83f9e7073973d338f9657b8")
-	if sherlock.Name != "sherlock" || sherlock.Location != "player_room" || sherlock.LocationName != "title_case" {
-		t.Fatalf("binding %q: location %q named %q, want player_room in title case", sherlock.Name, sherlock.Location, sherlock.LocationName)
+	if sherlock.Name != "sherlock" || sherlock.Location != "player_room" || !sherlock.RoomsContainer || sherlock.LocationName != "title_case" {
+		t.Fatalf("binding %q: location %q (rooms container %v) named %q, want the room below ROOMS in title case",
+			sherlock.Name, sherlock.Location, sherlock.RoomsContainer, sherlock.LocationName)
 	}
-	const player = 5 // "yourself" in cabStory
+	const player = 6 // "yourself" in cabStory
 	tests := []struct {
 		name     string
 		location string
+		rooms    bool
 		naming   string
 		want     []string // the location's name after the opening and each step
 		unnamed  int      // location changes the text does not name
 	}{
-		{name: "sherlock", location: "player_room", naming: "title_case",
+		{name: "sherlock", location: "player_room", rooms: true, naming: "title_case",
 			want: []string{"Entry Hall", "221-B Baker Street", "221-B Baker Street", "The Embankment"}},
+		{name: "the outermost holder is the rooms' container", location: "player_room",
+			want: []string{"", "", "", ""}},
 		{name: "jericho's reading", location: "player_parent",
 			want: []string{"entry hall", "221-B Baker Street", "hansom cab", "hansom cab"}, unnamed: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := *sherlock
-			b.Location, b.LocationName, b.Player, b.MovesAddr, b.ScoreAddr = tc.location, tc.naming, player, 0, 0
+			b.Location, b.RoomsContainer, b.LocationName, b.Player, b.MovesAddr, b.ScoreAddr = tc.location, tc.rooms, tc.naming, player, 0, 0
 			b.Intro = nil
 			e, err := NewEnv(cabStory(t), EnvOptions{Binding: &b})
 			if err != nil {
