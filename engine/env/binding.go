@@ -35,8 +35,17 @@ type Binding struct {
 	// "player_room" (the outermost object holding the player).
 	Location     string `toml:"location"`
 	LocationGlob *int   `toml:"location_global"`
-	ScoreGlobal  *int   `toml:"score_global"`
-	MovesGlobal  *int   `toml:"moves_global"`
+	// LocationName says how the location's name reads: "" as the object
+	// table holds it, or "title_case" with the first letter of each word
+	// capitalised, as a story that capitalises its room headings prints
+	// them (Sherlock's room "vestibule" is headed "Vestibule").
+	LocationName string `toml:"location_name"`
+	// RoomsContainer says the story keeps every room inside one parentless
+	// object (ZIL's ROOMS): with location "player_room" the room is the
+	// outermost object below it.
+	RoomsContainer bool `toml:"rooms_container"`
+	ScoreGlobal    *int `toml:"score_global"`
+	MovesGlobal    *int `toml:"moves_global"`
 	// ScoreAddr and MovesAddr are byte addresses in dynamic memory, read
 	// as words (size 2, the default: score signed, moves unsigned) or as
 	// single bytes (size 1, unsigned unless score_signed).
@@ -217,6 +226,14 @@ func (b *Binding) check(name string) error {
 	case "", "global", "player_parent", "player_room":
 	default:
 		return fmt.Errorf("%w: %s: location %q is not global, player_parent or player_room", ErrBinding, name, b.Location)
+	}
+	switch b.LocationName {
+	case "", "title_case":
+	default:
+		return fmt.Errorf("%w: %s: location_name %q is not title_case", ErrBinding, name, b.LocationName)
+	}
+	if b.RoomsContainer && b.Location != "player_room" {
+		return fmt.Errorf("%w: %s: rooms_container needs location \"player_room\"", ErrBinding, name)
 	}
 	if (b.Location == "player_parent" || b.Location == "player_room") && b.Player == 0 {
 		return fmt.Errorf("%w: %s: location %q needs the player object", ErrBinding, name, b.Location)

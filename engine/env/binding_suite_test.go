@@ -126,6 +126,8 @@ func TestBindingSchemaErrors(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"loc.toml", md5 + "location = \"attic\"\n", "location"},
 		{"locplayer.toml", md5 + "location = \"player_room\"\n", "player"},
+		{"locname.toml", md5 + "location_name = \"upper\"\n", "location_name"},
+		{"rooms.toml", md5 + "rooms_container = true\n", "rooms_container"},
 		{"size.toml", md5 + "score_addr = 10\nscore_size = 4\n", "size"},
 		{"from.toml", md5 + "score_from = \"guess\"\n", "score_from"},
 		{"re.toml", md5 + "score_from = \"status\"\nscore_text = 'Rating'\n", "score_text"},

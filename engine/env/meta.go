@@ -14,7 +14,10 @@ import (
 // Meta-commands are handled here, for every actor: a model (or a person)
 // can never make the story read or write a file of its choosing. Saves go
 // to numbered slots in the save directory; quit and restart end the
-// episode through the engine.
+// episode through the engine. "load" is Lantern's own synonym of restore:
+// a story whose dictionary holds the word gives it a meaning of its own
+// (LOAD PISTOL), so there it goes to the story; should the story take it
+// for RESTORE, the story's restore is kept inside the save directory too.
 
 const (
 	slotPrefix = "slot-"
@@ -26,7 +29,7 @@ const (
 
 func (e *Env) meta(cmd string) (Observation, bool) {
 	fields := strings.Fields(strings.ToLower(cmd))
-	if len(fields) == 0 {
+	if len(fields) == 0 || fields[0] == "load" && e.m.KnowsWord("load") {
 		return Observation{}, false
 	}
 	var text string

@@ -178,6 +178,20 @@ func (e *Env) roomOf(o uint16) uint16 {
 	return o
 }
 
+// roomBelowRoot is the outermost object holding o below the parentless
+// object that holds it (the container in which a ZIL story keeps every
+// room); o itself when it has no parent.
+func (e *Env) roomBelowRoot(o uint16) uint16 {
+	for i := 0; i < 64; i++ {
+		p := e.m.Parent(o)
+		if p == 0 || e.m.Parent(p) == 0 {
+			return o
+		}
+		o = p
+	}
+	return o
+}
+
 func (e *Env) location() Location {
 	e.resolveTruth()
 	id, ok := e.locationRead()
@@ -193,7 +207,22 @@ func (e *Env) location() Location {
 			name = s
 		}
 	}
+	if e.b.LocationName == "title_case" {
+		name = titleCase(name)
+	}
 	return Location{ID: int(id), Name: name}
+}
+
+// titleCase capitalises the letters a–z that begin the name or follow a
+// space, as stories that capitalise their room headings do.
+func titleCase(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' && (i == 0 || b[i-1] == ' ') {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
 }
 
 // locationID is the location's object number, read where the resolved
@@ -213,6 +242,9 @@ func (e *Env) locationRead() (id uint16, ok bool) {
 	case e.b.Location == "player_room" || t.roomOfPlr:
 		if t.player == 0 || e.m.Parent(t.player) == 0 {
 			return 0, false
+		}
+		if e.b.RoomsContainer {
+			return e.roomBelowRoot(t.player), true
 		}
 		return e.roomOf(t.player), true
 	case t.locGlobal >= 0:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/lantern-if/lantern/zmachine"
@@ -15,8 +16,9 @@ import (
 // printed, at each input and whenever a MORE prompt would have been due.
 // Folded to single spaces, its output equals dfrotz's. The rules are taken
 // from frotz's src/common/screen.c and buffer.c and src/dumb/dumb_output.c
-// (read, not copied); the v3 status line occupies the top row but, as in
-// dfrotz, only its changing shows (as an empty line).
+// (read, not copied). The v3 status line is drawn into the top row as
+// frotz draws it, in reverse fixed-pitch text, which dfrotz's plain output
+// prints as nothing: only its changing shows (as an empty line).
 type dumb struct {
 	w          *bufio.Writer
 	v          int
@@ -24,10 +26,7 @@ type dumb struct {
 	cells      []cell
 	line       []byte // a row's text, reused by showRow
 	changed    []byte // 1 where a cell changed since the screen was last shown (bytes, so a row is searched with bytes.IndexByte)
-	statusNew  bool   // the v3 status line changed since the screen was last shown
-	status     zmachine.StatusLine
-	haveStatus bool
-	curRow     int // the terminal cursor, 0-based
+	curRow     int    // the terminal cursor, 0-based
 	curCol     int
 	win        [8]window
 	cwin       int
@@ -65,13 +64,18 @@ func (d *dumb) origin(kind byte) uint16 {
 			kind = flushWord
 		}
 	}
+	return d.originOf(name, kind)
+}
+
+// originOf numbers the drawing path named name ended by kind.
+func (d *dumb) originOf(name string, kind byte) uint16 {
 	key := originKey{name, kind}
 	n, ok := d.origins[key]
 	if !ok {
 		if d.origins == nil {
 			d.origins = map[originKey]uint16{}
 		}
-		n = uint16(len(d.origins) + 2)
+		n = uint16(len(d.origins) + originFirst)
 		d.origins[key] = n
 	}
 	return n
@@ -98,8 +102,16 @@ const (
 	flushDirect = 'd' // unbuffered text, drawn character by character
 )
 
-// originInput marks the typed text dfrotz copies onto the screen.
-const originInput = 1
+// originInput marks the typed text dfrotz copies onto the screen; the
+// drawing paths are numbered from originFirst.
+const (
+	originInput = 1
+	originFirst = 2
+)
+
+// statusPath names the v3 status line's drawing path: frotz draws it along
+// the same path whether the read or the show_status instruction asks.
+const statusPath = "(status line)"
 
 // blankCell is an erased cell.
 var blankCell = cell{r: ' '}
@@ -406,14 +418,10 @@ func (d *dumb) printChar(r rune) {
 	d.buf = append(d.buf, c)
 }
 
-// rowChanged: a row shows when a cell that changed is not blank. The v3
-// status row counts as changed when the status line did.
+// rowChanged: a row shows when a cell that changed is not blank.
 func (d *dumb) rowChanged(r int) bool {
 	if r < 0 || r >= d.rows {
 		return false
-	}
-	if r == 0 && d.v <= 3 && d.statusNew {
-		return true
 	}
 	from, to := r*d.cols, (r+1)*d.cols
 	cells, changed := d.cells[from:to], d.changed[from:to]
@@ -495,7 +503,6 @@ func (d *dumb) showScreen(showCursor bool) {
 		}
 	}
 	clear(d.changed)
-	d.statusNew = false
 }
 
 func (d *dumb) showPrompt() {
@@ -585,14 +592,92 @@ func (d *dumb) SetStyle(s uint16) {
 	d.style |= s
 }
 
+// Status draws the v3 status line into the top row as frotz's show_status
+// does (window 7, reverse fixed-pitch text, buffered in words): a space and
+// the location's name, then the score at column 51 and the moves at column
+// 67, or the time at column 61, padded with spaces to the row's end and
+// clipped there. A cell's changed mark says whether its last drawing
+// changed it, so a status line drawn again unchanged before the screen is
+// shown (the show_status instruction during a turn, then the read) leaves
+// the row unchanged; a word that ends differently (the name "Forest" where
+// "Forest Path" was) is drawn along another path and so changes.
 func (d *dumb) Status(st zmachine.StatusLine) {
 	d.flushBuffer()
-	if !d.haveStatus || st != d.status {
-		d.statusNew = true
+	d.cwin = 7
+	w := d.cur()
+	w.yCur, w.xCur = 1, 1
+	d.updateCursor()
+	sw := statusWriter{d: d}
+	sw.text(" " + st.Location)
+	if st.TimeGame {
+		// frotz reads the globals as unsigned words and prints numbers signed.
+		hours, minutes := uint16(st.Hours), uint16(st.Minutes)
+		sw.pad(20)
+		sw.text("Time: ")
+		h := (hours+11)%12 + 1
+		if h < 10 {
+			sw.text(" ")
+		}
+		sw.text(strconv.Itoa(int(h)) + ":")
+		if minutes < 10 {
+			sw.text("0")
+		}
+		sw.text(strconv.Itoa(int(int16(minutes))) + " ")
+		if hours >= 12 {
+			sw.text("pm")
+		} else {
+			sw.text("am")
+		}
+	} else {
+		sw.pad(30)
+		sw.text("Score: " + strconv.Itoa(int(int16(st.Score))))
+		sw.pad(14)
+		sw.text("Moves: " + strconv.Itoa(int(int16(st.Moves))))
 	}
-	d.status, d.haveStatus = st, true
+	sw.pad(0)
 	d.cwin = 0
 	d.updateCursor()
+}
+
+// statusWriter draws the status line's text as frotz's print_char buffers
+// it: a word ends before a space or after a hyphen, or when the padding
+// flushes it; the padding's spaces are drawn one by one.
+type statusWriter struct {
+	d     *dumb
+	word  []cell
+	prevC rune
+}
+
+const statusStyle = zmachine.StyleReverse | zmachine.StyleFixed
+
+func (s *statusWriter) text(str string) {
+	for _, r := range str {
+		if r == ' ' || (s.prevC == '-' && r != '-') {
+			s.flush(flushWord)
+		}
+		s.prevC = r
+		s.word = append(s.word, cell{r: r, style: statusStyle})
+	}
+}
+
+func (s *statusWriter) flush(kind byte) {
+	if len(s.word) > 0 {
+		o := s.d.originOf(statusPath, kind)
+		for i := range s.word {
+			s.word[i].origin = o
+		}
+		s.d.screenWord(s.word)
+	}
+	s.word, s.prevC = s.word[:0], 0
+}
+
+// pad is frotz's pad_status_line: spaces up to column from the right edge.
+func (s *statusWriter) pad(column int) {
+	s.flush(flushOp)
+	blank := cell{r: ' ', style: statusStyle, origin: s.d.originOf(statusPath, flushDirect)}
+	for n := s.d.unitsLeft() - column; n > 0; n-- {
+		s.d.screenChar(blank)
+	}
 }
 
 func (d *dumb) ReadLine(char bool) {

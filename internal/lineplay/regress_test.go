@@ -252,3 +252,84 @@ func TestFailedRestoreReports(t *testing.T) {
 		}
 	}
 }
+
+// The v3 status line is drawn into the top row's cells, and a cell counts
+// as changed when its last drawing changed it: a status line drawn during
+// the turn (show_status) and again, unchanged, at the read leaves the row
+// unchanged, so no empty line comes between the prompt and the reply; one
+// drawn with other values and then back shows; a name shortened to a prefix
+// changes only blank cells; a time story's clock is drawn as frotz draws it.
+func TestStatusLineRedrawnInTurn(t *testing.T) {
+	tests := []struct {
+		name string
+		time bool
+		turn func(main *zasm.Routine, loc, score, moves *zasm.Global, rooms []*zasm.Object)
+	}{
+		{name: "read only", turn: func(main *zasm.Routine, loc, score, moves *zasm.Global, rooms []*zasm.Object) {
+			main.Op("inc", moves)
+		}},
+		{name: "show_status then read, unchanged", turn: func(main *zasm.Routine, loc, score, moves *zasm.Global, rooms []*zasm.Object) {
+			main.Op("inc", moves)
+			main.Op("show_status")
+		}},
+		{name: "show_status then read, changed again", turn: func(main *zasm.Routine, loc, score, moves *zasm.Global, rooms []*zasm.Object) {
+			main.Op("show_status")
+			main.Op("inc", moves)
+		}},
+		{name: "another room drawn, then back", turn: func(main *zasm.Routine, loc, score, moves *zasm.Global, rooms []*zasm.Object) {
+			main.Op("store", loc, rooms[1])
+			main.Op("show_status")
+			main.Op("store", loc, rooms[0])
+		}},
+		{name: "name shortened to a prefix", turn: func(main *zasm.Routine, loc, score, moves *zasm.Global, rooms []*zasm.Object) {
+			main.Op("store", loc, rooms[2])
+		}},
+		{name: "hyphenated name, then a long one clipped", turn: func(main *zasm.Routine, loc, score, moves *zasm.Global, rooms []*zasm.Object) {
+			main.Op("store", loc, rooms[3])
+			main.Op("show_status")
+			main.Op("store", loc, rooms[4])
+			main.Op("inc", score)
+		}},
+		{name: "time story", time: true, turn: func(main *zasm.Routine, loc, score, moves *zasm.Global, rooms []*zasm.Object) {
+			main.Op("add", moves, 7).Store(moves)
+			main.Op("inc", score)
+			main.Op("show_status")
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := zasm.New(3)
+			if tc.time {
+				b.SetFlags1(0x02)
+			}
+			rooms := []*zasm.Object{b.Object("Forest Path", nil), b.Object("Long Gallery of Portraits", nil), b.Object("Forest", nil),
+				b.Object("North-East Fore-deck", nil), b.Object("An Exceedingly Long Room Name That Runs Past the Score Column Entirely Here", nil)}
+			loc := b.Global("location", rooms[0])
+			score := b.Global("score", 9)
+			moves := b.Global("moves", 55)
+			main := b.Routine("main")
+			b.SetMain(main)
+			text, parse := b.Table("text", 64), b.Table("parse", 2+4*8)
+			main.Op("storeb", text, 0, 60)
+			main.Op("storeb", parse, 0, 8)
+			main.Print("A test of the status line.\n")
+			for turn := 0; turn < 4; turn++ {
+				main.Print("\n>")
+				main.Op("sread", text, parse)
+				tc.turn(main, loc, score, moves, rooms)
+				main.Print("Time passes...\n")
+			}
+			main.Print("\n>")
+			main.Op("sread", text, parse)
+			main.Op("quit")
+			img, err := b.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := againstDfrotz(t, img, "wait\nwait\nwait\nwait\nwait\n")
+			if !strings.Contains(out, "Time passes...") {
+				t.Fatalf("story text missing:\n%s", out)
+			}
+		})
+	}
+}
