@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,6 +52,11 @@ type Options struct {
 	// MemoryWindow is memory_history_window: the turns memory synthesis
 	// reads (0: 3).
 	MemoryWindow int
+	// MemoryTriggers names the events that call memory synthesis
+	// (memsynth.ParseTriggers); nil: the lean set.
+	MemoryTriggers []string
+	// Logger receives the session's log lines; nil: none.
+	Logger *slog.Logger
 	// Research lets an LLM agent call the research tools before
 	// deciding, for at most this many rounds; 0 turns the phase off.
 	Research int
@@ -127,6 +133,9 @@ type Session struct {
 	// view is what the research tools read (the agent's goroutine): a
 	// snapshot the engine's goroutine replaces after each turn.
 	view atomic.Pointer[researchView]
+	log  *slog.Logger
+	// savedMap is the map as last stored in lantern.db (JSON).
+	savedMap string
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -212,6 +221,10 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 	if opts.Binding != nil {
 		s.maxScore = opts.Binding.MaxScore
 	}
+	if err := errors.Join(s.wireMemory(opts), s.loadStoryMap(context.Background())); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.openPlanning(opts.Client, StoryDir(opts.Name, info.Release)); err != nil {
 		s.Close()
 		return nil, err
@@ -284,7 +297,7 @@ func (s *Session) Close() error {
 }
 
 func (s *Session) notes() []string {
-	top, err := s.DB.TopNotes(context.Background(), 5)
+	top, err := s.DB.TopNotesIn(context.Background(), s.noteSession(), 5)
 	if err != nil {
 		return nil
 	}
@@ -300,6 +313,9 @@ func (s *Session) notes() []string {
 func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
 	events, err := s.recordTurn(ctx, rec)
 	events = append(events, s.planTurn(ctx, rec)...)
+	if mapErr := s.saveStoryMap(ctx); mapErr != nil {
+		events = append(events, engine.ErrorEvent{Turn: rec.Turn, Err: mapErr})
+	}
 	if err == nil && s.client != nil {
 		// The row was written before the managers' calls: count them too.
 		m := s.client.Metrics.Turn(rec.Turn)
@@ -334,7 +350,7 @@ func (s *Session) recordTurn(ctx context.Context, rec engine.TurnRecord) ([]engi
 		return events, errors.Join(dbErr, s.exportState(rec))
 	}
 	if p := rec.Proposal; strings.TrimSpace(p.Remember) != "" {
-		if _, _, err := s.DB.Remember(ctx, rundb.Note{Session: fmt.Sprint(s.episode), Turn: rec.Turn, Content: p.Remember,
+		if _, _, err := s.DB.Remember(ctx, rundb.Note{Session: s.noteSession(), Turn: rec.Turn, Content: p.Remember,
 			Importance: p.RememberImportance, Location: rec.Before.Location.Name, LocationID: rec.Before.Location.ID,
 			Score: rec.After.Score, Moves: rec.After.Moves}); err != nil {
 			return events, err
