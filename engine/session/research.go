@@ -21,7 +21,7 @@ import (
 //     by the retriever role from the episode's turns in lantern.db;
 //   - get_recent_turns(n): the last n turns, actions and answers;
 //   - get_top_memories(limit): the running session's most important notes
-//     (limit 10 unless given, at most 20);
+//     (limit 10 when given as 0, at most 20);
 //   - query_memories(question): every note of the story, from every session,
 //     numbered by note ID; the retriever answers citing the numbers;
 //   - get_location_memories(location): the notes made at a location (its
@@ -33,8 +33,10 @@ import (
 // snapshot of the recent turns and the map that the engine's goroutine
 // hands over after each turn (the tools run on the agent's goroutine).
 
+// topArgs: every argument is required in a tool's schema, so 0 stands
+// for "no limit given".
 type topArgs struct {
-	Limit int `json:"limit,omitempty" minimum:"1" maximum:"20"`
+	Limit int `json:"limit" minimum:"0" maximum:"20"`
 }
 
 type questionArgs struct {
@@ -66,7 +68,7 @@ func (s *Session) ResearchTools(client *llm.Client) ([]llm.Tool, error) {
 		return nil
 	}
 	err := firstErr(
-		add(llm.NewTool("get_top_memories", "your most important notes of this session (limit: default 10, at most 20)", r.topMemories)),
+		add(llm.NewTool("get_top_memories", "your most important notes of this session (limit: at most 20; 0 gives the default, 10)", r.topMemories)),
 		add(llm.NewTool("get_location_memories", "what you noted at a location (its ID, such as 15 or L15, or its name)", r.locationMemories)),
 		add(llm.NewTool("get_recent_turns", "the last n turns: actions and what the game answered", r.recentTurns)),
 		add(llm.NewTool("get_full_summary", "a narrative summary of this episode so far", r.fullSummary)),
