@@ -41,7 +41,7 @@ import (
 
 // Config tunes the supervisor.
 type Config struct {
-	Every        int     // a round every this many turns (1)
+	Every        int     // a round every this many turns (1), or sooner when the turns would not fit the context whole
 	K            int     // rounds kept in full (3)
 	TrustPenalty float64 // trust lost per contradicted claim, at least (0.25)
 	Initial      Gauges  // the gauges before the first round
@@ -205,12 +205,51 @@ func (s *Supervisor) ProcessTurn(ctx context.Context, t domain.Turn) (r Round, r
 	s.pending = append(s.pending, t)
 	due := len(s.pending) >= s.cfg.Every
 	s.mu.Unlock()
-	if !due || s.deps.Client == nil {
+	if s.deps.Client == nil {
+		return Round{}, false, nil
+	}
+	if !due && !s.wouldOverflow(ctx, t) {
 		return Round{}, false, nil
 	}
 	r, err = s.ProcessPeriodic(ctx)
 	return r, true, err
 }
+
+// wouldOverflow reports whether the round's turns, with one more turn
+// like last, would no longer fit their share of the supervisor's context:
+// the round is then held now, early, rather than have its input cut (the
+// supervisor judges complete turns, never clipped ones). A round's share
+// is the budget over K+1: the evaluation shows the last K rounds whole
+// beside the current one.
+func (s *Supervisor) wouldOverflow(ctx context.Context, last domain.Turn) bool {
+	budget, err := s.deps.Client.PromptBudget(ctx, config.RoleSupervisor)
+	if err != nil || budget <= 0 {
+		return false
+	}
+	s.mu.Lock()
+	chars := len(turnText(last))
+	for _, t := range s.pending {
+		chars += len(turnText(t))
+	}
+	perToken := charsPerToken
+	if s.rounds == 0 {
+		// Before its first reply the client estimates a prompt at a token
+		// a byte; so does the first round.
+		perToken = 1
+	}
+	s.mu.Unlock()
+	share := (budget - overheadTokens) / (s.cfg.K + 1)
+	return chars/perToken > share
+}
+
+// charsPerToken is the estimate of a prompt's tokens the early round uses
+// (English text runs near four characters a token; three leaves room), and
+// overheadTokens what the rest of an evaluation takes: the instructions,
+// the long-term summary, the ground-truth facts, the feedback stage.
+const (
+	charsPerToken  = 3
+	overheadTokens = 1200
+)
 
 // ProcessPeriodic runs a round over the turns since the last one.
 func (s *Supervisor) ProcessPeriodic(ctx context.Context) (Round, error) {
