@@ -177,8 +177,8 @@ func (p Problem) String() string { return fmt.Sprintf("line %d: %s", p.Line, p.M
 var (
 	// ErrNotFound: no memory (or location) matches.
 	ErrNotFound = errors.New("memory not found")
-	// ErrDuplicate: the location already has a memory with the same
-	// normalised title and text; nothing was added.
+	// ErrDuplicate: the location already has a visible memory with the
+	// same normalised title; nothing was added.
 	ErrDuplicate = errors.New("duplicate memory")
 	// ErrInvalid: the memory or the location cannot be written (no title, an
 	// unknown category, a missing status, ...).

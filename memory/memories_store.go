@@ -411,8 +411,9 @@ func (s *Store) writeLocked(data []byte) {
 }
 
 // Add stores a memory at a location (created, with name, when new). A
-// memory with the same normalised title and text as a visible one there is
-// not stored again: Add returns ErrDuplicate. The status is required.
+// memory with the same normalised title as a visible one there, however
+// worded, is not stored again: Add returns ErrDuplicate. The status is
+// required.
 func (s *Store) Add(loc int, name string, m Memory) error {
 	what := fmt.Sprintf("add memory %q at location %d", m.Title, loc)
 	if loc <= 0 {
@@ -491,8 +492,9 @@ func (s *Store) SetStatus(ref Ref, st Status) error {
 // takes the place of the first one it supersedes, which follows it. When m
 // duplicates a visible memory, that one stands in for it. It returns how
 // many memories it marked; titles that match nothing are not an error (the
-// model may name one that is not there), but a duplicate that supersedes
-// nothing is ErrDuplicate, as for Add.
+// model may name one that is not there), but a duplicate (by title) that
+// supersedes nothing is ErrDuplicate, as for Add; m superseding a memory
+// of its own title replaces it.
 func (s *Store) Supersede(loc int, name string, m Memory, titles []string, by Actor) (int, error) {
 	what := fmt.Sprintf("supersede at location %d with memory %q", loc, m.Title)
 	if loc <= 0 {
@@ -513,6 +515,8 @@ func (s *Store) Supersede(loc int, name string, m Memory, titles []string, by Ac
 		marked = 0
 		sec := f.ensureSection(loc, name)
 		dup, isDup := f.duplicate(loc, m)
+		// A memory superseding its own title replaces it: not a duplicate.
+		isDup = isDup && !keys[normKey(m.Title)]
 		var targets []*part
 		var first entryAt
 		for _, o := range f.secs {
