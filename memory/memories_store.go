@@ -485,6 +485,28 @@ func (s *Store) SetStatus(ref Ref, st Status) error {
 	})
 }
 
+// Invalidate cancels a memory without a replacement: it becomes
+// SUPERSEDED with the record `[Invalidated at T<turn>: "<reason>"]`
+// (proven false; nothing takes its place).
+func (s *Store) Invalidate(ref Ref, reason string, turn int) error {
+	what := fmt.Sprintf("invalidate memory %q at location %d", ref.Title, ref.Location)
+	reason = cleanLine(reason)
+	if reason == "" || turn < 0 {
+		return fmt.Errorf("%s: an invalidation needs a reason: %w", what, ErrInvalid)
+	}
+	return s.update(what, func(f *File) error {
+		at, err := f.find(ref)
+		if err != nil {
+			return err
+		}
+		m := at.part().mem
+		m.Status = StatusSuperseded
+		m.Superseded = Supersession{Turn: turn, Reason: reason}
+		at.setMemory(m)
+		return nil
+	})
+}
+
 // Supersede stores m at the location and marks the memories there whose
 // titles are in titles (normalised; superseded ones excepted) as
 // SUPERSEDED, with the record `[Superseded at T<m's last turn> by
