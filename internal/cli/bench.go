@@ -24,6 +24,7 @@ import (
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchprogress"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/objectives"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -281,9 +282,11 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 	repeatsAt := 0  // ... when the episode began
 	var llmTime time.Duration
 	code := exitOK
-	best := 0 // the episode's best score so far
+	best := 0                    // the episode's best score so far
+	var objAt objectives.Quality // the objectives' quality when the episode began
 	begin := func(n int, opening env.Observation) {
 		ep = &bench.Episode{Episode: n, Critic: engine.CriticTally{Rejected: map[engine.Stage]int{}}}
+		objAt = sess.Objectives.Quality()
 		visited = map[int]bool{opening.Location.ID: true}
 		repeatsAt = repeatsRun
 		best = opening.Score
@@ -300,6 +303,7 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 		}
 		sort.Ints(ep.Visited)
 		ep.Memories = bench.WithMemories(filepath.Join(sess.Dir, "Memories.md"), ep.Visited)
+		ep.Objectives = objectiveQuality(sess, objAt)
 		rep.Episodes = append(rep.Episodes, *ep)
 		progress.EpisodeEnded(fmt.Sprintf("lantern bench: episode %d: %s, score %d in %d moves, %d turns", ep.Episode, ending, score, moves, turns))
 		ep = nil
