@@ -231,19 +231,15 @@ func (s *Supervisor) wouldOverflow(ctx context.Context, last domain.Turn) bool {
 	for _, t := range s.pending {
 		chars += len(turnText(t))
 	}
-	perToken := charsPerToken
-	if s.rounds == 0 {
-		// Before its first reply the client estimates a prompt at a token
-		// a byte; so does the first round.
-		perToken = 1
-	}
 	s.mu.Unlock()
 	share := (budget - overheadTokens) / (s.cfg.K + 1)
-	return chars/perToken > share
+	return chars/charsPerToken > share
 }
 
 // charsPerToken is the estimate of a prompt's tokens the early round uses
-// (English text runs near four characters a token; three leaves room), and
+// (English text runs near four characters a token; three leaves room; the
+// client's own estimate follows the model's counts, which the agent's
+// calls on the same model have given it by the first round), and
 // overheadTokens what the rest of an evaluation takes: the instructions,
 // the long-term summary, the ground-truth facts, the feedback stage.
 const (

@@ -37,6 +37,12 @@ func TestSupervisorInputIsNeverTrimmed(t *testing.T) {
 	fake.Always("feedback", llmtest.PromptContains("Now give the agent your feedback"), feedback("Keep going."))
 	fake.Always("summary", llmtest.PromptContains("Rounds leaving your short-term memory"), summary("Earlier rounds went fine."))
 	fake.Always("evaluation", llmtest.Role(config.RoleSupervisor), eval(1, 1, 1))
+	// A session's agent calls the model before any supervisor round: the
+	// client has its token counts by then.
+	fake.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: "ok", PromptTokens: 40})
+	if _, err := client.Chat(context.Background(), llm.Request{Role: config.RoleAgent, Messages: []llm.Message{llm.User(strings.Repeat("Some words of a prompt. ", 40))}}); err != nil {
+		t.Fatal(err)
+	}
 	s := New(Deps{Client: client}, Config{Every: 40})
 	reasoning := strings.Repeat("I think the lamp matters because the cellar is dark. ", 20) + "THE END OF MY REASONING."
 	rounds := 0
