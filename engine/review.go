@@ -165,7 +165,23 @@ func (e *Engine) personRejected(ctx context.Context, p Proposal, d ReviewDecisio
 		cat = "FAILURE"
 	}
 	loc := e.st.Obs.Location
-	e.edit(ctx, MemoryEdit{Op: MemoryAdd, Location: loc.ID, Category: cat,
+	// The memory belongs to the turn under review, the one after the last
+	// played (as the feedback line above says).
+	e.editAt(ctx, MemoryEdit{Op: MemoryAdd, Location: loc.ID, Category: cat,
 		NewTitle: clipRunes("The person: "+reason, 80),
-		Text:     fmt.Sprintf("The person rejected %q here: %s", p.Action, reason)})
+		Text:     fmt.Sprintf("The person rejected %q here: %s", p.Action, reason)}, e.st.Turn+1)
+}
+
+// editAt is edit stamped with a given turn.
+func (e *Engine) editAt(ctx context.Context, c Command, turn int) {
+	if e.life == nil {
+		return
+	}
+	evs, err := e.life.Edit(ctx, c, e.st.Episode, turn)
+	for _, ev := range evs {
+		e.emit(ctx, ev)
+	}
+	if err != nil {
+		e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
+	}
 }
