@@ -128,7 +128,7 @@ func Defaults() *Config {
 	return &Config{
 		Theme:   DefaultTheme,
 		Profile: ProfileLean,
-		Ollama: Ollama{Host: DefaultOllamaHost, MaxReplyKB: 512},
+		Ollama:  Ollama{Host: DefaultOllamaHost, MaxReplyKB: 512},
 		Loop: Loop{
 			MaxTurnsPerEpisode:          500,
 			Seed:                        0,
