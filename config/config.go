@@ -26,6 +26,11 @@ type Config struct {
 	// role's own model key ([roles.NAME] model) is more specific and wins
 	// within one source.
 	DefaultModel string `toml:"model"`
+	// Profile names the managers' cadence: "lean" (the defaults) or
+	// "zorkgpt" (the design documents': a supervisor round every turn,
+	// objectives every 20 turns, memory synthesis on moves and inventory
+	// changes too). It fills only the keys nothing else set.
+	Profile string `toml:"profile"`
 
 	Ollama   Ollama            `toml:"ollama"`
 	Loop     Loop              `toml:"loop"`
@@ -101,6 +106,10 @@ type Managers struct {
 	// ResearchRounds lets the agent call the memory tools this many rounds
 	// before it decides; 0: no research phase.
 	ResearchRounds int `toml:"research_rounds"`
+	// MemoryTriggers are the events after which memory synthesis asks the
+	// memory model, comma-separated: score, death, first_visit,
+	// long_response (the default), movement, inventory.
+	MemoryTriggers string `toml:"memory_triggers"`
 }
 
 // Budgets bound what goes into prompts.
@@ -128,8 +137,9 @@ const DefaultTheme = "auto"
 // resolves it).
 func Defaults() *Config {
 	return &Config{
-		Theme:  DefaultTheme,
-		Ollama: Ollama{Host: DefaultOllamaHost, MaxReplyKB: 512},
+		Theme:   DefaultTheme,
+		Profile: ProfileLean,
+		Ollama:  Ollama{Host: DefaultOllamaHost, MaxReplyKB: 512},
 		Loop: Loop{
 			MaxTurnsPerEpisode:          500,
 			Seed:                        0,
@@ -158,6 +168,7 @@ func Defaults() *Config {
 			Knowledge:                true,
 			Supervisor:               true,
 			SupervisorInterval:       40,
+			MemoryTriggers:           LeanMemoryTriggers,
 		},
 		Keys:    map[string]string{},
 		Roles:   DefaultRoles(),
@@ -207,6 +218,7 @@ const (
 	FromFile                      // a lantern.toml
 	FromEnv                       // an environment variable
 	FromFlag                      // a command-line flag
+	FromProfile                   // the profile named by the profile key
 )
 
 // Source is where a value came from: a file and line, an environment
@@ -228,6 +240,8 @@ func (s Source) String() string {
 		return "environment " + s.Name
 	case FromFlag:
 		return "flag --" + strings.TrimLeft(s.Name, "-")
+	case FromProfile:
+		return "profile " + s.Name
 	}
 	return "built-in default"
 }

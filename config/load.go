@@ -86,6 +86,7 @@ func Load(o LoadOptions) (*Config, error) {
 	if l.c.WorkDir == "" {
 		l.c.WorkDir = DefaultWorkDir(o.Getenv)
 	}
+	l.applyProfile()
 	return l.finish()
 }
 

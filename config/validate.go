@@ -117,6 +117,9 @@ func (c *Config) validate(checkTheme func(string) error) []Problem {
 
 	m := c.Managers
 	k.atLeast("managers.supervisor_interval", m.SupervisorInterval, 1, " turn")
+	if _, err := ParseMemoryTriggers(m.MemoryTriggers); err != nil {
+		k.err("managers.memory_triggers", "%s", err.Error())
+	}
 	if m.ResearchRounds < 0 || m.ResearchRounds > 10 {
 		k.err("managers.research_rounds", "must be from 0 (no research) to 10 rounds")
 	}

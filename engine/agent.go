@@ -39,6 +39,13 @@ type Agent interface {
 	Scripted() bool
 }
 
+// ResearchPrompt opens the research phase: the tools the memory-tool plan
+// has the agent call before every decision (Ollama cannot force a tool
+// call, so it is asked for).
+const ResearchPrompt = "Before you decide, research with the tools: get_full_summary for the episode so far, get_recent_turns with n = 5, " +
+	"get_top_memories with limit 0 for your most important notes; query_memories with a question when you need something specific, " +
+	"get_location_memories when you are back somewhere. Then say in three or four sentences what you found: loops, failures, what to try next."
+
 // LLMAgent asks the agent role's model. With research tools it may first
 // look things up, for at most ResearchRounds tool rounds.
 type LLMAgent struct {
@@ -51,7 +58,7 @@ type LLMAgent struct {
 func (a LLMAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, onDelta func(llm.Delta)) (Proposal, error) {
 	msgs := prompt
 	if len(a.Tools) > 0 && a.ResearchRounds > 0 && len(rejected) == 0 {
-		research := append(append([]llm.Message(nil), prompt...), llm.User("Before you decide, you may call the tools to look up your notes and memories. Then say in one or two sentences what you found."))
+		research := append(append([]llm.Message(nil), prompt...), llm.User(ResearchPrompt))
 		r, err := a.Client.RunTools(ctx, llm.Request{Role: config.RoleAgent, Messages: research, Turn: turn}, a.Tools, a.ResearchRounds)
 		if err != nil && ctx.Err() != nil {
 			return Proposal{}, err

@@ -86,6 +86,34 @@ func (s Status) Valid() bool {
 	return false
 }
 
+// Persistence is a memory's level, as ZorkGPT writes it after the
+// category: CORE (learned on a first visit, the room's essentials),
+// PERMANENT (kept across episodes), EPHEMERAL (meant for one episode).
+// Empty: no level written (the file's older form).
+type Persistence string
+
+// The levels.
+const (
+	PersistenceCore      Persistence = "CORE"
+	PersistencePermanent Persistence = "PERMANENT"
+	PersistenceEphemeral Persistence = "EPHEMERAL"
+)
+
+// ParsePersistence reads a level name, ignoring case.
+func ParsePersistence(s string) (Persistence, bool) {
+	p := Persistence(strings.ToUpper(strings.TrimSpace(s)))
+	return p, p.Valid()
+}
+
+// Valid reports whether p is one of the three levels.
+func (p Persistence) Valid() bool {
+	switch p {
+	case PersistenceCore, PersistencePermanent, PersistenceEphemeral:
+		return true
+	}
+	return false
+}
+
 // Actor says who superseded a memory: the memory model or a person.
 type Actor int
 
@@ -97,12 +125,15 @@ const (
 // Supersession records why a memory is superseded: the
 // `[Superseded at T<turn> by "<title>"]` line under its header. A person's
 // supersession reads `[Superseded at T<turn> by human: "<title>"]`, or
-// `[Superseded at T<turn> by human]` when no memory replaces it; without a
-// known turn the ` at T<turn>` part is left out.
+// `[Superseded at T<turn> by human]` when no memory replaces it; a memory
+// cancelled without a replacement (proven false) reads
+// `[Invalidated at T<turn>: "<reason>"]`. Without a known turn the
+// ` at T<turn>` part is left out.
 type Supersession struct {
-	Turn  int    // turn at which it was superseded; 0 when not known
-	By    string // title of the memory that replaces it; may be empty when Human
-	Human bool   // superseded by a person rather than by the model
+	Turn   int    // turn at which it was superseded; 0 when not known
+	By     string // title of the memory that replaces it; may be empty when Human
+	Human  bool   // superseded by a person rather than by the model
+	Reason string // an invalidation's reason: cancelled, nothing replaces it
 }
 
 // IsZero reports whether there is no supersession record.
@@ -113,21 +144,25 @@ func (s Supersession) IsZero() bool { return s == Supersession{} }
 //	**[CATEGORY] Title** *(EpN, Tn[-m][, +/-s])*
 //	Text, one or more lines.
 //
+// with a level and a status when they are set:
+// `**[CATEGORY - LEVEL - STATUS] Title**` (ACTIVE is implicit).
+//
 // Episode and Turn are 0 when not recorded (entries written by hand may lack
 // the metadata). Score is written only when HasScore: failures usually carry
 // none, successes carry "+0" or more.
 type Memory struct {
-	Category   Category
-	Status     Status
-	Title      string
-	Episode    int
-	Turn       int
-	TurnEnd    int // last turn of a span (T23-24); 0 for a single turn
-	Score      int
-	HasScore   bool
-	Superseded Supersession
-	Text       string
-	Line       int // line of the entry's header in the file; 0 when not from a file
+	Category    Category
+	Persistence Persistence // "" when the file gives no level
+	Status      Status
+	Title       string
+	Episode     int
+	Turn        int
+	TurnEnd     int // last turn of a span (T23-24); 0 for a single turn
+	Score       int
+	HasScore    bool
+	Superseded  Supersession
+	Text        string
+	Line        int // line of the entry's header in the file; 0 when not from a file
 }
 
 // LastTurn is the turn the memory was completed: the end of its span.
@@ -177,8 +212,8 @@ func (p Problem) String() string { return fmt.Sprintf("line %d: %s", p.Line, p.M
 var (
 	// ErrNotFound: no memory (or location) matches.
 	ErrNotFound = errors.New("memory not found")
-	// ErrDuplicate: the location already has a memory with the same
-	// normalised title and text; nothing was added.
+	// ErrDuplicate: the location already has a visible memory with the
+	// same normalised title; nothing was added.
 	ErrDuplicate = errors.New("duplicate memory")
 	// ErrInvalid: the memory or the location cannot be written (no title, an
 	// unknown category, a missing status, ...).
@@ -235,7 +270,7 @@ func cleanText(s string) string {
 		lines = lines[:len(lines)-1]
 	}
 	for i, l := range lines {
-		if structural(l) || (i == 0 && supersededRe().MatchString(l)) {
+		if structural(l) || (i == 0 && (supersededRe().MatchString(l) || invalidatedRe().MatchString(l))) {
 			lines[i] = " " + l
 		}
 	}
@@ -260,6 +295,13 @@ func normalize(m Memory) (Memory, error) {
 		return m, fmt.Errorf("status %q (want ACTIVE, TENTATIVE or SUPERSEDED): %w", m.Status, ErrInvalid)
 	}
 	m.Status = st
+	if m.Persistence != "" {
+		p, ok := ParsePersistence(string(m.Persistence))
+		if !ok {
+			return m, fmt.Errorf("level %q (want CORE, PERMANENT or EPHEMERAL): %w", m.Persistence, ErrInvalid)
+		}
+		m.Persistence = p
+	}
 	m.Title = cleanTitle(m.Title)
 	if m.Title == "" {
 		return m, fmt.Errorf("empty title: %w", ErrInvalid)
@@ -278,6 +320,7 @@ func normalize(m Memory) (Memory, error) {
 		m.Superseded = Supersession{}
 	} else {
 		m.Superseded.By = cleanLine(m.Superseded.By)
+		m.Superseded.Reason = cleanLine(m.Superseded.Reason)
 		if m.Superseded.Turn < 0 {
 			return m, fmt.Errorf("negative supersession turn: %w", ErrInvalid)
 		}

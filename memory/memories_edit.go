@@ -177,16 +177,16 @@ func (f *File) find(r Ref) (entryAt, error) {
 	return entryAt{}, fmt.Errorf("location %d, %q: %w", r.Location, r.Title, ErrNotFound)
 }
 
-// duplicate finds a visible memory at the location with the same normalised
-// title and text as m.
+// duplicate finds a visible memory at the location with the same
+// normalised title as m: one title says one lesson, whatever its wording.
 func (f *File) duplicate(id int, m Memory) (entryAt, bool) {
-	key, text := normKey(m.Title), normKey(m.Text)
+	key := normKey(m.Title)
 	for _, s := range f.secs {
 		if s.id != id {
 			continue
 		}
 		for i, p := range s.parts {
-			if p.kind == kEntry && p.mem.Visible() && normKey(p.mem.Title) == key && normKey(p.mem.Text) == text {
+			if p.kind == kEntry && p.mem.Visible() && normKey(p.mem.Title) == key {
 				return entryAt{s, i}, true
 			}
 		}

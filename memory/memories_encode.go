@@ -159,12 +159,17 @@ func visitsLine(visits int, episodes []int) string {
 	return "**Visits:** " + strconv.Itoa(visits) + " | **Episodes:** " + eps
 }
 
-// label is "CATEGORY" or "CATEGORY - STATUS" (ACTIVE is implicit).
+// label is "CATEGORY", with " - LEVEL" when set and " - STATUS" unless
+// ACTIVE (implicit).
 func label(m Memory) string {
-	if m.Status == "" || m.Status == StatusActive {
-		return string(m.Category)
+	l := string(m.Category)
+	if m.Persistence != "" {
+		l += " - " + string(m.Persistence)
 	}
-	return string(m.Category) + " - " + string(m.Status)
+	if m.Status == "" || m.Status == StatusActive {
+		return l
+	}
+	return l + " - " + string(m.Status)
 }
 
 // meta is "Ep1, T23-24, +0", leaving out what is not recorded.
@@ -205,6 +210,15 @@ func entryHeader(m Memory) string {
 
 func supersessionLine(s Supersession) string {
 	var b strings.Builder
+	if s.Reason != "" {
+		b.WriteString("[Invalidated")
+		if s.Turn > 0 {
+			b.WriteString(" at T")
+			b.WriteString(strconv.Itoa(s.Turn))
+		}
+		b.WriteString(`: "` + s.Reason + `"]`)
+		return b.String()
+	}
 	b.WriteString("[Superseded")
 	if s.Turn > 0 {
 		b.WriteString(" at T")

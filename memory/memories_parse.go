@@ -79,7 +79,7 @@ var supersededRe = sync.OnceValue(func() *regexp.Regexp {
 // are written by hand for speed and behave exactly as these expressions
 // (memories_scan_test.go checks it):
 //
-//	entry header   ^\*\*\[([A-Za-z]+)(?:\s*-\s*([A-Za-z]+))?\]\s*(.*?)\*\*(?:\s+\*\((.*)\)\*)?\s*$
+//	entry header   ^\*\*\[([A-Za-z]+)(?:\s*-\s*([A-Za-z]+)(?:\s*-\s*([A-Za-z]+))?)?\]\s*(.*?)\*\*(?:\s+\*\((.*)\)\*)?\s*$
 //	visits line    ^\*\*Visits:\*\*\s*(\d+)\s*\|\s*\*\*Episodes:\*\*\s*(.*?)\s*$
 //	episode        ^[Ee][Pp](\d+)$
 //	turns          ^[Tt](\d+)(?:\s*-\s*[Tt]?(\d+))?$
@@ -119,9 +119,10 @@ func allDigits(s string) bool {
 	return s != "" && span(s, isDigit) == len(s)
 }
 
-// scanEntry splits an entry header into category, status, title and
-// metadata; meta is absent (hasMeta false) when the header has no "*(...)*".
-func scanEntry(c string) (cat, status, title, meta string, hasMeta, ok bool) {
+// scanEntry splits an entry header into category, up to two qualifiers
+// (a level and a status, or either), title and metadata; meta is absent
+// (hasMeta false) when the header has no "*(...)*".
+func scanEntry(c string) (cat, q1, q2, title, meta string, hasMeta, ok bool) {
 	s, found := strings.CutPrefix(c, "**[")
 	if !found {
 		return
@@ -131,17 +132,25 @@ func scanEntry(c string) (cat, status, title, meta string, hasMeta, ok bool) {
 		return
 	}
 	cat, s = s[:n], s[n:]
-	if !strings.HasPrefix(s, "]") {
+	for k := 0; k < 2 && !strings.HasPrefix(s, "]"); k++ {
 		t := skipSpace(s)
 		if !strings.HasPrefix(t, "-") {
 			return
 		}
 		t = skipSpace(t[1:])
 		m := span(t, isLetter)
-		if m == 0 || !strings.HasPrefix(t[m:], "]") {
+		if m == 0 {
 			return
 		}
-		status, s = t[:m], t[m:]
+		if k == 0 {
+			q1 = t[:m]
+		} else {
+			q2 = t[:m]
+		}
+		s = t[m:]
+	}
+	if !strings.HasPrefix(s, "]") {
+		return
 	}
 	s = skipSpace(s[1:])
 	// the title is the shortest prefix followed by "**" and a valid rest
@@ -153,13 +162,13 @@ func scanEntry(c string) (cat, status, title, meta string, hasMeta, ok bool) {
 		p += q
 		rest := s[p+2:]
 		if trimSpaceRight(rest) == "" {
-			return cat, status, s[:p], "", false, true
+			return cat, q1, q2, s[:p], "", false, true
 		}
 		r := skipSpace(rest)
 		if len(r) < len(rest) && strings.HasPrefix(r, "*(") {
 			r = trimSpaceRight(r)
 			if len(r) >= 4 && strings.HasSuffix(r, ")*") {
-				return cat, status, s[:p], r[2 : len(r)-2], true, true
+				return cat, q1, q2, s[:p], r[2 : len(r)-2], true, true
 			}
 		}
 	}
@@ -302,7 +311,7 @@ const entryWant = `want "**[CATEGORY] Title** *(EpN, Tn, +s)*"`
 // wrong with it.
 func parseEntryHeader(c string) (Memory, error) {
 	var m Memory
-	cat, status, title, md, _, ok := scanEntry(c)
+	cat, q1, q2, title, md, _, ok := scanEntry(c)
 	if !ok {
 		return m, fmt.Errorf("malformed memory header (%s)", entryWant)
 	}
@@ -310,9 +319,19 @@ func parseEntryHeader(c string) (Memory, error) {
 		return m, fmt.Errorf("unknown category %q (want SUCCESS, FAILURE, DISCOVERY, DANGER or NOTE)", cat)
 	}
 	m.Status = StatusActive
+	status := q1
+	if q2 != "" {
+		// CATEGORY - LEVEL - STATUS
+		if m.Persistence, ok = ParsePersistence(q1); !ok {
+			return m, fmt.Errorf("unknown level %q (want CORE, PERMANENT or EPHEMERAL before the status)", q1)
+		}
+		status = q2
+	} else if p, isLevel := ParsePersistence(q1); isLevel {
+		m.Persistence, status = p, ""
+	}
 	if status != "" {
 		if m.Status, ok = ParseStatus(status); !ok {
-			return m, fmt.Errorf("unknown status %q (want TENTATIVE or SUPERSEDED; ACTIVE is implicit)", status)
+			return m, fmt.Errorf("unknown status %q (want TENTATIVE or SUPERSEDED; ACTIVE is implicit; or a level: CORE, PERMANENT, EPHEMERAL)", status)
 		}
 	}
 	m.Title = strings.TrimSpace(title)
@@ -374,8 +393,33 @@ func parseMeta(s string, m *Memory) error {
 	return nil
 }
 
-// parseSupersession reads a `[Superseded at T13 by "Title"]` line.
+// invalidatedRe reads a cancellation without a replacement:
+// `[Invalidated at T55: "reason"]`.
+var invalidatedRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\[Invalidated(?: at T(\d+))?: "(.*)"\]\s*$`)
+})
+
+// parseSupersession reads a `[Superseded at T13 by "Title"]` line or an
+// `[Invalidated at T55: "reason"]` one.
 func parseSupersession(c string) (Supersession, bool) {
+	if strings.HasPrefix(c, "[Invalidated") {
+		g := invalidatedRe().FindStringSubmatch(c)
+		if g == nil {
+			return Supersession{}, false
+		}
+		s := Supersession{Reason: g[2]}
+		if g[1] != "" {
+			n, err := strconv.Atoi(g[1])
+			if err != nil {
+				return Supersession{}, false
+			}
+			s.Turn = n
+		}
+		if s.Reason == "" {
+			return Supersession{}, false
+		}
+		return s, true
+	}
 	if !strings.HasPrefix(c, "[Superseded ") {
 		return Supersession{}, false
 	}
@@ -521,7 +565,11 @@ func (p *parser) finishEntry(c *part, body []string) {
 				rest = rest[1:]
 			}
 			if c.mem.Status != StatusSuperseded {
-				p.problem(c.line-1, "memory %q has a Superseded line but is not marked SUPERSEDED", c.mem.Title)
+				line := "Superseded"
+				if s.Reason != "" {
+					line = "Invalidated"
+				}
+				p.problem(c.line-1, "memory %q has a %s line but is not marked SUPERSEDED", c.mem.Title, line)
 			}
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 // The expressions the hand-written scanners follow (see memories_parse.go).
 var (
-	entryRe   = regexp.MustCompile(`^\*\*\[([A-Za-z]+)(?:\s*-\s*([A-Za-z]+))?\]\s*(.*?)\*\*(?:\s+\*\((.*)\)\*)?\s*$`)
+	entryRe   = regexp.MustCompile(`^\*\*\[([A-Za-z]+)(?:\s*-\s*([A-Za-z]+)(?:\s*-\s*([A-Za-z]+))?)?\]\s*(.*?)\*\*(?:\s+\*\((.*)\)\*)?\s*$`)
 	visitsRe  = regexp.MustCompile(`^\*\*Visits:\*\*\s*(\d+)\s*\|\s*\*\*Episodes:\*\*\s*(.*?)\s*$`)
 	episodeRe = regexp.MustCompile(`^[Ee][Pp](\d+)$`)
 	turnsRe   = regexp.MustCompile(`^[Tt](\d+)(?:\s*-\s*[Tt]?(\d+))?$`)
@@ -20,12 +20,12 @@ func checkScanners(t *testing.T, line string) {
 	t.Helper()
 	g := entryRe.FindStringSubmatch(line)
 	idx := entryRe.FindStringSubmatchIndex(line)
-	cat, status, title, meta, hasMeta, ok := scanEntry(line)
+	cat, q1, q2, title, meta, hasMeta, ok := scanEntry(line)
 	if ok != (g != nil) {
 		t.Fatalf("entry %q: scanner %v, expression %v", line, ok, g != nil)
 	}
-	if ok && (cat != g[1] || status != g[2] || title != g[3] || meta != g[4] || hasMeta != (idx[8] >= 0)) {
-		t.Fatalf("entry %q: scanner %q %q %q %q %v, expression %q", line, cat, status, title, meta, hasMeta, g[1:])
+	if ok && (cat != g[1] || q1 != g[2] || q2 != g[3] || title != g[4] || meta != g[5] || hasMeta != (idx[10] >= 0)) {
+		t.Fatalf("entry %q: scanner %q %q %q %q %q %v, expression %q", line, cat, q1, q2, title, meta, hasMeta, g[1:])
 	}
 	g = visitsRe.FindStringSubmatch(line)
 	v, eps, ok := scanVisits(line)
@@ -51,6 +51,8 @@ var scanSeeds = []string{
 	"**[SUCCESS] Open and enter window** *(Ep1, T23-24, +0)*",
 	"**[NOTE - SUPERSEDED] Troll accepts lunch gift** *(Ep01, T12, +0)*",
 	"**[note-active]Title**",
+	"**[SUCCESS - CORE] Window entry** *(Ep1, T47-49, +0)*", "**[DANGER - PERMANENT - SUPERSEDED] Trap** *(Ep1, T50, -5)*",
+	"**[N - A - B - C] x**", "**[N-A-B] x**", "**[N - A -] x**",
 	"**[NOTE ] x**", "**[NOTE -] x**", "**[NOTE - X1] x**", "**[] x**", "**[N] **", "**[N] ****", "**[N] a** *()*",
 	"**[N] a** *(x)* b** *(Ep2)*", "**[N] a*** *(Ep1)*", "**[N] x** *(Ep1)**", "**[N] a**\t*( Ep1 )*  ", "**[N] a** *(*",
 	"**[N] a** *()", "**[N] a**b", "**[N] a** \r", "**[N]\x00a** *(\xff)*",

@@ -411,8 +411,9 @@ func (s *Store) writeLocked(data []byte) {
 }
 
 // Add stores a memory at a location (created, with name, when new). A
-// memory with the same normalised title and text as a visible one there is
-// not stored again: Add returns ErrDuplicate. The status is required.
+// memory with the same normalised title as a visible one there, however
+// worded, is not stored again: Add returns ErrDuplicate. The status is
+// required.
 func (s *Store) Add(loc int, name string, m Memory) error {
 	what := fmt.Sprintf("add memory %q at location %d", m.Title, loc)
 	if loc <= 0 {
@@ -484,6 +485,28 @@ func (s *Store) SetStatus(ref Ref, st Status) error {
 	})
 }
 
+// Invalidate cancels a memory without a replacement: it becomes
+// SUPERSEDED with the record `[Invalidated at T<turn>: "<reason>"]`
+// (proven false; nothing takes its place).
+func (s *Store) Invalidate(ref Ref, reason string, turn int) error {
+	what := fmt.Sprintf("invalidate memory %q at location %d", ref.Title, ref.Location)
+	reason = cleanLine(reason)
+	if reason == "" || turn < 0 {
+		return fmt.Errorf("%s: an invalidation needs a reason: %w", what, ErrInvalid)
+	}
+	return s.update(what, func(f *File) error {
+		at, err := f.find(ref)
+		if err != nil {
+			return err
+		}
+		m := at.part().mem
+		m.Status = StatusSuperseded
+		m.Superseded = Supersession{Turn: turn, Reason: reason}
+		at.setMemory(m)
+		return nil
+	})
+}
+
 // Supersede stores m at the location and marks the memories there whose
 // titles are in titles (normalised; superseded ones excepted) as
 // SUPERSEDED, with the record `[Superseded at T<m's last turn> by
@@ -491,8 +514,9 @@ func (s *Store) SetStatus(ref Ref, st Status) error {
 // takes the place of the first one it supersedes, which follows it. When m
 // duplicates a visible memory, that one stands in for it. It returns how
 // many memories it marked; titles that match nothing are not an error (the
-// model may name one that is not there), but a duplicate that supersedes
-// nothing is ErrDuplicate, as for Add.
+// model may name one that is not there), but a duplicate (by title) that
+// supersedes nothing is ErrDuplicate, as for Add; m superseding a memory
+// of its own title replaces it.
 func (s *Store) Supersede(loc int, name string, m Memory, titles []string, by Actor) (int, error) {
 	what := fmt.Sprintf("supersede at location %d with memory %q", loc, m.Title)
 	if loc <= 0 {
@@ -513,6 +537,8 @@ func (s *Store) Supersede(loc int, name string, m Memory, titles []string, by Ac
 		marked = 0
 		sec := f.ensureSection(loc, name)
 		dup, isDup := f.duplicate(loc, m)
+		// A memory superseding its own title replaces it: not a duplicate.
+		isDup = isDup && !keys[normKey(m.Title)]
 		var targets []*part
 		var first entryAt
 		for _, o := range f.secs {

@@ -61,10 +61,12 @@ func (h hooks) Edit(ctx context.Context, c engine.Command, episode, turn int) ([
 type researchView struct {
 	history            []contextmgr.HistoryEntry // the recent turns, oldest first
 	rooms, connections int                       // the map's size
+	episode            int64                     // lantern.db's row of the running episode (0: none yet)
+	notes              string                    // the session the agent's notes are kept under
 }
 
 // updateView hands the research tools a new snapshot (engine goroutine).
 func (s *Session) updateView(history []contextmgr.HistoryEntry) {
 	m := s.Map.Status()
-	s.view.Store(&researchView{history: history, rooms: m.Rooms, connections: m.Connections})
+	s.view.Store(&researchView{history: history, rooms: m.Rooms, connections: m.Connections, episode: s.episode, notes: s.noteSession()})
 }

@@ -163,7 +163,7 @@ func TestResearchPhaseCallsTools(t *testing.T) {
 	var sawTool, sawFinding bool
 	for _, r := range fake.ChatRequests() {
 		for _, m := range r.Chat.Messages {
-			sawTool = sawTool || (m.Role == "tool" && strings.Contains(m.Content, "rooms and"))
+			sawTool = sawTool || (m.Role == "tool" && strings.Contains(m.Content, "Nothing has happened yet in this episode."))
 			sawFinding = sawFinding || strings.Contains(m.Content, "What your research found: Nothing is known yet.")
 		}
 	}

@@ -139,6 +139,12 @@ func TestReviewRejectEditAccept(t *testing.T) {
 	if !strings.Contains(sess.Memories.LocationMemory(results[0].Observation.Location.ID), "The person: the door is boarded shut") {
 		t.Error("the remembered rejection is not shown to the agent at that location")
 	}
+	// It is the memory of turn 1, the turn reviewed, not of the turn before.
+	for _, m := range sess.Memories.List(results[0].Observation.Location.ID) {
+		if strings.HasPrefix(m.Title, "The person:") && (m.Turn != 1 || m.Episode != 1) {
+			t.Errorf("the remembered rejection is stamped Ep%d T%d, want Ep1 T1", m.Episode, m.Turn)
+		}
+	}
 	eps, err := sess.DB.Episodes(h.ctx)
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("episodes %v %v", eps, err)

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,6 +53,11 @@ type Options struct {
 	// MemoryWindow is memory_history_window: the turns memory synthesis
 	// reads (0: 3).
 	MemoryWindow int
+	// MemoryTriggers names the events that call memory synthesis
+	// (memsynth.ParseTriggers); nil: the lean set.
+	MemoryTriggers []string
+	// Logger receives the session's log lines; nil: none.
+	Logger *slog.Logger
 	// Research lets an LLM agent call the research tools before
 	// deciding, for at most this many rounds; 0 turns the phase off.
 	Research int
@@ -143,6 +149,9 @@ type Session struct {
 	planMap *mapper.Map
 	resumed []afterWork
 	inline  bool // Options.Inline
+	log  *slog.Logger
+	// savedMap is the map as last stored in lantern.db (JSON).
+	savedMap string
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -229,6 +238,10 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 	if opts.Binding != nil {
 		s.maxScore = opts.Binding.MaxScore
 	}
+	if err := errors.Join(s.wireMemory(opts), s.loadStoryMap(context.Background())); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.openPlanning(opts.Client, StoryDir(opts.Name, info.Release)); err != nil {
 		s.Close()
 		return nil, err
@@ -306,7 +319,7 @@ func (s *Session) Close() error {
 }
 
 func (s *Session) notes() []string {
-	top, err := s.DB.TopNotes(context.Background(), 5)
+	top, err := s.DB.TopNotesIn(context.Background(), s.noteSession(), 5)
 	if err != nil {
 		return nil
 	}
@@ -328,6 +341,9 @@ func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engin
 	if s.inline {
 		s.bo.wait() // the next prompt sees what this turn's managers wrote
 	}
+	if mapErr := s.saveStoryMap(ctx); mapErr != nil {
+		events = append(events, engine.ErrorEvent{Turn: rec.Turn, Err: mapErr})
+	}
 	return events, err
 }
 
@@ -348,7 +364,7 @@ func (s *Session) recordTurn(ctx context.Context, rec engine.TurnRecord, work []
 		return events, errors.Join(dbErr, s.exportState(rec))
 	}
 	if p := rec.Proposal; strings.TrimSpace(p.Remember) != "" {
-		if _, _, err := s.DB.Remember(ctx, rundb.Note{Session: fmt.Sprint(s.episode), Turn: rec.Turn, Content: p.Remember,
+		if _, _, err := s.DB.Remember(ctx, rundb.Note{Session: s.noteSession(), Turn: rec.Turn, Content: p.Remember,
 			Importance: p.RememberImportance, Location: rec.Before.Location.Name, LocationID: rec.Before.Location.ID,
 			Score: rec.After.Score, Moves: rec.After.Moves}); err != nil {
 			return events, err

@@ -90,6 +90,8 @@ type Episode struct {
 	Critic       engine.CriticTally `json:"critic"`
 	// The person's reviews (review mode), when there were any.
 	Reviews *ReviewTally `json:"reviews,omitempty"`
+	// Objectives: the quality of the model's objectives, when it set any.
+	Objectives *ObjectiveQuality `json:"objective_quality,omitempty"`
 }
 
 // Milestone is a score reached for the first time in an episode.

@@ -169,6 +169,7 @@ func Print(w io.Writer, r *Report, width int) {
 		}
 	}
 	printRoles(w, r.Roles)
+	printObjectiveQuality(w, r)
 	fmt.Fprintln(w, "\nTurns to each score milestone (score@turn)")
 	for _, m := range r.Summary {
 		name := m.Name

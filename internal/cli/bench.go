@@ -23,6 +23,7 @@ import (
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchprogress"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/objectives"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -86,7 +87,7 @@ lantern bench merge joins the parts' databases into one report.`,
 		if *episodes < 1 {
 			return usageErrorf("--episodes must be at least 1")
 		}
-		cfg, err := loadConfig("bench", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
+		cfg, err := loadConfig("bench", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile")
 		if err != nil {
 			return err
 		}
@@ -280,9 +281,11 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 	repeatsRun := 0 // repeated failed actions so far in the run
 	repeatsAt := 0  // ... when the episode began
 	code := exitOK
-	best := 0 // the episode's best score so far
+	best := 0                    // the episode's best score so far
+	var objAt objectives.Quality // the objectives' quality when the episode began
 	begin := func(n int, opening env.Observation) {
 		ep = &bench.Episode{Episode: n, Critic: engine.CriticTally{Rejected: map[engine.Stage]int{}}}
+		objAt = sess.Objectives.Quality()
 		visited = map[int]bool{opening.Location.ID: true}
 		repeatsAt = repeatsRun
 		best = opening.Score
@@ -299,6 +302,7 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 		}
 		sort.Ints(ep.Visited)
 		ep.Memories = bench.WithMemories(filepath.Join(sess.Dir, "Memories.md"), ep.Visited)
+		ep.Objectives = objectiveQuality(sess, objAt)
 		rep.Episodes = append(rep.Episodes, *ep)
 		progress.EpisodeEnded(fmt.Sprintf("lantern bench: episode %d: %s, score %d in %d moves, %d turns", ep.Episode, ending, score, moves, turns))
 		ep = nil

@@ -27,6 +27,7 @@ var flagKeys = map[string]string{
 	"max-turns": "loop.max_turns_per_episode",
 	"seed":      "loop.seed",
 	"host":      "ollama.host",
+	"profile":   "profile",
 }
 
 // loadConfig loads the configuration for a command: the standard files

@@ -8,12 +8,13 @@ import "github.com/spf13/pflag"
 // (newRoot).
 
 // sessionFlags are the flags of the commands that open a session: --story,
-// --workdir, --model and --seed.
+// --workdir, --model, --seed and --profile.
 func sessionFlags(fs *pflag.FlagSet) {
 	fs.String("story", "", "story file (default: story in the configuration, else the built-in demo)")
 	fs.String("workdir", "", "work dir, one folder per story inside (default: work_dir, else $XDG_DATA_HOME/lantern)")
 	fs.String("model", "", "model for every role (default: the configured ones)")
 	fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1 (default: loop.seed)")
+	fs.String("profile", "", "the managers' cadence: lean or zorkgpt (default: profile, else lean)")
 }
 
 // episodeFlags are the flags of the commands that play episodes headless.

@@ -55,7 +55,7 @@ standard input every further proposal is accepted.`,
 	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
+		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile")
 		if err != nil {
 			return err
 		}
@@ -92,6 +92,7 @@ standard input every further proposal is accepted.`,
 			return err
 		}
 		defer sess.Close()
+		sess.SetLogger(log)
 		if code := resumeOrNot(ctx, sess, *resume, "lantern run", stderr); code != exitOK {
 			return status(code)
 		}

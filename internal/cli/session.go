@@ -26,7 +26,17 @@ func openSession(cfg *config.Config, sf storyFile, client *llm.Client, agent eng
 	ecfg.StartPaused = paused
 	return session.Open(session.Options{
 		Story: sf.story, Name: sf.name, Binding: sf.binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
-		Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow, Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
+		Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow, MemoryTriggers: memoryTriggers(cfg), Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
 		Inline: cfg.Loop.AfterTurn == config.AfterTurnInline,
 	})
+}
+
+// memoryTriggers is managers.memory_triggers as a list (validated by
+// config.Load).
+func memoryTriggers(cfg *config.Config) []string {
+	ts, err := config.ParseMemoryTriggers(cfg.Managers.MemoryTriggers)
+	if err != nil || ts == nil {
+		return []string{}
+	}
+	return ts
 }

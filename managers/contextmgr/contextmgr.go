@@ -1,8 +1,12 @@
 // Package contextmgr assembles the agent's prompt: the stable instructions
-// first (so Ollama's prompt cache is reused from turn to turn), then the
-// turn's context in the seeds' order — game state, location memory, previous
-// reasoning and actions, objectives, map neighbourhood, notes, supervisor
-// feedback — trimmed to a token budget, least important parts first.
+// first, then the turn's context ordered from what changes least to what
+// changes every turn, so consecutive prompts share the longest prefix and
+// Ollama's prompt cache skips evaluating it — knowledge, objectives, the
+// supervisor's feedback, the person's words, notes, the map neighbourhood,
+// the location's memories, the previous turns, the game state, a warning.
+// (The design documents order it game state first; the sections are the
+// same, the order serves the cache.) It is trimmed to a token budget, least
+// important parts first.
 package contextmgr
 
 import (

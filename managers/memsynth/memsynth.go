@@ -2,18 +2,22 @@
 // turn at most, written with the last few turns in view): after a turn
 // whose ground truth says something significant happened — the score
 // changed, the player died, a first visit, a long response to an action
-// taken in place (see Triggers) — it
+// taken in place, and with the seed triggers a move or an inventory change
+// (see TriggerSet) — it
 // asks the memory role whether and what to remember, with the last few
 // turns of actions and reasoning so procedures, delayed consequences and
 // progressive discoveries can be seen, and stores the answer in Memories.md
 // at the SOURCE location (where the action was taken), with the status the
-// model gave and the supersessions it asked for.
+// model gave and the supersessions it asked for. Every decision, a "don't
+// remember" as much as a stored memory, is logged and recorded with the
+// model's reasoning.
 package memsynth
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
@@ -35,50 +39,72 @@ type Reply struct {
 
 // Synthesizer decides and writes memories.
 type Synthesizer struct {
-	client  *llm.Client
-	store   *memory.Store
-	window  int
-	history []domain.Turn
+	client   *llm.Client
+	store    *memory.Store
+	window   int
+	history  []domain.Turn
+	triggers TriggerSet
+	rec      Recorder
+	log      *slog.Logger
+}
+
+// Decision is one answer of the memory model and what became of it: every
+// decision is recorded, a "don't remember" with its reasoning as much as a
+// stored memory.
+type Decision struct {
+	Episode, Turn int
+	Location      int // where the action was taken
+	Triggers      []string
+	Reply         Reply
+	// Outcome: "stored", "superseded N", "duplicate", "not remembered", or
+	// the error that stopped it.
+	Outcome string
+}
+
+// Recorder keeps the decisions (lantern.db's memory_decisions).
+type Recorder interface {
+	RecordDecision(ctx context.Context, d Decision) error
 }
 
 // New makes a synthesizer; window is memory_history_window (at least 1).
+// It uses the lean triggers, records no decisions and logs nothing until
+// told otherwise (SetTriggers, SetRecorder, SetLogger).
 func New(client *llm.Client, store *memory.Store, window int) *Synthesizer {
 	if window < 1 {
 		window = 1
 	}
-	return &Synthesizer{client: client, store: store, window: window}
+	return &Synthesizer{client: client, store: store, window: window, triggers: LeanTriggers(), log: slog.New(slog.DiscardHandler)}
+}
+
+// SetTriggers chooses the events that call the memory model.
+func (s *Synthesizer) SetTriggers(ts TriggerSet) { s.triggers = ts }
+
+// SetRecorder makes every decision recorded.
+func (s *Synthesizer) SetRecorder(r Recorder) { s.rec = r }
+
+// SetLogger makes every decision logged (at info level; the reasoning at
+// debug level too).
+func (s *Synthesizer) SetLogger(l *slog.Logger) {
+	if l != nil {
+		s.log = l
+	}
 }
 
 // Reset clears the episode's history (memories survive episodes).
 func (s *Synthesizer) Reset() { s.history = nil }
 
-// Triggers lists why a turn deserves a memory; none means it does not.
-// The ground truth's events do: a score change, a death, a first visit.
-// A move to a known room does not (the map holds it, and its description
-// is already known), nor does its long description; a long response to an
-// action that did not move the player (reading, examining, a puzzle's
-// answer, a theft) does. Taking or dropping alone does not either: the
-// inventory in every prompt already shows it, and a take or drop that
-// matters scores or says more than "Taken.". These keep synthesis to the
-// significant 30-40% of turns the memory design expects (Zork I's
-// walkthrough: about 36%), where every move, room description and take
-// called it on 94% of turns.
-func Triggers(t domain.Turn) []string {
-	var why []string
-	if t.ScoreAfter != t.ScoreBefore {
-		why = append(why, fmt.Sprintf("score %+d", t.ScoreAfter-t.ScoreBefore))
-	}
-	if t.Died {
-		why = append(why, "death")
-	}
-	if t.NewRoom {
-		why = append(why, "first visit")
-	}
-	if t.ToID == t.FromID && len(t.Response) > LongResponse {
-		why = append(why, "long response")
-	}
-	return why
-}
+// Triggers lists why a turn deserves a memory under the lean (default)
+// triggers; none means it does not. A move to a known room does not (the
+// map holds it, and its description is already known), nor does its long
+// description; a long response to an action that did not move the player
+// (reading, examining, a puzzle's answer, a theft) does. Taking or
+// dropping alone does not either: the inventory in every prompt already
+// shows it, and a take or drop that matters scores or says more than
+// "Taken.". These keep synthesis to the significant 30-40% of turns the
+// memory design expects (Zork I's walkthrough: about 36%), where every
+// move, room description and take called it on 94% of turns; SeedTriggers
+// adds movement and inventory changes back.
+func Triggers(t domain.Turn) []string { return LeanTriggers().Why(t) }
 
 // LongResponse is the length from which a response to an action taken in
 // place is worth a memory.
@@ -108,7 +134,7 @@ func (s *Synthesizer) ProcessTurn(ctx context.Context, t domain.Turn) (Result, e
 // instead of the memory prompt taking its place.
 func (s *Synthesizer) ProcessTurnAfter(ctx context.Context, t domain.Turn, prompt []llm.Message) (Result, error) {
 	defer s.remember(t)
-	why := Triggers(t)
+	why := s.triggers.Why(t)
 	if len(why) == 0 || s.client == nil {
 		return Result{}, nil
 	}
@@ -117,8 +143,42 @@ func (s *Synthesizer) ProcessTurnAfter(ctx context.Context, t domain.Turn, promp
 	}
 	rep, _, err := llm.Structured[Reply](ctx, s.client, llm.Request{Role: config.RoleMemory, Messages: s.prompt(t, why, prompt), Turn: t.Turn})
 	if err != nil {
-		return Result{}, fmt.Errorf("memory synthesis at turn %d: %w", t.Turn, err)
+		err = fmt.Errorf("memory synthesis at turn %d: %w", t.Turn, err)
+		s.decided(ctx, t, why, Reply{}, "error: "+err.Error())
+		return Result{}, err
 	}
+	res, err := s.store1(t, rep)
+	outcome := "not remembered"
+	switch {
+	case err != nil:
+		outcome = "error: " + err.Error()
+	case res.Superseded > 0 && res.Stored:
+		outcome = fmt.Sprintf("stored, superseded %d", res.Superseded)
+	case res.Stored:
+		outcome = "stored"
+	case rep.ShouldRemember && strings.TrimSpace(rep.MemoryTitle) != "":
+		outcome = "duplicate"
+	}
+	s.decided(ctx, t, why, rep, outcome)
+	return res, err
+}
+
+// decided logs and records a decision; a decision that cannot be recorded
+// is logged as such and costs nothing else.
+func (s *Synthesizer) decided(ctx context.Context, t domain.Turn, why []string, rep Reply, outcome string) {
+	s.log.Info("memory synthesis", "episode", t.Episode, "turn", t.Turn, "location", t.FromID, "triggers", strings.Join(why, "; "),
+		"remember", rep.ShouldRemember, "category", rep.Category, "title", rep.MemoryTitle, "outcome", outcome, "reasoning", rep.Reasoning)
+	if s.rec == nil {
+		return
+	}
+	d := Decision{Episode: t.Episode, Turn: t.Turn, Location: t.FromID, Triggers: why, Reply: rep, Outcome: outcome}
+	if err := s.rec.RecordDecision(context.WithoutCancel(ctx), d); err != nil {
+		s.log.Warn("memory synthesis decision not recorded", "turn", t.Turn, "err", err)
+	}
+}
+
+// store1 writes the model's answer to Memories.md.
+func (s *Synthesizer) store1(t domain.Turn, rep Reply) (Result, error) {
 	res := Result{Location: t.FromID, Reply: rep}
 	if !rep.ShouldRemember || strings.TrimSpace(rep.MemoryTitle) == "" {
 		return res, nil

@@ -29,3 +29,38 @@ func TestTriggers(t *testing.T) {
 		})
 	}
 }
+
+// The seed triggers add movement and inventory changes to the lean ones:
+// "take lamp → Taken." calls the memory model, as the design lists.
+func TestSeedTriggers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		turn domain.Turn
+		want []string
+	}{
+		{"a take", domain.Turn{FromID: 1, ToID: 1, InvAfter: []string{"lamp"}, Response: "Taken."}, []string{"inventory +lamp"}},
+		{"a drop", domain.Turn{FromID: 1, ToID: 1, InvBefore: []string{"sword", "lamp"}, InvAfter: []string{"lamp"}, Response: "Dropped."}, []string{"inventory -sword"}},
+		{"a move to a known room", domain.Turn{FromID: 1, ToID: 2, Response: "Kitchen"}, []string{"movement to L2"}},
+		{"a first visit", domain.Turn{FromID: 1, ToID: 2, NewRoom: true}, []string{"first visit", "movement to L2"}},
+		{"the same items", domain.Turn{FromID: 1, ToID: 1, InvBefore: []string{"a", "b"}, InvAfter: []string{"b", "a"}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := SeedTriggers().Why(tc.turn); !slices.Equal(got, tc.want) {
+				t.Errorf("Why = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseTriggers(t *testing.T) {
+	ts, err := ParseTriggers([]string{"score", "Death", "first_visit", "long_response", "movement", "inventory"})
+	if err != nil || ts != SeedTriggers() {
+		t.Fatalf("every name = %+v, %v", ts, err)
+	}
+	if got := LeanTriggers().Names(); !slices.Equal(got, []string{"score", "death", "first_visit", "long_response"}) {
+		t.Errorf("lean names = %q", got)
+	}
+	if _, err := ParseTriggers([]string{"smell"}); err == nil || !strings.Contains(err.Error(), "movement") {
+		t.Errorf("an unknown trigger: %v", err)
+	}
+}

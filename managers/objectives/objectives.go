@@ -124,7 +124,8 @@ type Manager struct {
 	inventory []string
 	updates   int
 	lastErr   string
-	reasoning string // the model's last reasoning
+	reasoning string  // the model's last reasoning
+	quality   Quality // of every objective the model set
 }
 
 // New makes an objective manager.
@@ -256,6 +257,9 @@ func (m *Manager) addLocked(text string, src Source) (Objective, bool) {
 		}
 	}
 	o := Objective{ID: m.nextID, Text: text, Source: src, State: Active, Episode: m.episode, Turn: m.turn}
+	if src == ByModel {
+		m.quality.score(text)
+	}
 	m.nextID++
 	m.objs = append(m.objs, o)
 	return o, true

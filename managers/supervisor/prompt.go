@@ -41,7 +41,7 @@ func (s *Supervisor) evaluationInput(r Round) string {
 		fmt.Fprintf(&b, "\n== This round: turns %d-%d of episode %d ==\n", r.FirstTurn, r.LastTurn, r.Episode)
 	}
 	for _, t := range r.Turns {
-		b.WriteString(turnText(t, 600, 400))
+		b.WriteString(turnText(t))
 	}
 	b.WriteString("\n== Ground truth checks of the agent's claims ==\n")
 	if len(r.Findings) == 0 {
@@ -58,9 +58,9 @@ func (s *Supervisor) evaluationInput(r Round) string {
 	return b.String()
 }
 
-// turnText is a turn for the prompts: reasoning and response clipped to the
-// given sizes.
-func turnText(t domain.Turn, reasoning, response int) string {
+// turnText is a turn for the prompts, whole: the supervisor judges what
+// the agent actually reasoned and what the game actually said.
+func turnText(t domain.Turn) string {
 	var b strings.Builder
 	actor := t.Actor
 	if actor == "" {
@@ -71,9 +71,9 @@ func turnText(t domain.Turn, reasoning, response int) string {
 	}
 	fmt.Fprintf(&b, "T%d (%s) at L%d %s\n", t.Turn, actor, t.FromID, t.FromName)
 	if t.Reasoning != "" {
-		fmt.Fprintf(&b, "  reasoning: %s\n", clip(oneLine(t.Reasoning), reasoning))
+		fmt.Fprintf(&b, "  reasoning: %s\n", oneLine(t.Reasoning))
 	}
-	fmt.Fprintf(&b, "  action: %s\n  outcome: %s\n", t.Action, clip(oneLine(t.Response), response))
+	fmt.Fprintf(&b, "  action: %s\n  outcome: %s\n", t.Action, oneLine(t.Response))
 	var gt []string
 	if t.ScoreAfter != t.ScoreBefore {
 		gt = append(gt, fmt.Sprintf("score %d → %d", t.ScoreBefore, t.ScoreAfter))
@@ -113,20 +113,20 @@ func (s *Supervisor) memoryLocked() string {
 		}
 		b.WriteString("Recent rounds, oldest first:\n")
 		for _, r := range s.window {
-			b.WriteString(roundText(r, 200, 160))
+			b.WriteString(roundText(r))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// roundText is a past round for the memory context and the summary.
-func roundText(r Round, reasoning, response int) string {
+// roundText is a past round for the memory context and the summary, whole.
+func roundText(r Round) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d (turns %d-%d):\n", r.Number, r.FirstTurn, r.LastTurn)
 	for _, t := range r.Turns {
-		fmt.Fprintf(&b, "  T%d %s: %s → %s", t.Turn, t.Actor, t.Action, clip(oneLine(t.Response), response))
+		fmt.Fprintf(&b, "  T%d %s: %s → %s", t.Turn, t.Actor, t.Action, oneLine(t.Response))
 		if t.Reasoning != "" {
-			fmt.Fprintf(&b, " (reasoning: %s)", clip(oneLine(t.Reasoning), reasoning))
+			fmt.Fprintf(&b, " (reasoning: %s)", oneLine(t.Reasoning))
 		}
 		b.WriteByte('\n')
 	}
@@ -157,7 +157,7 @@ func summaryInput(summary string, rounds []Round) string {
 	}
 	b.WriteString("\nRounds leaving your short-term memory:\n")
 	for _, r := range rounds {
-		b.WriteString(roundText(r, 400, 300))
+		b.WriteString(roundText(r))
 	}
 	b.WriteString("\nWrite the new long-term memory.")
 	return b.String()
@@ -286,14 +286,6 @@ func splitVerb(a string) (verb, object string) {
 		}
 	}
 	return strings.Join(f[:n], " "), strings.Join(obj, " ")
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -41,7 +41,7 @@ import (
 
 // Config tunes the supervisor.
 type Config struct {
-	Every        int     // a round every this many turns (1)
+	Every        int     // a round every this many turns (1), or sooner when the turns would not fit the context whole
 	K            int     // rounds kept in full (3)
 	TrustPenalty float64 // trust lost per contradicted claim, at least (0.25)
 	Initial      Gauges  // the gauges before the first round
@@ -205,12 +205,78 @@ func (s *Supervisor) ProcessTurn(ctx context.Context, t domain.Turn) (r Round, r
 	s.pending = append(s.pending, t)
 	due := len(s.pending) >= s.cfg.Every
 	s.mu.Unlock()
-	if !due || s.deps.Client == nil {
+	if s.deps.Client == nil {
+		return Round{}, false, nil
+	}
+	if !due && !s.wouldOverflow(ctx, t) {
 		return Round{}, false, nil
 	}
 	r, err = s.ProcessPeriodic(ctx)
 	return r, true, err
 }
+
+// wouldOverflow reports whether the round's turns, with one more turn
+// like last, would no longer fit the supervisor's context whole beside its
+// long-term summary: the round is then held now, early, rather than have
+// its input cut (the supervisor judges complete turns, never clipped
+// ones). The window's past rounds make room when the round is held
+// (fitWindow).
+func (s *Supervisor) wouldOverflow(ctx context.Context, last domain.Turn) bool {
+	budget, err := s.deps.Client.PromptBudget(ctx, config.RoleSupervisor)
+	if err != nil || budget <= 0 {
+		return false
+	}
+	s.mu.Lock()
+	chars := len(turnText(last)) + len(s.summary)
+	for _, t := range s.pending {
+		chars += len(turnText(t))
+	}
+	s.mu.Unlock()
+	return chars/charsPerToken > budget-overheadTokens
+}
+
+// fitWindow folds the window's oldest rounds into the long-term summary
+// while the memory and the round's turns would not fit the context whole
+// together (the K-window shrinks to what fits; nothing is cut).
+func (s *Supervisor) fitWindow(ctx context.Context, turns []domain.Turn) error {
+	budget, err := s.deps.Client.PromptBudget(ctx, config.RoleSupervisor)
+	if err != nil || budget <= 0 {
+		return nil
+	}
+	chars := 0
+	for _, t := range turns {
+		chars += len(turnText(t))
+	}
+	for {
+		s.mu.Lock()
+		n, mem := len(s.window), len(s.memoryLocked())
+		s.mu.Unlock()
+		if n == 0 || (chars+mem)/charsPerToken <= budget-overheadTokens {
+			return nil
+		}
+		if err := s.summarize(ctx, turnOf(turns), n-1); err != nil {
+			return err
+		}
+	}
+}
+
+func turnOf(turns []domain.Turn) int {
+	if len(turns) == 0 {
+		return 0
+	}
+	return turns[len(turns)-1].Turn
+}
+
+// charsPerToken is the estimate of a prompt's tokens the early round uses
+// (English text runs near four characters a token; three leaves room; the
+// client's own estimate follows the model's counts, which the agent's
+// calls on the same model have given it by the first round), and
+// overheadTokens what the rest of an evaluation takes: the instructions,
+// the ground-truth facts, the feedback stage's messages.
+const (
+	charsPerToken  = 3
+	overheadTokens = 1200
+)
 
 // ProcessPeriodic runs a round over the turns since the last one.
 func (s *Supervisor) ProcessPeriodic(ctx context.Context) (Round, error) {
@@ -219,6 +285,12 @@ func (s *Supervisor) ProcessPeriodic(ctx context.Context) (Round, error) {
 	s.pending = nil
 	s.rounds++
 	r := Round{Number: s.rounds, Turns: turns, Previous: s.state, Time: time.Now()}
+	s.mu.Unlock()
+	var fitErr error
+	if s.deps.Client != nil {
+		fitErr = s.fitWindow(ctx, turns)
+	}
+	s.mu.Lock()
 	memoryCtx := s.memoryLocked()
 	s.mu.Unlock()
 	if len(turns) > 0 {
@@ -265,8 +337,11 @@ func (s *Supervisor) ProcessPeriodic(ctx context.Context) (Round, error) {
 	if ferr != nil {
 		errs = append(errs, ferr)
 	}
+	if fitErr != nil {
+		errs = append(errs, fitErr)
+	}
 	if overflow {
-		if err := s.summarize(ctx, r.LastTurn); err != nil {
+		if err := s.summarize(ctx, r.LastTurn, s.cfg.K); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -316,12 +391,16 @@ func level(v int) float64 { return clamp(float64(v) / 10) }
 
 func clamp(v float64) float64 { return math.Max(-1, math.Min(1, v)) }
 
-// summarize folds the rounds beyond the window into the long-term memory.
-// When the model fails, they stay in the window and the next round tries
-// again.
-func (s *Supervisor) summarize(ctx context.Context, turn int) error {
+// summarize folds the window's rounds but the last keep into the
+// long-term memory. When the model fails, they stay in the window and the
+// next round tries again.
+func (s *Supervisor) summarize(ctx context.Context, turn, keep int) error {
 	s.mu.Lock()
-	over := append([]Round(nil), s.window[:len(s.window)-s.cfg.K]...)
+	if len(s.window) <= keep {
+		s.mu.Unlock()
+		return nil
+	}
+	over := append([]Round(nil), s.window[:len(s.window)-keep]...)
 	prompt := summaryInput(s.summary, over)
 	s.mu.Unlock()
 	rep, _, err := llm.Structured[SummaryReply](ctx, s.deps.Client, llm.Request{Role: config.RoleSupervisor, Turn: turn,

@@ -24,6 +24,7 @@ type migration struct {
 var migrations = [...]migration{
 	{"episodes, turns, notes, checkpoints, rounds, reviews and bench runs", schema + roundSchema + reviewsSchema + benchSchema},
 	{"a note edited by the person keeps when", `ALTER TABLE notes ADD COLUMN edited_at TEXT;`},
+	{"memory synthesis decisions, the story's map, notes by session", decisionsSchema},
 	{"after-turn work not yet done", afterWorkSchema},
 }
 

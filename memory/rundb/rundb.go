@@ -37,6 +37,7 @@ type RunDB struct {
 	top struct {
 		valid       bool
 		limit       int
+		session     string
 		notes       []Note
 		dataVersion int64
 	}
@@ -448,9 +449,9 @@ type Note struct {
 // ErrEmptyNote: a note needs some text.
 var ErrEmptyNote = errors.New("empty note")
 
-// Remember stores a note. A near-duplicate of an existing note (the same
-// text, or one containing the other at 80% of its length or more) is not
-// stored again; it raises the existing note's importance instead. It
+// Remember stores a note. A near-duplicate of a note of the same session
+// (the same text, or one containing the other at 80% of its length or
+// more) is not stored again; it raises the existing note's importance instead. It
 // returns the note's ID and whether it was new.
 func (r *RunDB) Remember(ctx context.Context, n Note) (int64, bool, error) {
 	content := strings.TrimSpace(n.Content)
@@ -464,7 +465,7 @@ func (r *RunDB) Remember(ctx context.Context, n Note) (int64, bool, error) {
 		return 0, false, fmt.Errorf("remember: %w", err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT id, content, importance FROM notes WHERE story_md5 = ?`, r.story)
+	rows, err := tx.QueryContext(ctx, `SELECT id, content, importance FROM notes WHERE story_md5 = ? AND session_id = ?`, r.story, n.Session)
 	if err != nil {
 		return 0, false, fmt.Errorf("remember: %w", err)
 	}
@@ -515,8 +516,15 @@ func similar(a, b string) bool {
 	return len(a) > 0 && strings.Contains(a, b) && float64(len(b))/float64(len(a)) > 0.8
 }
 
-// TopNotes returns the most important notes (at most limit).
+// TopNotes returns the most important notes of the story, from every
+// session (at most limit).
 func (r *RunDB) TopNotes(ctx context.Context, limit int) ([]Note, error) {
+	return r.TopNotesIn(ctx, "", limit)
+}
+
+// TopNotesIn returns the most important notes made in one session (at
+// most limit); session "" means every session of the story.
+func (r *RunDB) TopNotesIn(ctx context.Context, session string, limit int) ([]Note, error) {
 	// A note edited by another process (lantern notes edit while a
 	// session runs) changes the database's data_version.
 	var dv int64
@@ -524,20 +532,26 @@ func (r *RunDB) TopNotes(ctx context.Context, limit int) ([]Note, error) {
 		return nil, fmt.Errorf("top notes: %w", err)
 	}
 	r.mu.Lock()
-	if r.top.valid && r.top.limit == limit && r.top.dataVersion == dv {
+	if r.top.valid && r.top.limit == limit && r.top.session == session && r.top.dataVersion == dv {
 		out := append([]Note(nil), r.top.notes...)
 		r.mu.Unlock()
 		return out, nil
 	}
 	r.mu.Unlock()
-	notes, err := r.notes(ctx, `WHERE story_md5 = ? ORDER BY importance DESC, id LIMIT ?`, r.story, limit)
+	notes, err := r.notes(ctx, `WHERE story_md5 = ? AND (? = '' OR session_id = ?) ORDER BY importance DESC, id LIMIT ?`, r.story, session, session, limit)
 	if err != nil {
 		return nil, err
 	}
 	r.mu.Lock()
-	r.top.valid, r.top.limit, r.top.notes, r.top.dataVersion = true, limit, append([]Note(nil), notes...), dv
+	r.top.valid, r.top.limit, r.top.session, r.top.notes, r.top.dataVersion = true, limit, session, append([]Note(nil), notes...), dv
 	r.mu.Unlock()
 	return notes, nil
+}
+
+// AllNotes returns every note of the story, from every session, oldest
+// first: the history the research tools search.
+func (r *RunDB) AllNotes(ctx context.Context) ([]Note, error) {
+	return r.notes(ctx, `WHERE story_md5 = ? ORDER BY id`, r.story)
 }
 
 // notesChanged drops the TopNotes cache.
