@@ -186,6 +186,9 @@ func (p *mapPane) grid() []line {
 	x0 := clampView(box.X+box.W/2-w/2, d.Width(), w)
 	y0 := clampView(box.Y+box.H/2-viewH/2+p.offset, d.Height(), viewH)
 	p.offset = y0 - clampView(box.Y+box.H/2-viewH/2, d.Height(), viewH)
+	if n := hiddenRooms(d, x0, y0, w, viewH); n > 0 {
+		head = mkLine(append(head.segs, seg{"  · " + plural(n, "room", "rooms") + " not shown", stMuted})...)
+	}
 	out := []line{head}
 	for y := y0; y < min(y0+viewH, d.Height()); y++ {
 		out = append(out, cellsLine(d.Cells[y], x0, w))
@@ -194,6 +197,18 @@ func (p *mapPane) grid() []line {
 		out = append(out, line{})
 	}
 	return append(out, foot...)
+}
+
+// hiddenRooms counts the rooms whose name a view of w×h cells from
+// (x0, y0) does not show whole (the box's name row, border to border).
+func hiddenRooms(d mapper.Drawing, x0, y0, w, h int) int {
+	n := 0
+	for _, b := range d.Boxes {
+		if b.X < x0 || b.X+b.W > x0+w || b.Y+1 < y0 || b.Y+1 >= y0+h {
+			n++
+		}
+	}
+	return n
 }
 
 // clampView keeps a view of n cells starting at at inside 0..size.

@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -153,6 +155,25 @@ func TestGoldenDemoMap(t *testing.T) {
 					h.key("f")
 				}
 				golden(t, name, h.m.Render())
+				// Every room is drawn whole or counted as not shown.
+				screen, whole := h.screen(), 0
+				for _, room := range snap.Names {
+					cut := []rune(room)
+					if len(cut) > mapper.BoxWidth-2 {
+						cut = append(cut[:mapper.BoxWidth-3], '…')
+					}
+					padded := string(cut) + strings.Repeat(" ", mapper.BoxWidth-2-len(cut))
+					if regexp.MustCompile(`[│║]` + regexp.QuoteMeta(padded) + `[│║]`).MatchString(screen) {
+						whole++
+					}
+				}
+				hidden := 0
+				if m := regexp.MustCompile(`(\d+) rooms? not shown`).FindStringSubmatch(screen); m != nil {
+					hidden, _ = strconv.Atoi(m[1])
+				}
+				if whole+hidden != len(snap.Names) {
+					t.Errorf("%d rooms drawn whole and %d counted as not shown, of %d", whole, hidden, len(snap.Names))
+				}
 				for id, room := range snap.Names {
 					if zoom && size[0] == 200 && !strings.Contains(h.m.Render(), room) {
 						t.Errorf("room L%d %q not drawn at full screen", id, room)
