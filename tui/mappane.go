@@ -182,10 +182,13 @@ func (p *mapPane) grid() []line {
 	}
 	viewH := max(h-1-len(foot), 1)
 	// The view: the current room's box in the middle, then scrolled.
+	// The offset is kept as what it moved the view from the centred one
+	// (unclamped), so each key moves the view by a line at once.
 	box := d.Boxes[cur]
 	x0 := clampView(box.X+box.W/2-w/2, d.Width(), w)
-	y0 := clampView(box.Y+box.H/2-viewH/2+p.offset, d.Height(), viewH)
-	p.offset = y0 - clampView(box.Y+box.H/2-viewH/2, d.Height(), viewH)
+	centre := box.Y + box.H/2 - viewH/2
+	y0 := clampView(centre+p.offset, d.Height(), viewH)
+	p.offset = y0 - centre
 	if n := hiddenRooms(d, x0, y0, w, viewH); n > 0 {
 		head = mkLine(append(head.segs, seg{"  · " + plural(n, "room", "rooms") + " not shown", stMuted})...)
 	}

@@ -193,8 +193,13 @@ func TestMapScrollsAroundTheCurrentRoom(t *testing.T) {
 	h.key("M")
 	h.mustSee("║Study")
 	h.mustNotSee("│Muddy Lane")
-	for i := 0; i < 12; i++ {
+	// Drawn after every key, as the terminal is: each key moves the view.
+	for i := 0; i < 40 && !strings.Contains(h.screen(), "│Muddy Lane"); i++ {
+		before := h.screen()
 		h.key("down")
+		if h.screen() == before {
+			t.Fatalf("down %d did not move the view:\n%s", i+1, before)
+		}
 	}
 	h.mustSee("│Muddy Lane")
 	h.mustNotSee("║Study")

@@ -192,20 +192,28 @@ func (s Snapshot) Layout(current int) Layout {
 			if next.to == 0 {
 				break
 			}
+			lone := func(c Cell) bool {
+				for _, n := range ring(c, 1) {
+					if _, used := taken[n]; used {
+						return false
+					}
+				}
+				return true
+			}
 			// fit: how many of the room's compass links to rooms not
-			// placed yet would find their cell free from c.
+			// placed yet would find their cell from c free, with no
+			// room around it.
 			fit := func(c Cell) int {
 				n := 0
 				for _, e := range adj[next.to] {
 					_, done := pos[e.to]
-					_, used := taken[Cell{c.X + e.step.X, c.Y + e.step.Y}]
-					if e.onGrid && !done && !used {
+					if at := (Cell{c.X + e.step.X, c.Y + e.step.Y}); e.onGrid && !done && lone(at) {
 						n++
 					}
 				}
 				return n
 			}
-			place(next.to, displacedCell(pos[next.from], next, func(c Cell) bool { return honest(next.to, c) }, fit))
+			place(next.to, displacedCell(pos[next.from], next, func(c Cell) bool { return honest(next.to, c) }, lone, fit))
 			queue = append(queue, next.to)
 		}
 		for _, c := range pos {
@@ -273,8 +281,9 @@ type edgeFrom struct {
 // room it is linked from: two or three cells along a compass link's
 // direction, else, of the cells ok accepts within a few rings, the one
 // where most of the room's own compass links fit (the nearest of those),
-// else the nearest cell ok accepts.
-func displacedCell(from Cell, e edgeFrom, ok func(Cell) bool, fit func(Cell) int) Cell {
+// lone cells (no room around them) before the others, else the nearest
+// cell ok accepts.
+func displacedCell(from Cell, e edgeFrom, ok, lone func(Cell) bool, fit func(Cell) int) Cell {
 	if e.onGrid {
 		for k := 2; k <= 3; k++ {
 			if c := (Cell{from.X + k*e.step.X, from.Y + k*e.step.Y}); ok(c) {
@@ -282,18 +291,22 @@ func displacedCell(from Cell, e edgeFrom, ok func(Cell) bool, fit func(Cell) int
 			}
 		}
 	}
-	best, bestFit := Cell{}, -1
-	for r := 1; r <= 3; r++ {
-		for _, c := range ring(from, r) {
-			if ok(c) {
-				if f := fit(c); f > bestFit {
-					best, bestFit = c, f
+	// A cell with no room around it first, so that a room placed apart
+	// does not look like the neighbour of rooms it has no link with.
+	for _, accept := range []func(Cell) bool{func(c Cell) bool { return ok(c) && lone(c) }, ok} {
+		best, bestFit := Cell{}, -1
+		for r := 1; r <= 3; r++ {
+			for _, c := range ring(from, r) {
+				if accept(c) {
+					if f := fit(c); f > bestFit {
+						best, bestFit = c, f
+					}
 				}
 			}
 		}
-	}
-	if bestFit >= 0 {
-		return best
+		if bestFit >= 0 {
+			return best
+		}
 	}
 	return nearestFree(from, ok)
 }
