@@ -124,3 +124,43 @@ func TestEditorThatSawALaterMemorySawTheEarlier(t *testing.T) {
 		t.Errorf("kept %v", k)
 	}
 }
+
+// TestHandBrokenEntryIsAProblemWithItsLine: an entry a person's edit made
+// malformed leaves the store's list of memories, and Store.Problems gives
+// it with its line, location and text, so a client can show it.
+func TestHandBrokenEntryIsAProblemWithItsLine(t *testing.T) {
+	s, path := tempStore(t, "", WithSettle(50*time.Millisecond))
+	for _, title := range []string{"Kept", "Broken"} {
+		if err := s.AddBy(3, "Muddy Lane", note(title), ByHuman); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := strings.Split(fileString(t, path), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "**[NOTE] Broken**") {
+			lines[i], at = strings.Replace(l, "**[NOTE] Broken**", "**[NOTE Broken", 1), i
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no Broken entry in:\n%s", strings.Join(lines, "\n"))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if ms := s.List(3); len(ms) != 1 || ms[0].Title != "Kept" {
+		t.Errorf("memories %v, want only Kept", ms)
+	}
+	var found bool
+	for _, p := range s.Problems() {
+		if p.Line == at+1 && p.Location == 3 && strings.HasPrefix(p.Text, "**[NOTE Broken") && strings.Contains(p.Msg, "malformed memory header") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("problems %+v lack line %d", s.Problems(), at+1)
+	}
+}
