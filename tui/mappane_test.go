@@ -210,3 +210,28 @@ func TestMapScrollsAroundTheCurrentRoom(t *testing.T) {
 		Observation: env.Observation{Location: env.Location{ID: 9, Name: "Hallway"}}})
 	h.mustSee("║Hallway")
 }
+
+// panBy moves a narrow pane's view sideways to rooms it leaves out, and
+// back; a move to another room centres it again.
+func TestMapPansToRoomsAtTheSides(t *testing.T) {
+	evs := demoWalk(t, 28)
+	h := newHarness(t, 80, 24, "dark")
+	h.events(evs...)
+	h.key("M", "f")
+	h.mustSee("║Study", "│Kitchen")
+	h.mustNotSee("│Cellar")
+	for i := 0; i < 4 && !strings.Contains(h.screen(), "│Cellar"); i++ {
+		h.m.mapp.panBy(1)
+	}
+	h.mustSee("│Cellar")
+	h.mustNotSee("║Study")
+	for i := 0; i < 4; i++ {
+		h.m.mapp.panBy(-1)
+	}
+	h.mustSee("║Study")
+	last := evs[len(evs)-2].(engine.TurnResult)
+	h.m.mapp.panBy(3)
+	h.events(engine.TurnResult{Turn: last.Turn + 1, Actor: engine.ActorHuman, Action: "south",
+		Observation: env.Observation{Location: env.Location{ID: 9, Name: "Hallway"}}})
+	h.mustSee("║Hallway")
+}
