@@ -202,6 +202,11 @@ type Ref struct {
 type Problem struct {
 	Line int // 1-based
 	Msg  string
+	// Location is the section being read when the problem was found (0:
+	// before the first one); Text is the line as it is, for a client to
+	// show the entry it concerns.
+	Location int
+	Text     string
 }
 
 // String is "line N: message".

@@ -226,15 +226,45 @@ func (s *Store) RestoreGeneration() (int, error) {
 	return n, nil
 }
 
-// added is a memory the store added, and when.
+// added is a memory the store wrote that an editor may not have read, and
+// when; restored is set once the guard has put it back.
 type added struct {
-	loc  int
-	name string
-	mem  Memory
-	at   time.Time
+	loc      int
+	name     string
+	mem      Memory
+	at       time.Time
+	restored bool
 }
 
-// recentWindow is how long a memory the store added is kept through a save
+// Kept is a memory the guard put back into a version saved by hand that
+// lacked it: the agent wrote it (or the store put it back from a save
+// that landed in a replaced file) so shortly before that save that the
+// editor cannot have read it. It is put back once: deleted again, it
+// stays deleted.
+type Kept struct {
+	Location int
+	Name     string // the location's name
+	Title    string
+	Written  time.Time // when the store wrote it
+}
+
+// String is the notice a client shows.
+func (k Kept) String() string {
+	return fmt.Sprintf("kept %q at L%d: written %s before your editor saved without it; delete it again to drop it",
+		k.Title, k.Location, time.Since(k.Written).Round(time.Second))
+}
+
+// TakeKept returns the memories the guard put back since the last call
+// (oldest first) and forgets them.
+func (s *Store) TakeKept() []Kept {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.kept
+	s.kept = nil
+	return out
+}
+
+// recentWindow is how long a memory the agent added is kept through a save
 // by hand that lacks it: an editor that read the file before the memory
 // was written saves without it, though the person never saw it.
 func (s *Store) recentWindow() time.Duration { return max(5*s.settle, time.Second) }
@@ -246,9 +276,9 @@ func (s *Store) noteAdded(loc int, name string, m Memory) {
 }
 
 // noteRecentLocked keeps as, from now on, through saves by hand that lack
-// them, like memories the store added: what the store put back from a
+// them, like memories the agent added: what the store put back from a
 // save that landed in a replaced file is in no version the person's
-// editor may have read, just as a memory the store adds is not.
+// editor may have read, just as a memory the agent adds is not.
 func (s *Store) noteRecentLocked(as []added) {
 	now := time.Now()
 	cut := now.Add(-s.recentWindow())
@@ -265,23 +295,47 @@ func (s *Store) noteRecentLocked(as []added) {
 	s.recent = keep
 }
 
-// keepRecent puts back into a version saved by hand the memories this
-// store added within the window that it lacks and the store's own version
-// still had (a memory the store deleted itself stays deleted).
+// keepRecent puts back into a version saved by hand a memory the store
+// wrote within the window that it lacks, when the editor cannot have read
+// it: the store's own version still has it (a memory the store deleted
+// itself stays deleted), the version saved by hand holds no memory the
+// store wrote after it (an editor that read that one read this one too),
+// and it was not put back before (deleted again, it was deleted by a
+// person who saw it). Each memory put back is reported by TakeKept.
 func (s *Store) keepRecent(next *File) {
 	cut := time.Now().Add(-s.recentWindow())
-	for _, a := range s.recent {
-		if a.at.Before(cut) {
+	for i, a := range s.recent {
+		if a.at.Before(cut) || a.restored {
 			continue
 		}
 		if mine, ok := s.file.Section(a.loc); !ok || !hasTitle(mine.Memories, a.mem.Title) {
 			continue
 		}
-		if sec, ok := next.Section(a.loc); ok && hasTitle(sec.Memories, a.mem.Title) {
+		if holds(next, a) || s.sawLater(next, a) {
 			continue
 		}
 		next.ensureSection(a.loc, a.name).insertEntry(a.mem, -1)
+		s.recent[i].restored = true
+		s.unkept = true
+		s.kept = append(s.kept, Kept{Location: a.loc, Name: a.name, Title: a.mem.Title, Written: a.at})
 	}
+}
+
+// holds: f has the memory a (by location and title).
+func holds(f *File, a added) bool {
+	sec, ok := f.Section(a.loc)
+	return ok && hasTitle(sec.Memories, a.mem.Title)
+}
+
+// sawLater: f holds a memory the store wrote after a, so the editor that
+// saved f read a version that already had a.
+func (s *Store) sawLater(f *File, a added) bool {
+	for _, b := range s.recent {
+		if b.at.After(a.at) && holds(f, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeMissing adds to f the memories of from that f lacks (by location

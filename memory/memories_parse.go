@@ -505,7 +505,15 @@ func (p *parser) text(i int) string {
 }
 
 func (p *parser) problem(i int, format string, args ...any) {
-	p.probs = append(p.probs, Problem{Line: i + 1, Msg: fmt.Sprintf(format, args...)})
+	loc := 0
+	if p.sec != nil {
+		loc = p.sec.id
+	}
+	text := ""
+	if i >= 0 && i < len(p.lines) {
+		text = p.text(i)
+	}
+	p.probs = append(p.probs, Problem{Line: i + 1, Msg: fmt.Sprintf(format, args...), Location: loc, Text: text})
 }
 
 // open starts a new part at line i in the current section (or the lead).

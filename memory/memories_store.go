@@ -43,7 +43,9 @@ type Store struct {
 	probsOK  bool
 	undo     []deletion
 	undoMu   sync.Mutex // serialises Undo calls
-	recent   []added    // memories this store added lately (keepRecent)
+	recent   []added    // memories the agent added lately (keepRecent)
+	kept     []Kept     // memories keepRecent put back, for TakeKept
+	unkept   bool       // the cache holds memories keepRecent put back that the file lacks
 	reloads  int
 	closed   bool
 	watched  []replaced // files the store's renames replaced, still watched
@@ -256,8 +258,12 @@ func (s *Store) Refresh() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("refresh memories %s: %w", s.path, err)
 	}
-	if s.mergeLateLocked() {
-		if err := s.updateLocked("keep a save that landed in a replaced file", func(*File) error { return nil }, true); err != nil {
+	if late := s.mergeLateLocked(); late || s.unkept {
+		what := "keep a save that landed in a replaced file"
+		if !late {
+			what = "keep the agent's memories a save by hand lacked"
+		}
+		if err := s.updateLocked(what, func(*File) error { return nil }, true); err != nil {
 			return true, fmt.Errorf("refresh memories %s: %w", s.path, err)
 		}
 		changed = true
@@ -290,6 +296,8 @@ func (s *Store) update(what string, op func(*File) error) error {
 // pending says the cache holds what the file lacks (it is written even
 // when op fails).
 func (s *Store) updateLocked(what string, op func(*File) error, pending bool) error {
+	pending = pending || s.unkept
+	s.unkept = false
 	for slip := 0; ; slip++ {
 		work := s.file.clone()
 		if err := op(work); err != nil && slip > 0 && errors.Is(err, ErrDuplicate) {
@@ -410,11 +418,17 @@ func (s *Store) writeLocked(data []byte) {
 	s.setDisk(data, fp)
 }
 
-// Add stores a memory at a location (created, with name, when new). A
-// memory with the same normalised title as a visible one there, however
-// worded, is not stored again: Add returns ErrDuplicate. The status is
-// required.
-func (s *Store) Add(loc int, name string, m Memory) error {
+// Add stores the agent's memory at a location (created, with name, when
+// new). A memory with the same normalised title as a visible one there,
+// however worded, is not stored again: Add returns ErrDuplicate. The
+// status is required. For a short while a save by hand that lacks it puts
+// it back once (an editor that read the file before it was written; see
+// keepRecent).
+func (s *Store) Add(loc int, name string, m Memory) error { return s.AddBy(loc, name, m, ByModel) }
+
+// AddBy is Add for an actor: a person's memory (ByHuman) is not put back
+// when a save by hand lacks it, since the person has seen it.
+func (s *Store) AddBy(loc int, name string, m Memory, by Actor) error {
 	what := fmt.Sprintf("add memory %q at location %d", m.Title, loc)
 	if loc <= 0 {
 		return fmt.Errorf("%s: location must be positive: %w", what, ErrInvalid)
@@ -430,7 +444,7 @@ func (s *Store) Add(loc int, name string, m Memory) error {
 		f.ensureSection(loc, name).insertEntry(m, -1)
 		return nil
 	})
-	if err == nil {
+	if err == nil && by == ByModel {
 		s.noteAdded(loc, name, m)
 	}
 	return err
@@ -698,7 +712,7 @@ func (s *Store) Problems() []Problem {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.probsOK {
-		s.problems, s.probsOK = Parse(s.disk).Problems(), true
+		s.problems, s.probsOK = Parse(decodeText(s.disk)).Problems(), true
 	}
 	return slices.Clone(s.problems)
 }

@@ -35,7 +35,9 @@ func (m *Model) helpEntries() []helpEntry {
 		{"Scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Memory pane (m)", []key.Binding{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Back}},
 		{"Objectives pane (o)", []key.Binding{k.Add, key.NewBinding(key.WithKeys(k.Edit.Keys()...), key.WithHelp(k.Edit.Help().Key, "edit objective")), k.Complete, k.Drop}},
-		{"Map pane (M)", []key.Binding{k.View, k.MapPane, k.Zoom}},
+		{"Map pane (M)", []key.Binding{
+			key.NewBinding(key.WithKeys(k.View.Keys()...), key.WithHelp(k.View.Help().Key, "show the map as Mermaid source (again: the drawing)")),
+			k.MapPane, k.Zoom}},
 	}
 	var out []helpEntry
 	for _, g := range groups {
@@ -45,6 +47,8 @@ func (m *Model) helpEntries() []helpEntry {
 		}
 	}
 	out = append(out,
+		helpEntry{key: "─ │ ╱ ╲ →", desc: "map: a way in the line's compass direction (an arrow: known one way)"},
+		helpEntry{key: "up:L5", desc: "map: an exit not drawn as a line (up, dn, in, out, n…nw, a verb) to L5"},
 		helpEntry{head: "While typing a command (i)"},
 		helpEntry{key: "enter", desc: "send (a multi-line paste plays line by line)"},
 		helpEntry{key: "esc", desc: "leave the input"},

@@ -23,9 +23,10 @@ type mapPane struct {
 	here    env.Location
 	mermaid bool
 	offset  int // Mermaid: lines scrolled; grid: lines off the centred view
+	pan     int // grid: columns off the centred view
 	w, h    int
 	ver     int // bumped by every change
-	cacheAt [5]int
+	cacheAt [6]int
 	cache   []line
 	replay  *mapper.Map // a replay's map, built from its turns
 }
@@ -43,7 +44,7 @@ func (p *mapPane) setMap(s mapper.Snapshot) {
 // turn follows a played turn: the current room.
 func (p *mapPane) turn(ev engine.TurnResult) {
 	if ev.Observation.Location.ID != p.here.ID {
-		p.offset = 0 // centre on the new room
+		p.offset, p.pan = 0, 0 // centre on the new room
 	}
 	p.here = ev.Observation.Location
 	p.ver++
@@ -89,6 +90,14 @@ func (p *mapPane) info() string {
 	return s
 }
 
+// panBy moves the grid's view n room columns to the east (negative: west),
+// for the rooms a narrow pane leaves out at the sides.
+func (p *mapPane) panBy(n int) {
+	if !p.mermaid {
+		p.pan += n * (mapper.BoxWidth + mapper.GapX)
+	}
+}
+
 func (p *mapPane) scroll(n int) {
 	if p.mermaid {
 		p.offset = max(p.offset-n, 0)
@@ -98,7 +107,7 @@ func (p *mapPane) scroll(n int) {
 }
 
 func (p *mapPane) lines() []line {
-	key := [5]int{p.w, p.h, p.ver, p.offset, 0}
+	key := [6]int{p.w, p.h, p.ver, p.offset, 0, p.pan}
 	if p.mermaid {
 		key[4] = 1
 	}
@@ -182,10 +191,18 @@ func (p *mapPane) grid() []line {
 	}
 	viewH := max(h-1-len(foot), 1)
 	// The view: the current room's box in the middle, then scrolled.
+	// The offset is kept as what it moved the view from the centred one
+	// (unclamped), so each key moves the view by a line at once.
 	box := d.Boxes[cur]
-	x0 := clampView(box.X+box.W/2-w/2, d.Width(), w)
-	y0 := clampView(box.Y+box.H/2-viewH/2+p.offset, d.Height(), viewH)
-	p.offset = y0 - clampView(box.Y+box.H/2-viewH/2, d.Height(), viewH)
+	centreX := box.X + box.W/2 - w/2
+	x0 := clampView(centreX+p.pan, d.Width(), w)
+	p.pan = x0 - centreX
+	centre := box.Y + box.H/2 - viewH/2
+	y0 := clampView(centre+p.offset, d.Height(), viewH)
+	p.offset = y0 - centre
+	if n := hiddenRooms(d, x0, y0, w, viewH); n > 0 {
+		head = mkLine(append(head.segs, seg{"  · " + plural(n, "room", "rooms") + " not shown", stMuted})...)
+	}
 	out := []line{head}
 	for y := y0; y < min(y0+viewH, d.Height()); y++ {
 		out = append(out, cellsLine(d.Cells[y], x0, w))
@@ -194,6 +211,18 @@ func (p *mapPane) grid() []line {
 		out = append(out, line{})
 	}
 	return append(out, foot...)
+}
+
+// hiddenRooms counts the rooms whose name a view of w×h cells from
+// (x0, y0) does not show whole (the box's name row, border to border).
+func hiddenRooms(d mapper.Drawing, x0, y0, w, h int) int {
+	n := 0
+	for _, b := range d.Boxes {
+		if b.X < x0 || b.X+b.W > x0+w || b.Y+1 < y0 || b.Y+1 >= y0+h {
+			n++
+		}
+	}
+	return n
 }
 
 // clampView keeps a view of n cells starting at at inside 0..size.
@@ -257,6 +286,6 @@ func (p *mapPane) view() []string {
 func (p *mapPane) restore(s mapper.Snapshot, loc env.Location) {
 	p.setMap(s)
 	p.here = loc
-	p.offset = 0
+	p.offset, p.pan = 0, 0
 	p.ver++
 }

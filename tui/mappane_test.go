@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -153,6 +155,25 @@ func TestGoldenDemoMap(t *testing.T) {
 					h.key("f")
 				}
 				golden(t, name, h.m.Render())
+				// Every room is drawn whole or counted as not shown.
+				screen, whole := h.screen(), 0
+				for _, room := range snap.Names {
+					cut := []rune(room)
+					if len(cut) > mapper.BoxWidth-2 {
+						cut = append(cut[:mapper.BoxWidth-3], '…')
+					}
+					padded := string(cut) + strings.Repeat(" ", mapper.BoxWidth-2-len(cut))
+					if regexp.MustCompile(`[│║]` + regexp.QuoteMeta(padded) + `[│║]`).MatchString(screen) {
+						whole++
+					}
+				}
+				hidden := 0
+				if m := regexp.MustCompile(`(\d+) rooms? not shown`).FindStringSubmatch(screen); m != nil {
+					hidden, _ = strconv.Atoi(m[1])
+				}
+				if whole+hidden != len(snap.Names) {
+					t.Errorf("%d rooms drawn whole and %d counted as not shown, of %d", whole, hidden, len(snap.Names))
+				}
 				for id, room := range snap.Names {
 					if zoom && size[0] == 200 && !strings.Contains(h.m.Render(), room) {
 						t.Errorf("room L%d %q not drawn at full screen", id, room)
@@ -172,8 +193,13 @@ func TestMapScrollsAroundTheCurrentRoom(t *testing.T) {
 	h.key("M")
 	h.mustSee("║Study")
 	h.mustNotSee("│Muddy Lane")
-	for i := 0; i < 12; i++ {
+	// Drawn after every key, as the terminal is: each key moves the view.
+	for i := 0; i < 40 && !strings.Contains(h.screen(), "│Muddy Lane"); i++ {
+		before := h.screen()
 		h.key("down")
+		if h.screen() == before {
+			t.Fatalf("down %d did not move the view:\n%s", i+1, before)
+		}
 	}
 	h.mustSee("│Muddy Lane")
 	h.mustNotSee("║Study")
@@ -181,6 +207,31 @@ func TestMapScrollsAroundTheCurrentRoom(t *testing.T) {
 	h.events(engine.TurnResult{Turn: last.Turn + 1, Actor: engine.ActorHuman, Action: "look", Observation: last.Observation})
 	h.mustNotSee("║Study") // the same room: the view stays
 	h.events(engine.TurnResult{Turn: last.Turn + 2, Actor: engine.ActorHuman, Action: "south",
+		Observation: env.Observation{Location: env.Location{ID: 9, Name: "Hallway"}}})
+	h.mustSee("║Hallway")
+}
+
+// panBy moves a narrow pane's view sideways to rooms it leaves out, and
+// back; a move to another room centres it again.
+func TestMapPansToRoomsAtTheSides(t *testing.T) {
+	evs := demoWalk(t, 28)
+	h := newHarness(t, 80, 24, "dark")
+	h.events(evs...)
+	h.key("M", "f")
+	h.mustSee("║Study", "│Kitchen")
+	h.mustNotSee("│Cellar")
+	for i := 0; i < 4 && !strings.Contains(h.screen(), "│Cellar"); i++ {
+		h.m.mapp.panBy(1)
+	}
+	h.mustSee("│Cellar")
+	h.mustNotSee("║Study")
+	for i := 0; i < 4; i++ {
+		h.m.mapp.panBy(-1)
+	}
+	h.mustSee("║Study")
+	last := evs[len(evs)-2].(engine.TurnResult)
+	h.m.mapp.panBy(3)
+	h.events(engine.TurnResult{Turn: last.Turn + 1, Actor: engine.ActorHuman, Action: "south",
 		Observation: env.Observation{Location: env.Location{ID: 9, Name: "Hallway"}}})
 	h.mustSee("║Hallway")
 }

@@ -246,7 +246,8 @@ func (e *Env) refuses(action, word string, controls []string, countsRefusals boo
 		if !ok {
 			continue
 		}
-		back := wordRE(c).ReplaceAllString(alt, "${1}"+strings.ToLower(word)+"${2}")
+		// A "$" in the word is literal, not a group of the template.
+		back := wordRE(c).ReplaceAllString(alt, "${1}"+strings.ReplaceAll(strings.ToLower(word), "$", "$$")+"${2}")
 		if back == got {
 			return true, true
 		}

@@ -470,7 +470,7 @@ func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int)
 		}
 		m := memory.Memory{Category: cat, Status: st, Title: me.NewTitle, Text: me.Text, Episode: episode, Turn: turnNo}
 		if me.Op == engine.MemoryAdd {
-			err = s.Memories.Add(me.Location, name, m)
+			err = s.Memories.AddBy(me.Location, name, m, memory.ByHuman)
 		} else {
 			_, err = s.Memories.Supersede(me.Location, name, m, []string{me.Title}, memory.ByHuman)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 )
@@ -165,6 +166,12 @@ func TestDoctorWithFakeServer(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
+	}
+	// Checking Zork I itself, doctor does not say Zork I is missing.
+	zork := shared.File(t, "stories/zork1.z3")
+	code, out, _ = runCLI(t, "", "doctor", "--model", "fake", "--story", zork)
+	if code != exitOK || strings.Contains(out, "Zork I not found") || !strings.Contains(out, `binding "zork1" found`) {
+		t.Errorf("doctor --story %s: exit %d\n%s", zork, code, out)
 	}
 	code, out, _ = runCLI(t, "", "doctor")
 	if code != exitError || !strings.Contains(out, "qwen3:4b is not on the server (used by agent, critic, extractor, memory, objectives, knowledge, supervisor, retriever)") ||

@@ -350,17 +350,21 @@ func doctorStory(r *doctorReport, cfg *config.Config) (string, int) {
 		r.fail("", "the embedded bindings do not load: %v", err)
 		return name, info.Release
 	}
-	if b, ok := bs[info.MD5]; ok {
+	b, bound := bs[info.MD5]
+	if bound {
 		r.ok("binding %q found (location, score, moves, death and victory from it)", b.Name)
 	} else if info.Version == 3 {
 		r.info("no binding: location, score and moves come from globals 0, 1 and 2, as in every version 3 story")
 	} else {
 		r.warn("add a binding in game_files/bindings/ for this story's md5", "no binding for this version %d story: location, score and moves may be wrong", info.Version)
 	}
+	if bound && b.Name == "zork1" {
+		return name, info.Release // the story checked is Zork I
+	}
 	if found, err := stories.Resolve("zork1", cfg.WorkDir); err == nil {
 		r.info("Zork I found: %s (lantern play --story %s)", found, stories.ShortName(found, cfg.WorkDir))
 	} else {
-		r.info("Zork I not found: it is MIT-licensed; get COMPILED/zork1.z3 from https://github.com/historicalsource/zork1\nand put it in %s to play it as lantern play --story zork1", filepath.Join(cfg.WorkDir, "stories"))
+		r.info("Zork I not found: it is MIT-licensed; get COMPILED/zork1.z3 from https://github.com/historicalsource/zork1\nand put it in %s (or game_files/ of the repository) to play it as lantern play --story zork1", filepath.Join(cfg.WorkDir, "stories"))
 	}
 	return name, info.Release
 }

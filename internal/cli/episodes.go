@@ -20,27 +20,29 @@ import (
 
 func newEpisodesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "episodes list|show|export",
+		Use:   "episodes [list|show|export]",
 		Short: "list, show or export the recorded episodes",
 		Long: `The episodes a story's lantern.db keeps (by default the latest one).
   list    every episode: when it started, how it ended, score, moves, turns
+          (what "lantern episodes" alone shows)
   show    an episode as Markdown: the outcome, the score over the turns, the
           map, then each turn with its reasoning, the critic's verdicts and
           your review decisions
   export  the same as Markdown, JSON, or one self-contained HTML page (the
           score chart and the map as inline SVG); to stdout, or with -o to
           FILE`,
-		Example: `  lantern episodes list --story zork1
+		Example: `  lantern episodes --story zork1
   lantern episodes export 3 --format html -o episode3.html`,
 		Args: noArgs,
-		RunE: func(*cobra.Command, []string) error {
-			return usageErrorf("want a subcommand: list, show or export")
-		},
 	}
-	sub := func(use, short string, maxArgs int) *cobra.Command {
-		c := &cobra.Command{Use: use, Short: short, Args: cobra.MaximumNArgs(maxArgs)}
+	storyFlags := func(c *cobra.Command) {
 		c.Flags().String("story", "", "the story whose episodes to use (default: the configured one, else the built-in demo)")
 		c.Flags().String("workdir", "", "work dir (default: the configured one)")
+	}
+	storyFlags(cmd)
+	sub := func(use, short string, maxArgs int) *cobra.Command {
+		c := &cobra.Command{Use: use, Short: short, Args: cobra.MaximumNArgs(maxArgs)}
+		storyFlags(c)
 		return c
 	}
 	// open opens the story's lantern.db and reads the optional episode ID.
@@ -68,6 +70,7 @@ func newEpisodesCmd(a *app) *cobra.Command {
 		defer closeDB()
 		return listEpisodes(c.Context(), db, c.OutOrStdout())
 	}
+	cmd.RunE = list.RunE // the command alone lists
 	show := sub("show [ID]", "an episode as Markdown", 1)
 	show.RunE = func(c *cobra.Command, args []string) error {
 		db, title, id, closeDB, err := open(c, args)

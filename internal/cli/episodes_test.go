@@ -50,6 +50,10 @@ func TestMapAndEpisodesOfAPlayedStory(t *testing.T) {
 		t.Fatalf("episodes list: exit %d: %s", code, stderr)
 	}
 	wantAll(t, "episodes list", out, "ID  STARTED", "ENDING", "\n1  ")
+	code, alone, stderr := runCLI(t, "", "episodes")
+	if code != exitOK || alone != out {
+		t.Errorf("episodes alone: exit %d, %q (stderr %q); want the list %q", code, alone, stderr, out)
+	}
 	code, out, _ = runCLI(t, "", "episodes", "show")
 	wantAll(t, "episodes show", out, "# Episode 1 of demo", "## Score over turns", "## Map", "### Turn 1 · agent › north", "**Critic**")
 	if code != exitOK {
@@ -81,7 +85,7 @@ func TestMapAndEpisodesErrors(t *testing.T) {
 	}{
 		{[]string{"map", "--format", "svg"}, exitUsage, `unknown format "svg"`},
 		{[]string{"map"}, exitError, "nothing recorded for demo.z3 yet"},
-		{[]string{"episodes"}, exitUsage, "want a subcommand: list, show or export"},
+		{[]string{"episodes"}, exitError, "nothing recorded"},
 		{[]string{"episodes", "drop"}, exitUsage, `unexpected "drop"`},
 		{[]string{"episodes", "show", "x"}, exitUsage, `"x" is not an episode ID`},
 		{[]string{"episodes", "export", "--format", "pdf"}, exitUsage, `unknown format "pdf"`},

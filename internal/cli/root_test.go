@@ -51,7 +51,7 @@ func TestCLIErrors(t *testing.T) {
 		{"bad flag", []string{"play", "--plain", "--nope"}, exitUsage, "lantern play: unknown flag: --nope"},
 		{"stray argument", []string{"run", "zork1.z3"}, exitUsage, `lantern run: unexpected "zork1.z3"`},
 		{"missing story", []string{"play", "--plain", "--story", filepath.Join(dir, "none.z5")}, exitError, "load story"},
-		{"story name not found", []string{"play", "--story", "nosuchstory", "--workdir", dir}, exitError, `story "nosuchstory" not found: looked in ., ` + dir + ", " + filepath.Join(dir, "stories")},
+		{"story name not found", []string{"play", "--story", "nosuchstory", "--workdir", dir}, exitError, `story "nosuchstory" not found: looked in ., game_files, ` + dir + ", " + filepath.Join(dir, "stories")},
 		{"corrupt story", []string{"play", "--plain", "--story", corrupt}, exitError, "truncated"},
 	}
 	for _, tc := range tests {

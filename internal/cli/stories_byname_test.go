@@ -63,7 +63,7 @@ func TestStoriesListsWhatTheResolverFinds(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"1 story (in ., " + work + ", " + filepath.Join(work, "stories") + ")",
+		"1 story (in ., game_files, " + work + ", " + filepath.Join(work, "stories") + ")",
 		"zork1          " + filepath.Join(work, "stories", "zork1.z3"),
 		"release 119", "md5 1d4606016ea58ee038da53d994392323",
 		"ground truth: binding zork1",

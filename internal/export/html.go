@@ -83,7 +83,7 @@ func mapDrawing(s mapper.Snapshot) mapSVG {
 			name = string([]rune(name)[:21]) + "…"
 		}
 		m.Rooms = append(m.Rooms, svgRoom{X: cx - boxW/2, Y: cy - boxH/2, W: boxW, H: boxH, TX: cx, TY: cy - 2,
-			Name: name, ID: fmt.Sprintf("L%d", r.ID), Current: r.Current})
+			Name: name, ID: mapper.RoomLabel(r), Current: r.Current})
 	}
 	for _, k := range l.Links {
 		a, _ := l.Room(k.From)

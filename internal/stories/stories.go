@@ -1,6 +1,7 @@
 // Package stories finds story files by name. One resolver serves every
 // command: a name given with --story (or story in lantern.toml) is looked
-// for as given, then in the current directory, the work dir and the work
+// for as given, then in the current directory, its game_files/ folder (the
+// repository's, when Lantern runs from a clone), the work dir and the work
 // dir's stories/ folder, with or without its extension.
 package stories
 
@@ -40,14 +41,19 @@ func (e *NotFoundError) Error() string {
 // Is makes errors.Is(err, ErrNotFound) hold.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
+// GameFiles is the folder of the current directory searched after it: a
+// clone's game_files/, where story files may be put to play them from the
+// repository.
+const GameFiles = "game_files"
+
 // Dirs are the folders a bare name is looked for in, in order: the current
-// directory, the work dir and its stories/ folder (an empty work dir: only
-// the current directory).
+// directory, its game_files/ folder, the work dir and its stories/ folder
+// (an empty work dir: only the first two).
 func Dirs(workDir string) []string {
 	if workDir == "" {
-		return []string{"."}
+		return []string{".", GameFiles}
 	}
-	return []string{".", workDir, filepath.Join(workDir, "stories")}
+	return []string{".", GameFiles, workDir, filepath.Join(workDir, "stories")}
 }
 
 // candidates are the file names a story name may have: itself, then, when

@@ -23,6 +23,8 @@ func TestResolve(t *testing.T) {
 	cwd := filepath.Join(root, "here")
 	work := filepath.Join(root, "work")
 	touch(t, filepath.Join(cwd, "local.z5"))
+	touch(t, filepath.Join(cwd, "game_files", "cloned.z3"))
+	touch(t, filepath.Join(cwd, "game_files", "both.z3")) // before the work dir's
 	touch(t, filepath.Join(work, "stories", "zork1.z3"))
 	touch(t, filepath.Join(work, "stories", "both.z3"))
 	touch(t, filepath.Join(work, "both.z3"))
@@ -38,7 +40,8 @@ func TestResolve(t *testing.T) {
 		{"local", "local.z5", nil},
 		{"local.z5", "local.z5", nil},
 		{"./local.z5", "./local.z5", nil},
-		{"both", filepath.Join(work, "both.z3"), nil}, // the work dir before its stories/
+		{"both", filepath.Join("game_files", "both.z3"), nil}, // game_files/ before the work dir
+		{"cloned", filepath.Join("game_files", "cloned.z3"), nil},
 		{"noext", filepath.Join(work, "stories", "noext"), nil},
 		{"missing", "", ErrNotFound},
 		{"dir", "", ErrNotFound}, // a folder is not a story
@@ -57,7 +60,7 @@ func TestResolve(t *testing.T) {
 		}
 	}
 	var nf *NotFoundError
-	if _, err := Resolve("missing", work); !errors.As(err, &nf) || !slices.Equal(nf.Looked, []string{".", work, filepath.Join(work, "stories")}) {
+	if _, err := Resolve("missing", work); !errors.As(err, &nf) || !slices.Equal(nf.Looked, []string{".", "game_files", work, filepath.Join(work, "stories")}) {
 		t.Errorf("not found error: %v", err)
 	}
 }

@@ -2,11 +2,12 @@ package mapper
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
 // A drawing is a layout on a character canvas: each room a box with its
-// name and its ID (marks for up, down and the exits the grid cannot draw),
+// name and its ID (with labels for the exits the grid cannot draw),
 // compass links as lines between the boxes. Each character carries a kind
 // so a client can colour it; the characters themselves come from Glyphs.
 
@@ -112,6 +113,12 @@ func (l Layout) Draw(g Glyphs) Drawing {
 			x++
 		}
 	}
+	at := func(x, y int) rune {
+		if y >= 0 && y < h && x >= 0 && x < w {
+			return d.Cells[y][x].R
+		}
+		return ' '
+	}
 	for _, r := range l.Rooms {
 		x, y := r.At.X*(BoxWidth+GapX), r.At.Y*(BoxHeight+GapY)
 		d.Boxes[r.ID] = Rect{x, y, BoxWidth, BoxHeight}
@@ -127,43 +134,78 @@ func (l Layout) Draw(g Glyphs) Drawing {
 		}
 		put(x, y+BoxHeight-1, br.BottomLeft+strings.Repeat(br.Bottom, inner)+br.BottomRight, border)
 		put(x+1, y+1, fit(r.Name, inner), text)
-		put(x+1, y+2, fit(roomLabel(r), inner), KindLabel)
+		put(x+1, y+2, fit(RoomLabel(r), inner), KindLabel)
 	}
 	for _, k := range l.Links {
 		a, _ := l.Room(k.From)
 		b, _ := l.Room(k.To)
-		drawLink(put, a.At, b.At, k.Both)
+		drawLink(put, at, a.At, b.At, k.Both)
 	}
 	return d
 }
 
-// roomLabel is a box's second line: the room's ID, ↑ and ↓ for up and
-// down, and +N for the other exits the grid does not draw.
-func roomLabel(r PlacedRoom) string {
+// RoomLabel is a box's second line: the room's ID, then the exits the grid
+// does not draw as a line, each as a short action and the room it leads to
+// ("up:L5", "dn:L11", "w:L8", "enter:L7"); up, down, in and out first. What
+// does not fit is counted ("+2"). Arrows are only ever on lines and mean
+// compass directions; up and down are words.
+func RoomLabel(r PlacedRoom) string {
 	s := fmt.Sprintf("L%d", r.ID)
-	marks, more := "", 0
-	for _, e := range r.Others {
-		switch e.Action {
-		case "up":
-			marks += "↑"
-		case "down":
-			marks += "↓"
-		default:
-			more++
+	others := append([]Exit(nil), r.Others...)
+	sort.SliceStable(others, func(i, j int) bool { return exitRank(others[i].Action) < exitRank(others[j].Action) })
+	inner := BoxWidth - 2
+	for i, e := range others {
+		next := s + " " + ShortAction(e.Action) + fmt.Sprintf(":L%d", e.To)
+		rest := ""
+		if left := len(others) - i - 1; left > 0 {
+			rest = fmt.Sprintf(" +%d", left)
 		}
-	}
-	if marks != "" {
-		s += " " + marks
-	}
-	if more > 0 {
-		s += fmt.Sprintf(" +%d", more)
+		if len([]rune(next+rest)) > inner {
+			return s + fmt.Sprintf(" +%d", len(others)-i)
+		}
+		s = next
 	}
 	return s
 }
 
+// exitRank orders a box's exit labels: up, down, in, out, then the rest.
+func exitRank(action string) int {
+	switch action {
+	case "up":
+		return 0
+	case "down":
+		return 1
+	case "in":
+		return 2
+	case "out":
+		return 3
+	}
+	return 4
+}
+
+// ShortAction is an exit's action as a box label writes it: compass
+// directions as n, ne, e…, down as dn, other actions by their first word
+// cut to five letters.
+func ShortAction(action string) string {
+	switch action {
+	case "north", "south", "east", "west":
+		return action[:1]
+	case "northeast", "northwest", "southeast", "southwest":
+		return action[:1] + action[5:6]
+	case "down":
+		return "dn"
+	}
+	f := strings.Fields(action)
+	if len(f) == 0 {
+		return "?"
+	}
+	w := []rune(f[0])
+	return string(w[:min(len(w), 5)])
+}
+
 // drawLink draws the line between two neighbouring cells; a one-way link
 // ends in an arrow pointing where it leads.
-func drawLink(put func(x, y int, s string, k Kind), from, to Cell, both bool) {
+func drawLink(put func(x, y int, s string, k Kind), at func(x, y int) rune, from, to Cell, both bool) {
 	dx, dy := to.X-from.X, to.Y-from.Y
 	left, top := min(from.X, to.X), min(from.Y, to.Y)
 	px, py := BoxWidth+GapX, BoxHeight+GapY
@@ -189,7 +231,11 @@ func drawLink(put func(x, y int, s string, k Kind), from, to Cell, both bool) {
 		if dx*dy < 0 {
 			s = "╱╱"
 		}
-		put(left*px+BoxWidth+1, top*py+BoxHeight, s, KindLink)
+		x, y := left*px+BoxWidth+1, top*py+BoxHeight
+		if r := at(x, y); r != ' ' && string(r)+string(r) != s {
+			s = "╳╳" // both diagonals cross this corner
+		}
+		put(x, y, s, KindLink)
 	}
 }
 

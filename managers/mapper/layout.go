@@ -4,11 +4,15 @@ import "sort"
 
 // The grid layout: every room gets a cell of a compass grid, placed from a
 // neighbour it is linked with by the direction of the link (north is up,
-// east is right, the diagonals on the diagonals). A cell already taken
-// pushes the room further along the same direction, then to the nearest
-// free cell; rooms reached only by up, down or a non-compass action sit on
-// the nearest free cell; separate parts of the map are laid out side by
-// side. The layout is pure: the same snapshot always gives the same grid.
+// east is right, the diagonals on the diagonals). The grid never says what
+// the links do not: a room sits in a cell next to a room it is linked with
+// only when a compass link between them goes that way. A room whose cell
+// is taken or would say otherwise, and a room reached only by up, down,
+// in, out or another action, goes to the nearest cell that says nothing
+// false (never next to the room it leads from), and its exits are written
+// in the boxes as labels instead of lines. Separate parts of the map are
+// laid out side by side. The layout is pure: the same snapshot always
+// gives the same grid.
 
 // Cell is a room's place: X grows to the east, Y to the south.
 type Cell struct{ X, Y int }
@@ -109,9 +113,42 @@ func (s Snapshot) Layout(current int) Layout {
 			adj[to] = append(adj[to], edge{from, Cell{-off.X, -off.Y}, ok, a})
 		}
 	}
+	// matches: a compass link between a and b goes from a by off.
+	matches := func(a, b int, off Cell) bool {
+		for _, e := range adj[a] {
+			if e.to == b && e.onGrid && e.step == off {
+				return true
+			}
+		}
+		return false
+	}
+	linked := func(a, b int) bool {
+		for _, e := range adj[a] {
+			if e.to == b {
+				return true
+			}
+		}
+		return false
+	}
 	pos := map[int]Cell{}
 	taken := map[Cell]int{}
 	place := func(id int, c Cell) { pos[id] = c; taken[c] = id }
+	// honest: a free cell where id would sit next to no room it is linked
+	// with unless a compass link between them goes that way.
+	honest := func(id int, c Cell) bool {
+		if _, used := taken[c]; used {
+			return false
+		}
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				q, used := taken[Cell{c.X + dx, c.Y + dy}]
+				if used && (dx != 0 || dy != 0) && linked(id, q) && !matches(id, q, Cell{dx, dy}) {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	maxX := -1
 	for _, root := range ids {
 		if _, done := pos[root]; done {
@@ -121,41 +158,63 @@ func (s Snapshot) Layout(current int) Layout {
 		place(root, Cell{maxX + 1, 0})
 		queue := []int{root}
 		for {
-			// Compass neighbours first, breadth first, so that they get
-			// their cells before any room that only needs a free one.
+			// Compass neighbours first, breadth first, each in the cell
+			// its link points to when that cell is free and honest.
 			for len(queue) > 0 {
 				cur := queue[0]
 				queue = queue[1:]
 				for _, e := range adj[cur] {
-					if _, done := pos[e.to]; !done && e.onGrid {
-						place(e.to, freeAlong(taken, pos[cur], e.step))
+					c := Cell{pos[cur].X + e.step.X, pos[cur].Y + e.step.Y}
+					if _, done := pos[e.to]; !done && e.onGrid && honest(e.to, c) {
+						place(e.to, c)
 						queue = append(queue, e.to)
 					}
 				}
 			}
 			// Then the first room (by ID of the placed one, then of the
-			// link) reached otherwise, on the free cell nearest its
+			// link; compass links first) that could not be placed so: further along its
+			// compass direction, else on the honest cell nearest its
 			// neighbour; its compass neighbours follow from it.
-			next, near := 0, 0
-			for _, id := range ids {
-				if _, done := pos[id]; !done {
-					continue
-				}
-				for _, e := range adj[id] {
-					if _, done := pos[e.to]; !done {
-						next, near = e.to, id
-						break
+			var next edgeFrom
+			for _, compassOnly := range []bool{true, false} {
+				for _, id := range ids {
+					if _, done := pos[id]; !done || next.to != 0 {
+						continue
+					}
+					for _, e := range adj[id] {
+						if _, done := pos[e.to]; !done && (e.onGrid || !compassOnly) {
+							next = edgeFrom{id, e.to, e.step, e.onGrid}
+							break
+						}
 					}
 				}
-				if next != 0 {
-					break
-				}
 			}
-			if next == 0 {
+			if next.to == 0 {
 				break
 			}
-			place(next, nearestFree(taken, pos[near]))
-			queue = append(queue, next)
+			lone := func(c Cell) bool {
+				for _, n := range ring(c, 1) {
+					if _, used := taken[n]; used {
+						return false
+					}
+				}
+				return true
+			}
+			// fit: how many of the room's compass links to rooms not
+			// placed yet would find their cell from c free, with no
+			// room around it.
+			fit := func(c Cell) int {
+				n := 0
+				for _, e := range adj[next.to] {
+					_, done := pos[e.to]
+					if at := (Cell{c.X + e.step.X, c.Y + e.step.Y}); e.onGrid && !done && lone(at) {
+						n++
+					}
+				}
+				return n
+			}
+			place(next.to, displacedCell(pos[next.from], next, func(c Cell) bool { return honest(next.to, c) }, lone, fit))
+			queue = append(queue, next.to)
 		}
 		for _, c := range pos {
 			maxX = max(maxX, c.X)
@@ -176,7 +235,7 @@ func (s Snapshot) Layout(current int) Layout {
 		c := pos[id]
 		pos[id] = Cell{c.X - lo.X, c.Y - lo.Y}
 	}
-	linked := map[[2]int]int{} // room pair → index in l.Links
+	drawn := map[[2]int]int{} // room pair → index in l.Links
 	for _, from := range ids {
 		pr := PlacedRoom{ID: from, Name: s.name(from), At: pos[from], Current: from == current}
 		if pr.Current {
@@ -187,13 +246,13 @@ func (s Snapshot) Layout(current int) Layout {
 			off, ok := CompassOffset(a)
 			if ok && to != from && pos[to] == (Cell{pos[from].X + off.X, pos[from].Y + off.Y}) {
 				key := [2]int{min(from, to), max(from, to)}
-				if i, seen := linked[key]; seen {
+				if i, seen := drawn[key]; seen {
 					if l.Links[i].From != from {
 						l.Links[i].Both = true
 					}
 					continue
 				}
-				linked[key] = len(l.Links)
+				drawn[key] = len(l.Links)
 				l.Links = append(l.Links, Link{From: from, To: to, Action: a})
 				continue
 			}
@@ -211,37 +270,71 @@ func (s Snapshot) name(id int) string {
 	return (&Map{names: s.Names}).Name(id)
 }
 
-// freeAlong finds a free cell stepping from a cell in a direction: the next
-// one, else further along, else the nearest free cell to the first.
-func freeAlong(taken map[Cell]int, from, step Cell) Cell {
-	for k := 1; k <= 3; k++ {
-		c := Cell{from.X + k*step.X, from.Y + k*step.Y}
-		if _, used := taken[c]; !used {
-			return c
-		}
-	}
-	return nearestFree(taken, Cell{from.X + step.X, from.Y + step.Y})
+// edgeFrom is a link from a placed room to one not placed yet.
+type edgeFrom struct {
+	from, to int
+	step     Cell
+	onGrid   bool
 }
 
-// nearestFree finds the free cell nearest a cell: ring by ring outwards;
-// in a ring east, south, west and north first, then the others nearest
-// first, row by row.
-func nearestFree(taken map[Cell]int, at Cell) Cell {
-	for r := 1; ; r++ {
-		ring := []Cell{{at.X + r, at.Y}, {at.X, at.Y + r}, {at.X - r, at.Y}, {at.X, at.Y - r}}
-		var rest []Cell
-		for dy := -r; dy <= r; dy++ {
-			for dx := -r; dx <= r; dx++ {
-				if max(abs(dx), abs(dy)) == r && dx != 0 && dy != 0 {
-					rest = append(rest, Cell{at.X + dx, at.Y + dy})
+// displacedCell finds a cell for a room that could not sit next to the
+// room it is linked from: two or three cells along a compass link's
+// direction, else, of the cells ok accepts within a few rings, the one
+// where most of the room's own compass links fit (the nearest of those),
+// lone cells (no room around them) before the others, else the nearest
+// cell ok accepts.
+func displacedCell(from Cell, e edgeFrom, ok, lone func(Cell) bool, fit func(Cell) int) Cell {
+	if e.onGrid {
+		for k := 2; k <= 3; k++ {
+			if c := (Cell{from.X + k*e.step.X, from.Y + k*e.step.Y}); ok(c) {
+				return c
+			}
+		}
+	}
+	// A cell with no room around it first, so that a room placed apart
+	// does not look like the neighbour of rooms it has no link with.
+	for _, accept := range []func(Cell) bool{func(c Cell) bool { return ok(c) && lone(c) }, ok} {
+		best, bestFit := Cell{}, -1
+		for r := 1; r <= 3; r++ {
+			for _, c := range ring(from, r) {
+				if accept(c) {
+					if f := fit(c); f > bestFit {
+						best, bestFit = c, f
+					}
 				}
 			}
 		}
-		sort.SliceStable(rest, func(i, j int) bool {
-			return abs(rest[i].X-at.X)+abs(rest[i].Y-at.Y) < abs(rest[j].X-at.X)+abs(rest[j].Y-at.Y)
-		})
-		for _, c := range append(ring, rest...) {
-			if _, used := taken[c]; !used {
+		if bestFit >= 0 {
+			return best
+		}
+	}
+	return nearestFree(from, ok)
+}
+
+// ring lists the cells r steps from a cell: east, south, west and north
+// first, then the others nearest first, row by row.
+func ring(at Cell, r int) []Cell {
+	out := []Cell{{at.X + r, at.Y}, {at.X, at.Y + r}, {at.X - r, at.Y}, {at.X, at.Y - r}}
+	var rest []Cell
+	for dy := -r; dy <= r; dy++ {
+		for dx := -r; dx <= r; dx++ {
+			if max(abs(dx), abs(dy)) == r && dx != 0 && dy != 0 {
+				rest = append(rest, Cell{at.X + dx, at.Y + dy})
+			}
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool {
+		return abs(rest[i].X-at.X)+abs(rest[i].Y-at.Y) < abs(rest[j].X-at.X)+abs(rest[j].Y-at.Y)
+	})
+	return append(out, rest...)
+}
+
+// nearestFree finds the cell nearest a cell that ok accepts, ring by ring
+// outwards.
+func nearestFree(at Cell, ok func(Cell) bool) Cell {
+	for r := 1; ; r++ {
+		for _, c := range ring(at, r) {
+			if ok(c) {
 				return c
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -58,10 +59,16 @@ func TestLayoutPlacesCompassNeighbours(t *testing.T) {
 			m.ProcessTurn(1, "n", 3, "C")
 			m.ProcessTurn(3, "se", 4, "D") // the cell of B: one further
 		}, map[int]Cell{1: {0, 1}, 2: {1, 1}, 3: {0, 0}, 4: {2, 2}}},
-		{"up goes to a free cell next door", func(m *Map) {
+		{"up never goes next door: the grid would call it east", func(m *Map) {
 			m.Visit(1, "Hall")
 			m.ProcessTurn(1, "up", 2, "Attic")
-		}, map[int]Cell{1: {0, 0}, 2: {1, 0}}},
+		}, map[int]Cell{1: {0, 0}, 2: {2, 0}}},
+		{"a cell that would say otherwise is skipped", func(m *Map) {
+			m.Visit(1, "A")
+			m.ProcessTurn(1, "e", 2, "B")
+			m.ProcessTurn(2, "n", 3, "C")
+			m.ProcessTurn(3, "in", 1, "A") // C would sit north-east of A
+		}, map[int]Cell{1: {0, 2}, 2: {1, 2}, 3: {1, 0}}},
 		{"a second part sits to the right", func(m *Map) {
 			m.Visit(1, "A")
 			m.Visit(9, "Z")
@@ -190,5 +197,21 @@ func TestMergeAddsWhatTheOtherKnows(t *testing.T) {
 	}
 	if len(a.Snapshot().Names) != 2 {
 		t.Error("merge changed its receiver")
+	}
+}
+
+// Two diagonal links through one corner are both drawn: a cross.
+func TestDrawCrossingDiagonals(t *testing.T) {
+	m := New()
+	m.Visit(1, "A")
+	m.ProcessTurn(1, "e", 2, "B")
+	m.ProcessTurn(2, "w", 1, "A")
+	m.ProcessTurn(1, "se", 4, "D")
+	m.ProcessTurn(4, "nw", 1, "A")
+	m.ProcessTurn(2, "sw", 3, "C")
+	m.ProcessTurn(3, "ne", 2, "B")
+	lines := m.Snapshot().Layout(0).Draw(DefaultGlyphs()).Lines()
+	if got := lines[BoxHeight]; !strings.Contains(got, "╳╳") {
+		t.Errorf("the corner line %q does not cross", got)
 	}
 }
