@@ -139,6 +139,10 @@ type MetricsUpdated struct {
 	LLM      llm.Summary
 	Harness  time.Duration // turn time minus LLM time
 	Repeated float64       // repeated failed action rate so far
+	// Wall is the turn's time from its start to these metrics; Agent the
+	// part the agent's calls took (0 for a person's turn). Wall/Agent is
+	// how much longer than the agent a person waits for a turn.
+	Wall, Agent time.Duration
 }
 
 // ErrorEvent: something failed; Fatal means the engine stopped.

@@ -94,7 +94,7 @@ func refusalsOf(t *testing.T, g testgames.Game, en *env.Env) []string {
 			break
 		}
 		why := e.scope().groundTruth(cmd)
-		if err := e.play(ctx, ActorAgent, cmd, Proposal{Action: cmd}, nil, time.Now(), 0, nil); err != nil {
+		if err := e.play(ctx, ActorAgent, cmd, Proposal{Action: cmd}, nil, turnClock{start: time.Now()}, nil); err != nil {
 			t.Fatalf("%s step %d: %v", g.File, i+1, err)
 		}
 		if why != "" {

@@ -98,9 +98,13 @@ type TurnRecord struct {
 	// Stuck: this turn the agent became stuck (StuckRepeats failed
 	// actions in a row, or StuckTurns turns without a new room or points);
 	// the session refreshes the objectives at once.
-	Stuck      bool
-	Duration   time.Duration
-	LLMTime    time.Duration
+	Stuck    bool
+	Duration time.Duration
+	LLMTime  time.Duration
+	// AgentTime is the time the agent's calls took (every proposal of the
+	// turn): the part of Duration a person must wait for whatever else
+	// the turn does.
+	AgentTime  time.Duration
 	LLMMetrics llm.Summary
 	// Prompt is the agent's prompt for this turn (nil for a person's
 	// action). A manager that asks the same model after the turn (memory
@@ -323,7 +327,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		case len(e.pending) > 0:
 			a := e.pending[0]
 			e.pending = e.pending[1:]
-			if err := e.play(ctx, ActorHuman, a, Proposal{Action: a}, nil, time.Now(), 0, nil); err != nil {
+			if err := e.play(ctx, ActorHuman, a, Proposal{Action: a}, nil, turnClock{start: time.Now()}, nil); err != nil {
 				return err
 			}
 		case e.mode == Running || e.mode == Stepping:
@@ -462,8 +466,7 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 // agentTurn asks for proposals (at most MaxProposals), has the critic judge
 // them, and plays the first accepted one, or the best.
 func (e *Engine) agentTurn(ctx context.Context) error {
-	start := time.Now()
-	llmBefore := e.llmTime()
+	clock := turnClock{start: time.Now(), llmBefore: e.llmTime()}
 	turn := e.st.Turn + 1
 	e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorAgent})
 	prompt := e.Prompt(ctx, turn)
@@ -475,7 +478,9 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	bestScore, bestAt := -2.0, 0
 	var reviews []Review
 	for attempt := 1; attempt <= e.cfg.MaxProposals; attempt++ {
+		asked := time.Now()
 		p, err := e.propose(ctx, prompt, rejected, turn)
+		clock.agent += time.Since(asked)
 		switch {
 		case errors.Is(err, errAbandoned):
 			return nil
@@ -514,7 +519,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 			case DecisionEdit:
 				r.Command = env.Sanitize(d.Command)
 				reviews = append(reviews, r)
-				return e.play(ctx, ActorHumanEdited, r.Command, p, verdicts, start, llmBefore, nil, reviews...)
+				return e.play(ctx, ActorHumanEdited, r.Command, p, verdicts, clock, nil, reviews...)
 			case DecisionReject:
 				r.Reason, r.Remembered = strings.TrimSpace(d.Reason), d.Remember
 				reviews = append(reviews, r)
@@ -526,10 +531,10 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 				continue
 			}
 			reviews = append(reviews, r)
-			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore, prompt, reviews...)
+			return e.play(ctx, ActorAgent, p.Action, p, verdicts, clock, prompt, reviews...)
 		}
 		if v.Accepted {
-			return e.play(ctx, ActorAgent, p.Action, p, verdicts, start, llmBefore, prompt)
+			return e.play(ctx, ActorAgent, p.Action, p, verdicts, clock, prompt)
 		}
 		if v.Stage == StageModel {
 			modelRejected[norm] = true
@@ -543,7 +548,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	if best == nil {
 		return nil
 	}
-	return e.play(ctx, ActorAgent, best.Action, *best, verdicts, start, llmBefore, prompt)
+	return e.play(ctx, ActorAgent, best.Action, *best, verdicts, clock, prompt)
 }
 
 // modelFailed reports a failed proposal and pauses after too many in a
@@ -646,10 +651,19 @@ func (e *Engine) warning(turn int) string {
 	return strings.Join(w, " ")
 }
 
+// turnClock is when a turn started, the model time spent before it, and
+// the time the agent's calls have taken in it so far.
+type turnClock struct {
+	start     time.Time
+	llmBefore time.Duration
+	agent     time.Duration
+}
+
 // play runs an action through the environment and every manager; human and
 // agent actions take the same path. prompt is the agent's prompt the action
 // came from (nil for a person's), kept in the turn record.
-func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposal, verdicts []Verdict, start time.Time, llmBefore time.Duration, prompt []llm.Message, reviews ...Review) error {
+func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposal, verdicts []Verdict, clock turnClock, prompt []llm.Message, reviews ...Review) error {
+	start, llmBefore := clock.start, clock.llmBefore
 	turn := e.st.Turn + 1
 	if actor == ActorHuman {
 		e.emit(ctx, TurnStarted{Turn: turn, Actor: ActorHuman})
@@ -707,7 +721,7 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 	llmTime := e.llmTime() - llmBefore
 	rec := TurnRecord{Episode: e.st.Episode, Turn: turn, Actor: actor, Action: action, Reasoning: p.Reasoning, Proposal: p, Verdicts: verdicts, Reviews: reviews,
 		Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom, Stuck: e.becameStuck(turn),
-		Duration: time.Since(start), LLMTime: llmTime, Seed: e.seed, History: slices.Clone(e.st.History), Prompt: prompt}
+		Duration: time.Since(start), LLMTime: llmTime, AgentTime: clock.agent, Seed: e.seed, History: slices.Clone(e.st.History), Prompt: prompt}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}
@@ -744,7 +758,8 @@ func (e *Engine) play(ctx context.Context, actor Actor, action string, p Proposa
 		// Again, after the managers ran: their calls belong to this turn.
 		rec.LLMMetrics = e.client.Metrics.Turn(turn)
 	}
-	e.emit(ctx, MetricsUpdated{Turn: turn, LLM: rec.LLMMetrics, Harness: rec.Duration - llmTime, Repeated: e.RepeatedFailedRate()})
+	e.emit(ctx, MetricsUpdated{Turn: turn, LLM: rec.LLMMetrics, Harness: rec.Duration - llmTime, Repeated: e.RepeatedFailedRate(),
+		Wall: rec.Duration, Agent: clock.agent})
 	if obs.Ended != env.NotEnded {
 		return e.endEpisode(ctx, obs.Ended)
 	}

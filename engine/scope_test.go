@@ -79,7 +79,7 @@ func TestFailedActionForgottenWhenWorldChanges(t *testing.T) {
 	}()
 	play := func(a string) {
 		t.Helper()
-		if err := e.play(ctx, ActorAgent, a, Proposal{Action: a}, nil, time.Now(), 0, nil); err != nil {
+		if err := e.play(ctx, ActorAgent, a, Proposal{Action: a}, nil, turnClock{start: time.Now()}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

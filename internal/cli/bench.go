@@ -367,6 +367,8 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 			ep.StatusCalls = append(ep.StatusCalls, v.LLM.Calls)
 			ep.StatusPrompt = append(ep.StatusPrompt, v.LLM.PromptTokens)
 			ep.HarnessUS = append(ep.HarnessUS, harness.Microseconds())
+			ep.WallUS = append(ep.WallUS, v.Wall.Microseconds())
+			ep.AgentUS = append(ep.AgentUS, v.Agent.Microseconds())
 			actions++
 			ep.Actions++
 			repeatsRun = int(math.Round(v.Repeated * float64(actions)))
