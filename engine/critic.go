@@ -27,9 +27,12 @@ type Verdict struct {
 	Justification string  `json:"justification,omitempty"`
 }
 
-// Critic judges proposals in two stages: a ground-truth check that costs
+// Critic judges proposals in stages: a ground-truth check that costs
 // microseconds (words the story knows, objects in scope, actions that
-// already failed here) and then, if that passes, a model score.
+// already failed here) refuses what the game refuses; then, unless the
+// mode is always, what the game's world model confirms is accepted (a
+// known exit, a known verb on an object in scope, an action in the
+// valid-action set); the model scores the rest.
 type Critic struct {
 	client    *llm.Client // nil: ground truth only
 	threshold float64
@@ -105,6 +108,79 @@ type Scope struct {
 	// RefusesUnknown asks the parser whether it refuses a word its
 	// dictionary lacks (Env.RefusesUnknown); nil: unknown words are refused.
 	RefusesUnknown func(action, word string) bool
+	// Mode says when the critic model is asked (CriticUncertain when
+	// empty).
+	Mode CriticMode
+	// Game is the game's world model for the confirming stage; nil:
+	// nothing is confirmed without the model.
+	Game Game
+	// KnownExits are this room's exits on the map: direction → room.
+	KnownExits map[string]int
+}
+
+// CriticMode says when the critic asks its model (config critic_mode).
+type CriticMode string
+
+// The critic's modes.
+const (
+	// CriticAlways: the model judges every proposal the ground-truth
+	// stage lets through.
+	CriticAlways CriticMode = "always"
+	// CriticUncertain: what the game's world model confirms is accepted
+	// without the model; the model judges the rest.
+	CriticUncertain CriticMode = "uncertain"
+	// CriticNever: the ground-truth stage alone decides.
+	CriticNever CriticMode = "never"
+)
+
+// Game is what the game's world model says can be done here (env.Env
+// implements it; probing results are cached per state of the world).
+type Game interface {
+	// ExitsHere maps each direction that leads elsewhere to its room.
+	ExitsHere() map[string]int
+	// ValidActionSet is the actions that change the world here, lower
+	// case with single spaces.
+	ValidActionSet() map[string]bool
+	// KnowsVerb reports whether the story knows word as a verb.
+	KnowsVerb(word string) bool
+}
+
+// confirmed says why the game's world model confirms the action ("" when
+// it does not): a known exit from here, an exit probing finds, a verb the
+// story knows on an object in scope, or an action in the valid-action set.
+// The cheap checks come first; the valid-action set is probed last.
+func (s Scope) confirmed(action string) string {
+	norm := mapper.NormalizeAction(action)
+	if norm == "" {
+		return ""
+	}
+	if mapper.IsDirection(norm) {
+		if _, ok := s.KnownExits[norm]; ok {
+			return fmt.Sprintf("%s is a known exit from here", norm)
+		}
+		if s.Game == nil {
+			return ""
+		}
+		if _, ok := s.Game.ExitsHere()[norm]; ok {
+			return fmt.Sprintf("the game leads %s somewhere", norm)
+		}
+		return ""
+	}
+	if s.Game == nil {
+		return ""
+	}
+	words := strings.Fields(norm)
+	if s.Game.KnowsVerb(words[0]) {
+		for _, w := range words[1:] {
+			if w = strings.Trim(w, ".,!?\"'"); s.InScope[w] {
+				return fmt.Sprintf("the game knows the verb %q and the %s is here", words[0], w)
+			}
+		}
+	}
+	if s.Game.ValidActionSet()[norm] {
+		return fmt.Sprintf("%q is one of the game's valid actions here", norm)
+	}
+	return ""
 }
 
 func (s Scope) knows(w string) bool {
@@ -198,8 +274,17 @@ func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt []llm.Message, p 
 		c.reject(s.Location, action, v)
 		return v, nil
 	}
-	if c.client == nil {
-		return Verdict{Action: action, Score: 0, Justification: "no critic model", Accepted: true, Stage: StageGroundTruth}, nil
+	if c.client == nil || s.Mode == CriticNever {
+		why := "no critic model"
+		if c.client != nil {
+			why = "the critic model is not asked (critic_mode never)"
+		}
+		return Verdict{Action: action, Score: 0, Justification: why, Accepted: true, Stage: StageGroundTruth}, nil
+	}
+	if s.Mode != CriticAlways {
+		if why := s.confirmed(action); why != "" {
+			return Verdict{Action: action, Score: 0, Justification: why, Accepted: true, Stage: StageGame}, nil
+		}
 	}
 	user := CriticSystemPrompt
 	if r := strings.TrimSpace(firstNonEmpty(p.Reasoning, p.Thinking)); r != "" {

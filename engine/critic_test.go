@@ -29,11 +29,18 @@ func critique(score int) llmtest.Reply {
 	return llmtest.Reply{Content: `{"score": ` + strconv.Itoa(score) + `, "justification": "because"}`}
 }
 
-// oneTurn plays one agent turn and returns its verdicts and the action played.
+// oneTurn plays one agent turn with a critic that asks its model about
+// every proposal and returns its verdicts and the action played.
 func oneTurn(t *testing.T, agent Agent, client *llm.Client) ([]CriticVerdict, string) {
 	t.Helper()
+	return oneTurnMode(t, agent, client, CriticAlways)
+}
+
+// oneTurnMode plays one agent turn with the critic in mode.
+func oneTurnMode(t *testing.T, agent Agent, client *llm.Client, mode CriticMode) ([]CriticVerdict, string) {
+	t.Helper()
 	env := startEnvUnstarted(t)
-	e := New(Options{Config: Config{StartPaused: true, CriticThreshold: -0.2}, Env: env, Agent: agent, Critic: NewCritic(client, -0.2), Client: client})
+	e := New(Options{Config: Config{StartPaused: true, CriticThreshold: -0.2, CriticMode: mode}, Env: env, Agent: agent, Critic: NewCritic(client, -0.2), Client: client})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go e.Run(ctx)
@@ -125,5 +132,59 @@ func TestCriticLetsTheAgentInsistOnce(t *testing.T) {
 	verdicts, played := oneTurn(t, agent, client)
 	if len(verdicts) != 2 || verdicts[1].Stage != "insist" || played != "open mailbox" {
 		t.Fatalf("verdicts %+v played %q", verdicts, played)
+	}
+}
+
+// TestCriticAsksTheModelOnlyWhereTheGameCannotDecide: in the uncertain
+// mode (the default) a move the game confirms is accepted without the
+// model, whose fake fails on any call not scripted; a move outside what
+// the game confirms goes to the model.
+func TestCriticAsksTheModelOnlyWhereTheGameCannotDecide(t *testing.T) {
+	tests := []struct {
+		name    string
+		mode    CriticMode
+		actions []string
+		scores  []int // the model's replies, in order
+		stages  []Stage
+	}{
+		{"a valid action", "", []string{"open mailbox"}, nil, []Stage{StageGame}},
+		{"an exit probing finds", CriticUncertain, []string{"n"}, nil, []Stage{StageGame}},
+		{"a known verb on an object here", CriticUncertain, []string{"examine the small mailbox"}, nil, []Stage{StageGame}},
+		{"outside the set", CriticUncertain, []string{"jump"}, []int{5}, []Stage{StageModel}},
+		{"an exit that leads nowhere", CriticUncertain, []string{"east"}, []int{-8, 5}, []Stage{StageModel, StageModel}},
+		{"refused by the game first", CriticUncertain, []string{"take sword", "jump"}, []int{5}, []Stage{StageGroundTruth, StageModel}},
+		{"always asks", CriticAlways, []string{"open mailbox"}, []int{6}, []Stage{StageModel}},
+		{"never asks", CriticNever, []string{"jump"}, nil, []Stage{StageGroundTruth}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, fake := fakeClient(t)
+			if len(tt.scores) > 0 {
+				var replies []llmtest.Reply
+				for _, s := range tt.scores {
+					replies = append(replies, critique(s))
+				}
+				fake.On("critic", llmtest.Role(config.RoleCritic), replies...)
+			}
+			actions := tt.actions
+			if tt.name == "an exit that leads nowhere" {
+				actions = append(actions, "jump")
+			}
+			verdicts, played := oneTurnMode(t, &listAgent{actions: actions}, client, tt.mode)
+			if len(verdicts) != len(tt.stages) {
+				t.Fatalf("verdicts %+v, want stages %v", verdicts, tt.stages)
+			}
+			for i, v := range verdicts {
+				if v.Stage != tt.stages[i] {
+					t.Errorf("verdict %d %+v, want stage %s", i+1, v, tt.stages[i])
+				}
+			}
+			if played != actions[len(verdicts)-1] {
+				t.Errorf("played %q", played)
+			}
+			if got := len(fake.ChatRequests()); got != len(tt.scores) {
+				t.Errorf("%d critic model calls, want %d", got, len(tt.scores))
+			}
+		})
 	}
 }

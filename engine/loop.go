@@ -40,12 +40,15 @@ type Config struct {
 	MaxTurns        int     // per episode (the default configuration: 500); 0 means no cap
 	Episodes        int     // episodes to play before stopping; 0 means 1, below 0 no limit
 	CriticThreshold float64 // the lowest critic score accepted (default -0.2)
-	MaxProposals    int     // per turn (default 3)
-	PromptBudget    int     // agent prompt tokens (0: no limit)
-	StuckTurns      int     // turns without progress before a warning (0: 20)
-	MaxFailures     int     // consecutive model failures before pausing (0: 3)
-	StartPaused     bool
-	Seed            int
+	// CriticMode says when the critic asks its model ("": uncertain, only
+	// where the game cannot decide).
+	CriticMode   CriticMode
+	MaxProposals int // per turn (default 3)
+	PromptBudget int // agent prompt tokens (0: no limit)
+	StuckTurns   int // turns without progress before a warning (0: 20)
+	MaxFailures  int // consecutive model failures before pausing (0: 3)
+	StartPaused  bool
+	Seed         int
 	// Extractor asks the extractor role, after each turn that did
 	// something, for the exits the text mentions and whether the player is
 	// in a fight (what the machine cannot tell).
@@ -574,7 +577,8 @@ func (e *Engine) llmTime() time.Duration {
 
 func (e *Engine) scope() Scope {
 	s := Scope{Location: e.st.Obs.Location.ID, Dictionary: e.dict, WordLen: e.wordLen, AllNouns: e.nouns, InScope: map[string]bool{},
-		Knows: e.env.Machine().KnowsWord, Refused: e.refused, WorldHash: e.st.Obs.WorldHash}
+		Knows: e.env.Machine().KnowsWord, Refused: e.refused, WorldHash: e.st.Obs.WorldHash,
+		Mode: e.cfg.CriticMode, Game: e.env, KnownExits: e.gmap.Exits(e.st.Obs.Location.ID)}
 	for _, n := range e.env.Scope() {
 		s.InScope[n] = true
 	}

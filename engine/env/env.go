@@ -76,6 +76,9 @@ type Env struct {
 	// machine's hooks, made once.
 	watch moveWatch
 	hooks zmachine.Hooks
+	// afford caches what probing found in one state of the world
+	// (affordances.go).
+	afford affordances
 }
 
 // NewEnv makes an environment for story; Start runs it to its first prompt.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -495,4 +496,29 @@ func TestLoadBindingsErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want ErrBinding mentioning %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// TestAffordancesAreProbedOncePerState: the exits and valid actions are
+// kept while the world is as they were found, and found again after a
+// step changes it.
+func TestAffordancesAreProbedOncePerState(t *testing.T) {
+	e := startEnv(t, EnvOptions{Seed: 12})
+	exits, actions := e.ExitsHere(), e.ValidActionSet()
+	if exits["north"] == 0 || exits["east"] != 0 || !actions["open mailbox"] {
+		t.Fatalf("West of House: exits %v, actions %v", exits, actions)
+	}
+	if !sameMap(exits, e.ExitsHere()) || !sameMap(actions, e.ValidActionSet()) {
+		t.Error("asked again in the same state, the probes ran again")
+	}
+	steps(t, e, "open mailbox")
+	if after := e.ValidActionSet(); sameMap(actions, after) || after["open mailbox"] || !after["take leaflet"] {
+		t.Errorf("after open mailbox: %v", after)
+	}
+	if !e.KnowsVerb("open") || !e.KnowsVerb("examine") || e.KnowsVerb("mailbox") {
+		t.Error("KnowsVerb: open and examine are verbs, mailbox is not")
+	}
+}
+
+func sameMap[V any](a, b map[string]V) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

@@ -65,6 +65,7 @@ func engineConfig(cfg *config.Config, episodes int) engine.Config {
 		Episodes:        episodes,
 		Seed:            cfg.Loop.Seed,
 		CriticThreshold: cfg.Loop.CriticRejectionThreshold,
+		CriticMode:      engine.CriticMode(cfg.Loop.CriticMode),
 		MaxProposals:    cfg.Loop.CriticMaxAttempts,
 		PromptBudget:    cfg.Budgets.AgentPromptTokens,
 		StuckTurns:      cfg.Loop.StuckTurns,

@@ -30,6 +30,12 @@ func TestOracleFlags(t *testing.T) {
 	if code, _, stderr := runCLI(t, "", "oracle", "--script", "no-such-walkthrough.txt"); code != exitError || !strings.Contains(stderr, "no-such-walkthrough.txt") {
 		t.Errorf("oracle with a missing script: exit %d\n%s", code, stderr)
 	}
+	for _, args := range [][]string{{"--prompt-rate", "2500"}, {"--gen-rate", "60", "--prompt-rate", "-1"}, {"--prompt-rate", "2500", "--gen-rate", "60", "--slots", "0"}} {
+		args = append([]string{"oracle", "--script", "game_files/demo/walkthrough.txt"}, args...)
+		if code, _, stderr := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--prompt-rate") {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
 }
 
 // TestOracleProcess runs `lantern oracle` as a process: its first line on
