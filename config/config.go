@@ -93,6 +93,9 @@ type Managers struct {
 	// ResearchRounds lets the agent call the memory tools this many rounds
 	// before it decides; 0: no research phase.
 	ResearchRounds int `toml:"research_rounds"`
+	// ValidActionsHint adds a line to the agent's prompt: the things the
+	// game lets the player do here (probed exits and valid actions).
+	ValidActionsHint bool `toml:"valid_actions_hint"`
 }
 
 // Budgets bound what goes into prompts.

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
@@ -134,39 +136,64 @@ const (
 )
 
 // Game is what the game's world model says can be done here (env.Env
-// implements it; probing results are cached per state of the world).
+// implements it; what it probes is cached per state of the world).
 type Game interface {
-	// ExitsHere maps each direction that leads elsewhere to its room.
-	ExitsHere() map[string]int
-	// ValidActionSet is the actions that change the world here, lower
-	// case with single spaces.
-	ValidActionSet() map[string]bool
+	// Try probes one action: whether it changes the world or moves the
+	// player, and whether the player dies.
+	Try(action string) env.Tried
 	// KnowsVerb reports whether the story knows word as a verb.
 	KnowsVerb(word string) bool
+	// ExitsHere and ValidActionSet are every exit that leads elsewhere
+	// and every action that changes the world here (for the agent's
+	// prompt; the critic tries one action instead).
+	ExitsHere() map[string]int
+	ValidActionSet() map[string]bool
+}
+
+// canDo lists what the game lets the player do here, for the agent's
+// prompt: the exits that lead somewhere, in compass order, then the valid
+// actions in alphabetical order.
+func canDo(g Game) []string {
+	var out []string
+	exits := g.ExitsHere()
+	for _, d := range env.Directions() {
+		if _, ok := exits[d]; ok {
+			out = append(out, d)
+		}
+	}
+	actions := g.ValidActionSet()
+	start := len(out)
+	for a := range actions {
+		out = append(out, a)
+	}
+	slices.Sort(out[start:])
+	return out
 }
 
 // confirmed says why the game's world model confirms the action ("" when
-// it does not): a known exit from here, an exit probing finds, a verb the
-// story knows on an object in scope, or an action in the valid-action set.
-// The cheap checks come first; the valid-action set is probed last.
+// it does not): a known exit from here on the map; else, tried on a copy
+// of the game (one probe) and not fatal there, a direction that leads
+// somewhere, a verb the story knows on an object in scope, or an action
+// that changes the world (what makes an action valid).
 func (s Scope) confirmed(action string) string {
 	norm := mapper.NormalizeAction(action)
 	if norm == "" {
 		return ""
 	}
-	if mapper.IsDirection(norm) {
-		if _, ok := s.KnownExits[norm]; ok {
-			return fmt.Sprintf("%s is a known exit from here", norm)
-		}
-		if s.Game == nil {
-			return ""
-		}
-		if _, ok := s.Game.ExitsHere()[norm]; ok {
-			return fmt.Sprintf("the game leads %s somewhere", norm)
-		}
-		return ""
+	if _, ok := s.KnownExits[norm]; ok && mapper.IsDirection(norm) {
+		return fmt.Sprintf("%s is a known exit from here", norm)
 	}
 	if s.Game == nil {
+		return ""
+	}
+	t := s.Game.Try(norm)
+	if !t.Played || t.Dies {
+		return ""
+	}
+	if mapper.IsDirection(norm) {
+		if t.Moves {
+			return fmt.Sprintf("the game leads %s somewhere", norm)
+		}
 		return ""
 	}
 	words := strings.Fields(norm)
@@ -177,8 +204,8 @@ func (s Scope) confirmed(action string) string {
 			}
 		}
 	}
-	if s.Game.ValidActionSet()[norm] {
-		return fmt.Sprintf("%q is one of the game's valid actions here", norm)
+	if t.Changes {
+		return fmt.Sprintf("%q is a valid action here: it changes the world", norm)
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
@@ -39,8 +40,15 @@ func oneTurn(t *testing.T, agent Agent, client *llm.Client) ([]CriticVerdict, st
 // oneTurnMode plays one agent turn with the critic in mode.
 func oneTurnMode(t *testing.T, agent Agent, client *llm.Client, mode CriticMode) ([]CriticVerdict, string) {
 	t.Helper()
+	return oneTurnWith(t, agent, client, Config{CriticMode: mode})
+}
+
+// oneTurnWith plays one agent turn with the engine configured by cfg.
+func oneTurnWith(t *testing.T, agent Agent, client *llm.Client, cfg Config) ([]CriticVerdict, string) {
+	t.Helper()
 	env := startEnvUnstarted(t)
-	e := New(Options{Config: Config{StartPaused: true, CriticThreshold: -0.2, CriticMode: mode}, Env: env, Agent: agent, Critic: NewCritic(client, -0.2), Client: client})
+	cfg.StartPaused, cfg.CriticThreshold = true, -0.2
+	e := New(Options{Config: cfg, Env: env, Agent: agent, Critic: NewCritic(client, -0.2), Client: client})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go e.Run(ctx)
@@ -186,5 +194,33 @@ func TestCriticAsksTheModelOnlyWhereTheGameCannotDecide(t *testing.T) {
 				t.Errorf("%d critic model calls, want %d", got, len(tt.scores))
 			}
 		})
+	}
+}
+
+// promptAgent proposes one action and keeps the prompts it was given.
+type promptAgent struct {
+	action  string
+	prompts []string
+}
+
+func (p *promptAgent) Propose(_ context.Context, prompt []llm.Message, _ []string, _ int, _ func(llm.Delta)) (Proposal, error) {
+	p.prompts = append(p.prompts, prompt[len(prompt)-1].Content)
+	return Proposal{Action: p.action}, nil
+}
+
+func (*promptAgent) Scripted() bool { return false }
+
+func TestThingsYouCanDoHereInThePrompt(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		client, _ := fakeClient(t)
+		agent := &promptAgent{action: "open mailbox"}
+		oneTurnWith(t, agent, client, Config{CanDoHint: on})
+		if len(agent.prompts) != 1 {
+			t.Fatalf("%d prompts", len(agent.prompts))
+		}
+		const want = "Things you can do here: north, south, west, northeast, southeast, open mailbox."
+		if got := strings.Contains(agent.prompts[0], want); got != on {
+			t.Errorf("hint %v: the prompt holds %q: %v\n%s", on, want, got, agent.prompts[0])
+		}
 	}
 }

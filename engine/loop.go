@@ -53,6 +53,9 @@ type Config struct {
 	// something, for the exits the text mentions and whether the player is
 	// in a fight (what the machine cannot tell).
 	Extractor bool
+	// CanDoHint lists in the agent's prompt the things the game lets the
+	// player do here (probed exits and valid actions).
+	CanDoHint bool
 	// Checkpoints puts the state after each turn (machine and engine) in
 	// its TurnRecord, for a session that records it with the turn.
 	Checkpoints bool
@@ -610,6 +613,9 @@ func (e *Engine) Prompt(ctx context.Context, turn int) []llm.Message {
 	}
 	for _, it := range obs.Inventory {
 		in.Inventory = append(in.Inventory, it.Name)
+	}
+	if e.cfg.CanDoHint {
+		in.CanDo = canDo(e.env)
 	}
 	if x := e.st.extracted; x.FromModel && x.Location.ID == obs.Location.ID {
 		known := e.gmap.Exits(obs.Location.ID)

@@ -3,6 +3,8 @@ package env
 import (
 	"strconv"
 	"strings"
+
+	"github.com/lantern-if/lantern/zmachine"
 )
 
 // What the game's world model says can be done here, for the critic: the
@@ -13,10 +15,50 @@ import (
 
 // affordances is the cache.
 type affordances struct {
-	exitsAt, actionsAt string // the state each was found in ("" : never)
-	exits              map[string]int
-	actions            map[string]bool
-	verbs              map[string]bool // nil: not yet found
+	exitsAt, actionsAt, triedAt string // the state each was found in ("" : never)
+	exits                       map[string]int
+	actions                     map[string]bool
+	tried                       map[string]Tried
+	verbs                       map[string]bool // nil: not yet found
+}
+
+// Tried is what one action, probed, would do.
+type Tried struct {
+	Played  bool // the story took the command (a probe could run)
+	Changes bool // the world, the score or the location changed
+	Moves   bool // the location changed
+	Dies    bool // the player died, or the game ended
+}
+
+// Try probes one action (once per state of the world and action, lower
+// case with single spaces) and reports what it would do. Played false:
+// the story is not waiting for a command.
+func (e *Env) Try(action string) Tried {
+	a := oneLine(strings.ToLower(action))
+	k := e.stateKey()
+	if e.afford.triedAt != k || e.afford.tried == nil {
+		e.afford.tried, e.afford.triedAt = map[string]Tried{}, k
+	}
+	if t, ok := e.afford.tried[a]; ok {
+		return t
+	}
+	here := probeState{loc: e.location(), hash: e.worldHash()}
+	here.score, _ = e.scoreMoves()
+	restarts := e.m.Restarts()
+	var t Tried
+	var st probeState
+	t.Played = e.probe(a, func(reply string) {
+		st.loc = e.location()
+		st.score, _ = e.scoreMoves()
+		st.hash = e.worldHash()
+		died := containsAny(reply, e.b.DeathTexts) || (len(e.b.DeathTexts) == 0 && genericDeath(reply))
+		t.Dies = died || e.m.Restarts() != restarts || e.m.State() == zmachine.Halted
+	})
+	if t.Played {
+		t.Changes, t.Moves = st != here, st.loc.ID != here.loc.ID
+	}
+	e.afford.tried[a] = t
+	return t
 }
 
 // stateKey names the state of the world probing results belong to.

@@ -79,6 +79,8 @@ type Env struct {
 	// afford caches what probing found in one state of the world
 	// (affordances.go).
 	afford affordances
+	// plan is what the world hash leaves out (world.go), found once.
+	plan *hashPlan
 }
 
 // NewEnv makes an environment for story; Start runs it to its first prompt.

@@ -71,6 +71,7 @@ func engineConfig(cfg *config.Config, episodes int) engine.Config {
 		StuckTurns:      cfg.Loop.StuckTurns,
 		MaxFailures:     cfg.Loop.MaxModelFailures,
 		Extractor:       cfg.Managers.Extractor,
+		CanDoHint:       cfg.Managers.ValidActionsHint,
 	}
 }
 
