@@ -538,3 +538,35 @@ func TestAffordancesAreProbedOncePerState(t *testing.T) {
 func sameMap[V any](a, b map[string]V) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
+
+// TestTryTellsWhatAnActionWouldDo: changes, moves and deaths, found by a
+// probe that leaves no trace.
+func TestTryTellsWhatAnActionWouldDo(t *testing.T) {
+	story, b := demoStory(t)
+	e, err := NewEnv(story, EnvOptions{Binding: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	steps(t, e, "n", "take lunch", "e", "e", "n", "n", "give lunch to troll", "look")
+	before := e.Observe()
+	tests := []struct {
+		action               string
+		changes, moves, dies bool
+	}{
+		{"north", false, false, true}, // the troll, full of lunch, kills
+		{"south", true, true, false},
+		{"wait", false, false, false},
+	}
+	for _, tt := range tests {
+		got := e.Try(tt.action)
+		if !got.Played || got.Changes != tt.changes || got.Moves != tt.moves || got.Dies != tt.dies {
+			t.Errorf("Try(%q) = %+v, want changes %v, moves %v, dies %v", tt.action, got, tt.changes, tt.moves, tt.dies)
+		}
+	}
+	if after := e.Observe(); after.WorldHash != before.WorldHash || after.Location != before.Location || after.Moves != before.Moves {
+		t.Errorf("trying left a trace: %+v, was %+v", after, before)
+	}
+}
