@@ -20,7 +20,7 @@ func goldenReport(label string, shift int) *Report {
 		e := Episode{Episode: n, Ending: ending, Score: scores[len(scores)-1], Moves: len(scores) - 1, Turns: len(scores),
 			Actions: len(scores), Repeats: 1, Visited: []int{3, 4, 5}, Memories: []int{3}, Scores: scores,
 			Critic: engine.CriticTally{Turns: len(scores), Proposals: len(scores) + 2, Rejected: map[engine.Stage]int{engine.StageModel: 2},
-			Decided: map[engine.Stage]int{engine.StageGame: len(scores) - 2, engine.StageModel: 4}}}
+				Decided: map[engine.Stage]int{engine.StageGame: len(scores) - 2, engine.StageModel: 4}}}
 		best := 0
 		for i, s := range scores {
 			e.Prompt = append(e.Prompt, 1000+100*i)
