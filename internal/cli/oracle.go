@@ -110,6 +110,9 @@ that role's schema) at --gen-rate. --slots requests are served at once
 		}
 		<-done
 		fmt.Fprintln(stderr, "lantern oracle: stopped:", orc.Stats())
+		if pacer != nil {
+			fmt.Fprintln(stderr, "lantern oracle:", pacer.Totals())
+		}
 		return nil
 	}
 	return cmd

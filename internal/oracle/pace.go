@@ -96,6 +96,34 @@ type Pacer struct {
 	slots   []paceSlot
 	waiters []chan int
 	tick    int64
+	total   PaceTotals
+}
+
+// PaceTotals sum what the pacer served.
+type PaceTotals struct {
+	Requests  int
+	Prompt    int // prompt tokens, cached ones included
+	Cached    int
+	Generated int
+	Queued    time.Duration // waiting for a slot
+	Busy      time.Duration // evaluating and generating
+}
+
+// String is a one-line summary.
+func (t PaceTotals) String() string {
+	share := 0.0
+	if t.Prompt > 0 {
+		share = 100 * float64(t.Cached) / float64(t.Prompt)
+	}
+	return fmt.Sprintf("paced %d requests: %d prompt tokens (%.0f%% from the slots' caches), %d generated; %.1fs busy, %.1fs waiting for a slot",
+		t.Requests, t.Prompt, share, t.Generated, t.Busy.Seconds(), t.Queued.Seconds())
+}
+
+// Totals returns the sums so far.
+func (p *Pacer) Totals() PaceTotals {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.total
 }
 
 type paceSlot struct {
@@ -163,6 +191,14 @@ func (p *Pacer) Serve(ctx context.Context, role, prompt string) (Paced, error) {
 	if err := p.sleep(ctx, r.PromptEval+r.Eval); err != nil {
 		return Paced{}, err
 	}
+	p.mu.Lock()
+	p.total.Requests++
+	p.total.Prompt += r.Prompt
+	p.total.Cached += r.Cached
+	p.total.Generated += r.Generated
+	p.total.Queued += r.Queued
+	p.total.Busy += r.PromptEval + r.Eval
+	p.mu.Unlock()
 	return r, nil
 }
 

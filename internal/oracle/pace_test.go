@@ -90,6 +90,9 @@ func TestPacerCachesThePrefixPerSlot(t *testing.T) {
 			t.Errorf("%s: took %v, want %v", tt.name, got, want)
 		}
 	}
+	if tot := p.Totals(); tot.Requests != 4 || tot.Prompt != 1002+1102+1002+200 || tot.Cached != 2002 {
+		t.Errorf("totals %+v", tot)
+	}
 }
 
 func TestPacerPicksTheSlotWithTheLongestPrefix(t *testing.T) {
