@@ -57,13 +57,19 @@ func (e *Env) worldHash() string {
 		if detached(o) {
 			continue
 		}
-		p := e.m.Parent(uint16(o))
+		// The attribute flags head the object's entry, the parent follows
+		// (read here directly: this runs for every object of every probe).
+		at := from + size*(o-1)
+		var p uint16
+		if pl.attrBytes == 4 {
+			p = uint16(e.m.Byte(at + 4))
+		} else {
+			p = e.m.Word(at + 6)
+		}
 		if p != 0 && detached(int(p)) {
 			p = 0
 		}
 		buf = append(buf, byte(o>>8), byte(o), byte(p>>8), byte(p))
-		// The attribute flags head the object's entry.
-		at := from + size*(o-1)
 		for i := range pl.attrBytes {
 			buf = append(buf, e.m.Byte(at+i)&^pl.clear[o][i])
 		}
