@@ -110,8 +110,7 @@ type Scope struct {
 	// RefusesUnknown asks the parser whether it refuses a word its
 	// dictionary lacks (Env.RefusesUnknown); nil: unknown words are refused.
 	RefusesUnknown func(action, word string) bool
-	// Mode says when the critic model is asked (CriticUncertain when
-	// empty).
+	// Mode says when the critic model is asked ("" is CriticAlways).
 	Mode CriticMode
 	// Game is the game's world model for the confirming stage; nil:
 	// nothing is confirmed without the model.
@@ -126,7 +125,8 @@ type CriticMode string
 // The critic's modes.
 const (
 	// CriticAlways: the model judges every proposal the ground-truth
-	// stage lets through.
+	// stage lets through (an engine's zero Config; the configuration's
+	// default is CriticUncertain).
 	CriticAlways CriticMode = "always"
 	// CriticUncertain: what the game's world model confirms is accepted
 	// without the model; the model judges the rest.
@@ -308,7 +308,7 @@ func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt []llm.Message, p 
 		}
 		return Verdict{Action: action, Score: 0, Justification: why, Accepted: true, Stage: StageGroundTruth}, nil
 	}
-	if s.Mode != CriticAlways {
+	if s.Mode == CriticUncertain {
 		if why := s.confirmed(action); why != "" {
 			return Verdict{Action: action, Score: 0, Justification: why, Accepted: true, Stage: StageGame}, nil
 		}

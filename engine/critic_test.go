@@ -155,13 +155,14 @@ func TestCriticAsksTheModelOnlyWhereTheGameCannotDecide(t *testing.T) {
 		scores  []int // the model's replies, in order
 		stages  []Stage
 	}{
-		{"a valid action", "", []string{"open mailbox"}, nil, []Stage{StageGame}},
+		{"a valid action", CriticUncertain, []string{"open mailbox"}, nil, []Stage{StageGame}},
 		{"an exit probing finds", CriticUncertain, []string{"n"}, nil, []Stage{StageGame}},
 		{"a known verb on an object here", CriticUncertain, []string{"examine the small mailbox"}, nil, []Stage{StageGame}},
 		{"outside the set", CriticUncertain, []string{"jump"}, []int{5}, []Stage{StageModel}},
 		{"an exit that leads nowhere", CriticUncertain, []string{"east"}, []int{-8, 5}, []Stage{StageModel, StageModel}},
 		{"refused by the game first", CriticUncertain, []string{"take sword", "jump"}, []int{5}, []Stage{StageGroundTruth, StageModel}},
 		{"always asks", CriticAlways, []string{"open mailbox"}, []int{6}, []Stage{StageModel}},
+		{"an engine's zero config always asks", "", []string{"north"}, []int{6}, []Stage{StageModel}},
 		{"never asks", CriticNever, []string{"jump"}, nil, []Stage{StageGroundTruth}},
 	}
 	for _, tt := range tests {
@@ -214,7 +215,7 @@ func TestThingsYouCanDoHereInThePrompt(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		client, _ := fakeClient(t)
 		agent := &promptAgent{action: "open mailbox"}
-		oneTurnWith(t, agent, client, Config{CanDoHint: on})
+		oneTurnWith(t, agent, client, Config{CanDoHint: on, CriticMode: CriticUncertain})
 		if len(agent.prompts) != 1 {
 			t.Fatalf("%d prompts", len(agent.prompts))
 		}

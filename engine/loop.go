@@ -40,8 +40,9 @@ type Config struct {
 	MaxTurns        int     // per episode (the default configuration: 500); 0 means no cap
 	Episodes        int     // episodes to play before stopping; 0 means 1, below 0 no limit
 	CriticThreshold float64 // the lowest critic score accepted (default -0.2)
-	// CriticMode says when the critic asks its model ("": uncertain, only
-	// where the game cannot decide).
+	// CriticMode says when the critic asks its model ("": always, as
+	// CriticAlways; the configuration's default, loop.critic_mode, is
+	// uncertain: only where the game cannot decide).
 	CriticMode   CriticMode
 	MaxProposals int // per turn (default 3)
 	PromptBudget int // agent prompt tokens (0: no limit)
