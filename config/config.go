@@ -55,20 +55,20 @@ type Ollama struct {
 // Loop tunes the turn loop and the managers' rhythm. Defaults follow
 // ZorkGPT's tuning.
 type Loop struct {
-	MaxTurnsPerEpisode       int     `toml:"max_turns_per_episode"`
-	Seed                     int     `toml:"seed"`
-	CriticRejectionThreshold float64 `toml:"critic_rejection_threshold"`
-	CriticMaxAttempts        int     `toml:"critic_max_attempts"`
+	MaxTurnsPerEpisode          int     `toml:"max_turns_per_episode"`
+	Seed                        int     `toml:"seed"`
+	CriticRejectionThreshold    float64 `toml:"critic_rejection_threshold"`
+	CriticMaxAttempts           int     `toml:"critic_max_attempts"`
+	ObjectiveUpdateInterval     int     `toml:"objective_update_interval"`
+	ObjectiveRefinementInterval int     `toml:"objective_refinement_interval"`
+	KnowledgeUpdateInterval     int     `toml:"knowledge_update_interval"`
+	MemoryHistoryWindow         int     `toml:"memory_history_window"`
+	SupervisorKWindow           int     `toml:"supervisor_k_window"`
+	StuckTurns                  int     `toml:"stuck_turns"`
+	MaxModelFailures            int     `toml:"max_model_failures"`
 	// CriticMode says when the critic asks its model: always, uncertain
 	// (only where the game's world model cannot decide) or never.
-	CriticMode                  string `toml:"critic_mode"`
-	ObjectiveUpdateInterval     int    `toml:"objective_update_interval"`
-	ObjectiveRefinementInterval int    `toml:"objective_refinement_interval"`
-	KnowledgeUpdateInterval     int    `toml:"knowledge_update_interval"`
-	MemoryHistoryWindow         int    `toml:"memory_history_window"`
-	SupervisorKWindow           int    `toml:"supervisor_k_window"`
-	StuckTurns                  int    `toml:"stuck_turns"`
-	MaxModelFailures            int    `toml:"max_model_failures"`
+	CriticMode string `toml:"critic_mode"`
 }
 
 // Managers turns the planning managers on or off (their intervals
