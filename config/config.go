@@ -76,6 +76,9 @@ type Loop struct {
 	// their calls overlap the agent's) or "inline", before the next turn
 	// starts (its prompt then always holds what they wrote).
 	AfterTurn string `toml:"after_turn"`
+	// CriticMode says when the critic asks its model: always, uncertain
+	// (only where the game's world model cannot decide) or never.
+	CriticMode string `toml:"critic_mode"`
 }
 
 // The values of loop.after_turn.
@@ -110,6 +113,9 @@ type Managers struct {
 	// memory model, comma-separated: score, death, first_visit,
 	// long_response (the default), movement, inventory.
 	MemoryTriggers string `toml:"memory_triggers"`
+	// ValidActionsHint adds a line to the agent's prompt: the things the
+	// game lets the player do here (probed exits and valid actions).
+	ValidActionsHint bool `toml:"valid_actions_hint"`
 }
 
 // Budgets bound what goes into prompts.
@@ -145,6 +151,7 @@ func Defaults() *Config {
 			Seed:                        0,
 			CriticRejectionThreshold:    -0.2,
 			CriticMaxAttempts:           3,
+			CriticMode:                  "uncertain",
 			ObjectiveUpdateInterval:     40,
 			ObjectiveRefinementInterval: 50,
 			KnowledgeUpdateInterval:     100,

@@ -386,7 +386,7 @@ func TestEnvNameAndKeyNames(t *testing.T) {
 		t.Errorf("EnvName %q", got)
 	}
 	names := KeyNames()
-	if len(names) != 5+2+12+6+8+8*12 { // top, ollama, loop, budgets, managers, roles
+	if len(names) != 5+2+13+6+9+8*12 { // top, ollama, loop, budgets, managers, roles
 		t.Errorf("%d keys", len(names))
 	}
 	if names[0] != "work_dir" || names[len(names)-1] != "roles.retriever.num_ctx" {

@@ -97,6 +97,11 @@ func (c *Config) validate(checkTheme func(string) error) []Problem {
 	if n := lp.CriticMaxAttempts; n < 1 || n > 10 {
 		k.err("loop.critic_max_attempts", "must be between 1 and 10")
 	}
+	switch lp.CriticMode {
+	case "always", "uncertain", "never":
+	default:
+		k.err("loop.critic_mode", "must be always, uncertain or never (got %q)", lp.CriticMode)
+	}
 	up := k.atLeast("loop.objective_update_interval", lp.ObjectiveUpdateInterval, 1, " turn")
 	ref := k.atLeast("loop.objective_refinement_interval", lp.ObjectiveRefinementInterval, 1, " turn")
 	if up && ref && lp.ObjectiveRefinementInterval < lp.ObjectiveUpdateInterval {

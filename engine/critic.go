@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
@@ -18,9 +20,12 @@ type CriticReply struct {
 	Justification string `json:"justification" maxLength:"300"`
 }
 
-// Critic judges proposals in two stages: a ground-truth check that costs
+// Critic judges proposals in stages: a ground-truth check that costs
 // microseconds (words the story knows, objects in scope, actions that
-// already failed here) and then, if that passes, a model score.
+// already failed here) refuses what the game refuses; then, unless the
+// mode is always, what the game's world model confirms is accepted (a
+// known exit, a known verb on an object in scope, an action in the
+// valid-action set); the model scores the rest.
 type Critic struct {
 	client    *llm.Client // nil: ground truth only
 	threshold float64
@@ -96,6 +101,104 @@ type Scope struct {
 	// RefusesUnknown asks the parser whether it refuses a word its
 	// dictionary lacks (Env.RefusesUnknown); nil: unknown words are refused.
 	RefusesUnknown func(action, word string) bool
+	// Mode says when the critic model is asked ("" is CriticAlways).
+	Mode CriticMode
+	// Game is the game's world model for the confirming stage; nil:
+	// nothing is confirmed without the model.
+	Game Game
+	// KnownExits are this room's exits on the map: direction → room.
+	KnownExits map[string]int
+}
+
+// CriticMode says when the critic asks its model (config critic_mode).
+type CriticMode string
+
+// The critic's modes.
+const (
+	// CriticAlways: the model judges every proposal the ground-truth
+	// stage lets through (an engine's zero Config; the configuration's
+	// default is CriticUncertain).
+	CriticAlways CriticMode = "always"
+	// CriticUncertain: what the game's world model confirms is accepted
+	// without the model; the model judges the rest.
+	CriticUncertain CriticMode = "uncertain"
+	// CriticNever: the ground-truth stage alone decides.
+	CriticNever CriticMode = "never"
+)
+
+// Game is what the game's world model says can be done here (env.Env
+// implements it; what it probes is cached per state of the world).
+type Game interface {
+	// Try probes one action: whether it changes the world or moves the
+	// player, and whether the player dies.
+	Try(action string) env.Tried
+	// KnowsVerb reports whether the story knows word as a verb.
+	KnowsVerb(word string) bool
+	// ExitsHere and ValidActionSet are every exit that leads elsewhere
+	// and every action that changes the world here (for the agent's
+	// prompt; the critic tries one action instead).
+	ExitsHere() map[string]int
+	ValidActionSet() map[string]bool
+}
+
+// canDo lists what the game lets the player do here, for the agent's
+// prompt: the exits that lead somewhere, in compass order, then the valid
+// actions in alphabetical order.
+func canDo(g Game) []string {
+	var out []string
+	exits := g.ExitsHere()
+	for _, d := range env.Directions() {
+		if _, ok := exits[d]; ok {
+			out = append(out, d)
+		}
+	}
+	actions := g.ValidActionSet()
+	start := len(out)
+	for a := range actions {
+		out = append(out, a)
+	}
+	slices.Sort(out[start:])
+	return out
+}
+
+// confirmed says why the game's world model confirms the action ("" when
+// it does not): a known exit from here on the map; else, tried on a copy
+// of the game (one probe) and not fatal there, a direction that leads
+// somewhere, a verb the story knows on an object in scope, or an action
+// that changes the world (what makes an action valid).
+func (s Scope) confirmed(action string) string {
+	norm := mapper.NormalizeAction(action)
+	if norm == "" {
+		return ""
+	}
+	if _, ok := s.KnownExits[norm]; ok && mapper.IsDirection(norm) {
+		return fmt.Sprintf("%s is a known exit from here", norm)
+	}
+	if s.Game == nil {
+		return ""
+	}
+	t := s.Game.Try(norm)
+	if !t.Played || t.Dies {
+		return ""
+	}
+	if mapper.IsDirection(norm) {
+		if t.Moves {
+			return fmt.Sprintf("the game leads %s somewhere", norm)
+		}
+		return ""
+	}
+	words := strings.Fields(norm)
+	if s.Game.KnowsVerb(words[0]) {
+		for _, w := range words[1:] {
+			if w = strings.Trim(w, ".,!?\"'"); s.InScope[w] {
+				return fmt.Sprintf("the game knows the verb %q and the %s is here", words[0], w)
+			}
+		}
+	}
+	if t.Changes {
+		return fmt.Sprintf("%q is a valid action here: it changes the world", norm)
+	}
+	return ""
 }
 
 func (s Scope) knows(w string) bool {
@@ -209,8 +312,17 @@ func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt []llm.Message, p 
 		c.reject(s.Location, action, v)
 		return v, nil
 	}
-	if c.client == nil {
-		return Verdict{Action: action, Score: 0, Justification: "no critic model", Accepted: true, Stage: StageGroundTruth}, nil
+	if c.client == nil || s.Mode == CriticNever {
+		why := "no critic model"
+		if c.client != nil {
+			why = "the critic model is not asked (critic_mode never)"
+		}
+		return Verdict{Action: action, Score: 0, Justification: why, Accepted: true, Stage: StageGroundTruth}, nil
+	}
+	if s.Mode == CriticUncertain {
+		if why := s.confirmed(action); why != "" {
+			return Verdict{Action: action, Score: 0, Justification: why, Accepted: true, Stage: StageGame}, nil
+		}
 	}
 	user := CriticSystemPrompt
 	if r := strings.TrimSpace(firstNonEmpty(p.Reasoning, p.Thinking)); r != "" {

@@ -133,6 +133,10 @@ type TurnCompleted struct {
 	Duration time.Duration
 	// LLM are the turn's model calls, the managers' included.
 	LLM llm.Summary
+	// Agent is the part of the turn the agent's calls took (0 for a
+	// person's turn): Duration/Agent is how much longer than the agent a
+	// person waits for a turn.
+	Agent time.Duration
 	// Actions and Repeats count the run's played actions so far and, of
 	// them, the repeated failed ones (the same action, place and state of
 	// the world as an earlier one that did nothing).

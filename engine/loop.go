@@ -39,16 +39,23 @@ type Config struct {
 	MaxTurns        int     // per episode (the default configuration: 500); 0 means no cap
 	Episodes        int     // episodes to play before stopping; 0 means 1, below 0 no limit
 	CriticThreshold float64 // the lowest critic score accepted (default -0.2)
-	MaxProposals    int     // per turn (default 3)
-	PromptBudget    int     // agent prompt tokens (0: no limit)
-	StuckTurns      int     // turns without progress before a warning (0: 20)
-	MaxFailures     int     // consecutive model failures before pausing (0: 3)
-	StartPaused     bool
-	Seed            int
+	// CriticMode says when the critic asks its model ("": always, as
+	// CriticAlways; the configuration's default, loop.critic_mode, is
+	// uncertain: only where the game cannot decide).
+	CriticMode   CriticMode
+	MaxProposals int // per turn (default 3)
+	PromptBudget int // agent prompt tokens (0: no limit)
+	StuckTurns   int // turns without progress before a warning (0: 20)
+	MaxFailures  int // consecutive model failures before pausing (0: 3)
+	StartPaused  bool
+	Seed         int
 	// Extractor asks the extractor role, after each turn that did
 	// something, for the exits the text mentions and whether the player is
 	// in a fight (what the machine cannot tell).
 	Extractor bool
+	// CanDoHint lists in the agent's prompt the things the game lets the
+	// player do here (probed exits and valid actions).
+	CanDoHint bool
 	// Checkpoints puts the state after each turn (machine and engine) in
 	// its TurnRecord, for a session that records it with the turn.
 	Checkpoints bool
@@ -425,7 +432,9 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	var best *Proposal
 	bestScore, bestAt := -2.0, 0
 	for attempt := 1; attempt <= e.cfg.MaxProposals; attempt++ {
+		asked := time.Now()
 		p, err := e.propose(ctx, t.prompt, rejected, t.number)
+		t.agent += time.Since(asked)
 		switch {
 		case errors.Is(err, errAbandoned):
 			return nil
@@ -507,7 +516,8 @@ func (e *Engine) llmTime() time.Duration {
 
 func (e *Engine) scope() Scope {
 	s := Scope{Location: e.st.Obs.Location.ID, Dictionary: e.dict, WordLen: e.wordLen, AllNouns: e.nouns, InScope: map[string]bool{},
-		Knows: e.env.Machine().KnowsWord, Refused: e.refused, WorldHash: e.st.Obs.WorldHash}
+		Knows: e.env.Machine().KnowsWord, Refused: e.refused, WorldHash: e.st.Obs.WorldHash,
+		Mode: e.cfg.CriticMode, Game: e.env, KnownExits: e.gmap.Exits(e.st.Obs.Location.ID)}
 	for _, n := range e.env.Scope() {
 		s.InScope[n] = true
 	}
@@ -539,6 +549,9 @@ func (e *Engine) Prompt(ctx context.Context, turn int) []llm.Message {
 	}
 	for _, it := range obs.Inventory {
 		in.Inventory = append(in.Inventory, it.Name)
+	}
+	if e.cfg.CanDoHint {
+		in.CanDo = canDo(e.env)
 	}
 	if x := e.st.extracted; x.FromModel && x.Location.ID == obs.Location.ID {
 		known := e.gmap.Exits(obs.Location.ID)

@@ -82,9 +82,13 @@ type TurnRecord struct {
 	// Stuck: this turn the agent became stuck (StuckRepeats failed
 	// actions in a row, or StuckTurns turns without a new room or points);
 	// the session refreshes the objectives at once.
-	Stuck      bool
-	Duration   time.Duration
-	LLMTime    time.Duration
+	Stuck    bool
+	Duration time.Duration
+	LLMTime  time.Duration
+	// AgentTime is the time the agent's calls took (every proposal of the
+	// turn): the part of Duration a person must wait for whatever else
+	// the turn does.
+	AgentTime  time.Duration
 	LLMMetrics llm.Summary
 	// Prompt is the agent's prompt for this turn (nil for a person's
 	// action). A manager that asks the same model after the turn (memory
@@ -125,6 +129,7 @@ type turn struct {
 	prompt    []llm.Message // the agent's (nil for the person's action)
 	start     time.Time
 	llmBefore time.Duration // the client's model time when the turn began
+	agent     time.Duration // the agent's calls so far (every proposal)
 }
 
 // newTurn starts the next turn of the episode by actor.
@@ -240,7 +245,7 @@ func (e *Engine) advance(ctx context.Context, t *turn, before, obs env.Observati
 	}
 	rec = TurnRecord{Episode: e.st.Episode, Turn: n, Actor: t.actor, Action: t.action, Reasoning: t.proposal.Reasoning, Proposal: t.proposal,
 		Verdicts: t.verdicts, Reviews: t.reviews, Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom,
-		Stuck: e.becameStuck(n), Duration: time.Since(t.start), LLMTime: e.llmTime() - t.llmBefore, Seed: e.seed,
+		Stuck: e.becameStuck(n), Duration: time.Since(t.start), LLMTime: e.llmTime() - t.llmBefore, AgentTime: t.agent, Seed: e.seed,
 		History: slices.Clone(e.st.History), Prompt: t.prompt, Map: e.gmap.Snapshot(), actions: e.actions, repeats: e.repeats}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(n)
@@ -259,7 +264,7 @@ func (e *Engine) advance(ctx context.Context, t *turn, before, obs env.Observati
 // completed is the turn's closing event, once the session's work is done:
 // the managers' model calls count with the turn that caused them.
 func (e *Engine) completed(rec TurnRecord, start time.Time) TurnCompleted {
-	c := TurnCompleted{Result: rec.Result(), Duration: time.Since(start), Actions: rec.actions, Repeats: rec.repeats}
+	c := TurnCompleted{Result: rec.Result(), Duration: time.Since(start), Agent: rec.AgentTime, Actions: rec.actions, Repeats: rec.repeats}
 	if e.client != nil {
 		c.LLM = e.client.Metrics.Turn(rec.Turn)
 	}

@@ -9,6 +9,10 @@ const (
 	// in scope, an action that already failed in this state of the world),
 	// or no critic model is configured and the action passed.
 	StageGroundTruth Stage = "ground-truth"
+	// StageGame: the game's world model confirmed the proposal (an action
+	// in its valid-action set, a known exit from here, a verb the story
+	// knows on an object in scope) and no model was asked.
+	StageGame Stage = "game"
 	// StageModel: the critic model scored the proposal.
 	StageModel Stage = "model"
 	// StageInsist: the model rejected it, the agent proposed it again in
@@ -29,13 +33,14 @@ type CriticTally struct {
 	Turns      int           `json:"turns"`
 	Proposals  int           `json:"proposals"`
 	Rejected   map[Stage]int `json:"rejected_by_stage"`
+	Decided    map[Stage]int `json:"decided_by_stage,omitempty"` // every verdict, accepted or not
 	Overridden int           `json:"overridden_rejections"`
 }
 
 // Tally counts one turn's verdicts (the agent's turns; a turn with no
 // verdicts, the person's, counts nothing).
 func Tally(vs []Verdict) CriticTally {
-	t := CriticTally{Rejected: map[Stage]int{}}
+	t := CriticTally{Rejected: map[Stage]int{}, Decided: map[Stage]int{}}
 	if len(vs) == 0 {
 		return t
 	}
@@ -43,6 +48,7 @@ func Tally(vs []Verdict) CriticTally {
 	accepted := false
 	for _, v := range vs {
 		t.Proposals++
+		t.Decided[v.Stage]++
 		switch {
 		case !v.Accepted:
 			t.Rejected[v.Stage]++
@@ -65,11 +71,17 @@ func (t *CriticTally) Add(o CriticTally) {
 	if t.Rejected == nil {
 		t.Rejected = map[Stage]int{}
 	}
+	if t.Decided == nil {
+		t.Decided = map[Stage]int{}
+	}
 	t.Turns += o.Turns
 	t.Proposals += o.Proposals
 	t.Overridden += o.Overridden
 	for s, n := range o.Rejected {
 		t.Rejected[s] += n
+	}
+	for s, n := range o.Decided {
+		t.Decided[s] += n
 	}
 }
 

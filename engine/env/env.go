@@ -76,6 +76,11 @@ type Env struct {
 	// machine's hooks, made once.
 	watch moveWatch
 	hooks zmachine.Hooks
+	// afford caches what probing found in one state of the world
+	// (affordances.go).
+	afford affordances
+	// plan is what the world hash leaves out (world.go), found once.
+	plan *hashPlan
 }
 
 // NewEnv makes an environment for story; Start runs it to its first prompt.

@@ -1,8 +1,12 @@
 package env
 
 import (
+	"bytes"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/lantern-if/lantern/zmachine"
 )
 
 // Probing tries commands on the machine and puts it back exactly as it was
@@ -22,27 +26,47 @@ type probeState struct {
 	hash  string
 }
 
-// try runs cmd in a probe and reports the resulting state.
-func (e *Env) try(cmd string) (probeState, bool) {
-	var st probeState
-	ok := e.probe(cmd, func(string) {
-		st.loc = e.location()
-		st.score, _ = e.scoreMoves()
-		st.hash = e.worldHash()
-	})
-	return st, ok
-}
-
 // ValidExits probes every direction and reports those that lead elsewhere.
 func (e *Env) ValidExits() []Exit {
 	here := e.location()
 	var out []Exit
-	for _, d := range Directions() {
-		if st, ok := e.try(d); ok && st.loc.ID != here.ID {
-			out = append(out, Exit{Direction: d, To: st.loc})
+	dirs := Directions()
+	e.probeEach(dirs, func(i int, _ string) {
+		if loc := e.location(); loc.ID != here.ID {
+			out = append(out, Exit{Direction: dirs[i], To: loc})
 		}
-	}
+	})
 	return out
+}
+
+// probeEach plays each command from the present state in one probe
+// (nothing of it stays: zmachine.Machine.Probe), putting the machine back
+// between them from one snapshot, and hands seen each command's index and
+// reply while the machine is in the state it led to. A command the story
+// does not take is skipped.
+func (e *Env) probeEach(cmds []string, seen func(i int, reply string)) {
+	if e.m.State() != zmachine.WaitLine || len(cmds) == 0 {
+		return
+	}
+	e.m.Probe(func() error {
+		snap := e.m.Snapshot()
+		for i, cmd := range cmds {
+			if i > 0 {
+				if err := e.m.Restore(snap); err != nil {
+					return err
+				}
+			}
+			e.m.TakeOutput()
+			if err := e.m.SendLine(cmd); err != nil {
+				continue
+			}
+			if _, err := e.m.Run(); err != nil {
+				continue
+			}
+			seen(i, e.m.TakeOutput())
+		}
+		return nil
+	})
 }
 
 // DefaultTemplates are tried when the binding has none. OBJ stands for an
@@ -75,7 +99,9 @@ func Noun(name string) string {
 
 // ValidActions fills the templates with the nouns in scope, probes each, and
 // keeps those that change the world, the score or the location, grouped by
-// the state they lead to.
+// the state they lead to. In a template with two objects one of them is the
+// thing used or moved (the one after "with", else the first), which the
+// player must hold: that slot takes only held objects.
 func (e *Env) ValidActions() []ActionGroup {
 	here := probeState{loc: e.location(), hash: e.worldHash()}
 	here.score, _ = e.scoreMoves()
@@ -84,23 +110,43 @@ func (e *Env) ValidActions() []ActionGroup {
 		templates = DefaultTemplates()
 	}
 	nouns := e.Scope()
-	groups := map[probeState]*ActionGroup{}
-	var order []probeState
-	for _, t := range templates {
-		for _, a := range fill(t, nouns) {
-			st, ok := e.try(a)
-			if !ok || st == here {
-				continue
-			}
-			g := groups[st]
-			if g == nil {
-				g = &ActionGroup{Location: st.loc, Score: st.score, Hash: st.hash}
-				groups[st] = g
-				order = append(order, st)
-			}
-			g.Actions = append(g.Actions, a)
+	var held []string
+	for _, it := range e.inventory(uint16(here.loc.ID)) {
+		if n := Noun(it.Name); n != "" && !slices.Contains(held, n) {
+			held = append(held, n)
 		}
 	}
+	// A probe whose object table and watched bytes are as they were here
+	// is in the same world: only the others are hashed.
+	raw := e.rawWorld(nil)
+	buf := make([]byte, 0, len(raw))
+	var actions []string
+	for _, t := range templates {
+		actions = append(actions, fill(t, nouns, held)...)
+	}
+	groups := map[probeState]*ActionGroup{}
+	var order []probeState
+	e.probeEach(actions, func(i int, _ string) {
+		var st probeState
+		st.loc = e.location()
+		st.score, _ = e.scoreMoves()
+		buf = e.rawWorld(buf[:0])
+		if bytes.Equal(buf, raw) {
+			st.hash = here.hash
+		} else {
+			st.hash = e.worldHash()
+		}
+		if st == here {
+			return
+		}
+		g := groups[st]
+		if g == nil {
+			g = &ActionGroup{Location: st.loc, Score: st.score, Hash: st.hash}
+			groups[st] = g
+			order = append(order, st)
+		}
+		g.Actions = append(g.Actions, actions[i])
+	})
 	out := make([]ActionGroup, 0, len(order))
 	for _, st := range order {
 		out = append(out, *groups[st])
@@ -109,8 +155,23 @@ func (e *Env) ValidActions() []ActionGroup {
 	return out
 }
 
-// fill substitutes nouns for each OBJ (distinct nouns for two slots).
-func fill(t string, nouns []string) []string {
+// rawWorld appends to buf what the world hash is made from, before the
+// binding's rules leave parts out: the object table's entries and the
+// watched bytes.
+func (e *Env) rawWorld(buf []byte) []byte {
+	from, to := e.objectEntries()
+	for a := from; a < to; a++ {
+		buf = append(buf, e.m.Byte(a))
+	}
+	for _, w := range e.b.Watch {
+		buf = append(buf, e.m.Byte(w.Addr))
+	}
+	return buf
+}
+
+// fill substitutes nouns for each OBJ: in a template with two, distinct
+// nouns, and held ones for the slot after "with" (else the first).
+func fill(t string, nouns, held []string) []string {
 	switch strings.Count(t, "OBJ") {
 	case 0:
 		return []string{t}
@@ -121,9 +182,13 @@ func fill(t string, nouns []string) []string {
 		}
 		return out
 	}
+	firsts, seconds := held, nouns
+	if strings.Contains(t, " with OBJ") {
+		firsts, seconds = nouns, held
+	}
 	var out []string
-	for _, a := range nouns {
-		for _, b := range nouns {
+	for _, a := range firsts {
+		for _, b := range seconds {
 			if a != b {
 				out = append(out, strings.Replace(strings.Replace(t, "OBJ", a, 1), "OBJ", b, 1))
 			}

@@ -36,38 +36,90 @@ func (e *Env) worldObject(o uint16) bool {
 // different orders of the same moves hashes the same. Detached objects and
 // ignored or flickering attributes are left out.
 func (e *Env) worldHash() string {
-	n := e.b.WorldObjects
-	if n == 0 {
-		n = e.m.ObjectCount()
+	pl := e.hashPlan()
+	buf := make([]byte, 0, pl.n*10+2*len(e.b.Watch))
+	from, _ := e.objectEntries()
+	size := 9
+	if e.m.Version() >= 4 {
+		size = 14
 	}
-	buf := make([]byte, 0, n*9+2*len(e.b.Watch))
+	var home uint16
+	if e.b.Player != 0 {
+		home = e.m.Parent(uint16(e.b.Player))
+	}
 	detached := func(o int) bool {
-		if contains(e.b.Detach, o) {
-			return true
+		if o > pl.n {
+			return contains(e.b.Detach, o) || (contains(e.b.DetachWhenAway, o) && e.b.Player != 0 && e.m.Parent(uint16(o)) != home)
 		}
-		if contains(e.b.DetachWhenAway, o) && e.b.Player != 0 {
-			return e.m.Parent(uint16(o)) != e.m.Parent(uint16(e.b.Player))
-		}
-		return false
+		return pl.detach[o] || (pl.away[o] && e.b.Player != 0 && e.m.Parent(uint16(o)) != home)
 	}
-	for o := 1; o <= n; o++ {
-		obj := uint16(o)
+	for o := 1; o <= pl.n; o++ {
 		if detached(o) {
 			continue
 		}
-		p := e.m.Parent(obj)
+		// The attribute flags head the object's entry, the parent follows
+		// (read here directly: this runs for every object of every probe).
+		at := from + size*(o-1)
+		var p uint16
+		if pl.attrBytes == 4 {
+			p = uint16(e.m.Byte(at + 4))
+		} else {
+			p = e.m.Word(at + 6)
+		}
 		if p != 0 && detached(int(p)) {
 			p = 0
 		}
 		buf = append(buf, byte(o>>8), byte(o), byte(p>>8), byte(p))
-		attrs := e.m.AttributeBytes(obj)
+		for i := range pl.attrBytes {
+			buf = append(buf, e.m.Byte(at+i)&^pl.clear[o][i])
+		}
+	}
+	for _, w := range e.b.Watch {
+		buf = append(buf, e.m.Byte(w.Addr))
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:8])
+}
+
+// hashPlan is what the binding leaves out of the world hash, per object,
+// worked out once: the attribute bits cleared, the objects always detached
+// and those detached while away from the player.
+type hashPlan struct {
+	n         int
+	attrBytes int
+	clear     [][6]byte
+	detach    []bool
+	away      []bool
+}
+
+func (e *Env) hashPlan() *hashPlan {
+	if e.plan != nil {
+		return e.plan
+	}
+	n := e.b.WorldObjects
+	if n == 0 {
+		n = e.m.ObjectCount()
+	}
+	pl := &hashPlan{n: n, attrBytes: 4, clear: make([][6]byte, n+1), detach: make([]bool, n+1), away: make([]bool, n+1)}
+	if e.m.Version() >= 4 {
+		pl.attrBytes = 6
+	}
+	for o := 1; o <= n; o++ {
+		pl.detach[o] = contains(e.b.Detach, o)
+		pl.away[o] = contains(e.b.DetachWhenAway, o)
+		attrs := pl.clear[o][:pl.attrBytes]
+		set := func(a int) {
+			if a >= 0 && a/8 < len(attrs) {
+				attrs[a/8] |= 0x80 >> (a % 8)
+			}
+		}
 		for _, a := range e.b.ClearAttrs {
-			clearBit(attrs, a)
+			set(a)
 		}
 		for _, r := range e.b.ClearForHash {
 			for _, a := range r.Attrs {
-				if r.matches(obj, uint8(a)) {
-					clearBit(attrs, a)
+				if r.matches(uint16(o), uint8(a)) {
+					set(a)
 				}
 			}
 		}
@@ -76,19 +128,17 @@ func (e *Env) worldHash() string {
 				continue
 			}
 			if r.All {
-				clear(attrs)
+				for i := range attrs {
+					attrs[i] = 0xff
+				}
 			}
 			for _, a := range r.Attrs {
-				clearBit(attrs, a)
+				set(a)
 			}
 		}
-		buf = append(buf, attrs...)
 	}
-	for _, w := range e.b.Watch {
-		buf = append(buf, e.m.Byte(w.Addr))
-	}
-	sum := sha256.Sum256(buf)
-	return hex.EncodeToString(sum[:8])
+	e.plan = pl
+	return pl
 }
 
 func clearBit(attrs []byte, a int) {

@@ -80,14 +80,18 @@ type Episode struct {
 	// What the status event (engine.MetricsUpdated, the TUI's status bar)
 	// said of each turn: its calls and prompt tokens, the same as Calls and
 	// Prompt when every call is counted once.
-	StatusCalls  []int              `json:"status_llm_calls_by_turn,omitempty"`
-	StatusPrompt []int              `json:"status_prompt_tokens_by_turn,omitempty"`
-	HarnessUS    []int64            `json:"harness_us_by_turn"`
-	LatencyUS    []int64            `json:"latency_us_by_call"`
-	EndCalls     int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
-	Errors       int                `json:"llm_errors"`
-	Milestone    []Milestone        `json:"milestones"`
-	Critic       engine.CriticTally `json:"critic"`
+	StatusCalls  []int   `json:"status_llm_calls_by_turn,omitempty"`
+	StatusPrompt []int   `json:"status_prompt_tokens_by_turn,omitempty"`
+	HarnessUS    []int64 `json:"harness_us_by_turn"`
+	// A turn's wall time from its start to its metrics, and the part the
+	// agent's calls took (0 on a person's turn).
+	WallUS    []int64            `json:"wall_us_by_turn,omitempty"`
+	AgentUS   []int64            `json:"agent_us_by_turn,omitempty"`
+	LatencyUS []int64            `json:"latency_us_by_call"`
+	EndCalls  int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
+	Errors    int                `json:"llm_errors"`
+	Milestone []Milestone        `json:"milestones"`
+	Critic    engine.CriticTally `json:"critic"`
 	// The person's reviews (review mode), when there were any.
 	Reviews *ReviewTally `json:"reviews,omitempty"`
 	// Objectives: the quality of the model's objectives, when it set any.
@@ -167,10 +171,21 @@ type Metrics struct {
 	LatencyP50MS       float64     `json:"model_latency_p50_ms"`
 	LatencyP95MS       float64     `json:"model_latency_p95_ms"`
 	HarnessPerTurnMS   float64     `json:"harness_overhead_per_turn_ms"`
+	// What a person waits for: the mean wall time of the agent's turns,
+	// the mean time of their agent calls, and the wall time over the
+	// agent's time (mean: of the totals; p50 and p95: of the turns).
+	WallPerTurnMS  float64 `json:"wall_per_turn_ms"`
+	AgentPerTurnMS float64 `json:"agent_call_per_turn_ms"`
+	WaitRatio      float64 `json:"wall_over_agent"`
+	WaitRatioP50   float64 `json:"wall_over_agent_p50"`
+	WaitRatioP95   float64 `json:"wall_over_agent_p95"`
 	// The critic: proposals per judged turn, rejections by stage, and
 	// rejections played anyway.
-	ProposalsPerTurn     float64              `json:"critic_proposals_per_turn"`
-	RejectedByStage      map[engine.Stage]int `json:"critic_rejected_by_stage"`
+	ProposalsPerTurn float64              `json:"critic_proposals_per_turn"`
+	RejectedByStage  map[engine.Stage]int `json:"critic_rejected_by_stage"`
+	// DecidedByStage counts the proposals each stage decided (accepted
+	// or rejected).
+	DecidedByStage       map[engine.Stage]int `json:"critic_decided_by_stage"`
 	OverriddenRejections int                  `json:"critic_overridden_rejections"`
 	// ReviewAcceptance is the person's acceptance rate (review mode); -1
 	// when nobody reviewed.

@@ -65,3 +65,23 @@ func TestWithMemories(t *testing.T) {
 		t.Errorf("no file: %v", got)
 	}
 }
+
+func TestWaitRatioLeavesOutThePersonsTurns(t *testing.T) {
+	tests := []struct {
+		name            string
+		wall, agent     []int64
+		ratio, p50, p95 float64
+		wallMS, agentMS float64
+	}{
+		{"none", nil, nil, 0, 0, 0, 0, 0},
+		{"agent turns", []int64{3000, 2000, 4000}, []int64{1000, 1000, 1000}, 3, 3, 3, 3, 1},
+		{"a person's turn", []int64{3000, 500, 1000}, []int64{1000, 0, 1000}, 2, 1, 1, 2, 1},
+	}
+	for _, tt := range tests {
+		var m Metrics
+		m.setWait(tt.wall, tt.agent)
+		if m.WaitRatio != tt.ratio || m.WaitRatioP50 != tt.p50 || m.WaitRatioP95 != tt.p95 || m.WallPerTurnMS != tt.wallMS || m.AgentPerTurnMS != tt.agentMS {
+			t.Errorf("%s: %+v", tt.name, m)
+		}
+	}
+}

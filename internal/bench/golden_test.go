@@ -19,13 +19,16 @@ func goldenReport(label string, shift int) *Report {
 	ep := func(n int, ending string, scores []int) Episode {
 		e := Episode{Episode: n, Ending: ending, Score: scores[len(scores)-1], Moves: len(scores) - 1, Turns: len(scores),
 			Actions: len(scores), Repeats: 1, Visited: []int{3, 4, 5}, Memories: []int{3}, Scores: scores,
-			Critic: engine.CriticTally{Turns: len(scores), Proposals: len(scores) + 2, Rejected: map[engine.Stage]int{engine.StageModel: 2}}}
+			Critic: engine.CriticTally{Turns: len(scores), Proposals: len(scores) + 2, Rejected: map[engine.Stage]int{engine.StageModel: 2},
+				Decided: map[engine.Stage]int{engine.StageGame: len(scores) - 2, engine.StageModel: 4}}}
 		best := 0
 		for i, s := range scores {
 			e.Prompt = append(e.Prompt, 1000+100*i)
 			e.Calls = append(e.Calls, 3)
 			e.HarnessUS = append(e.HarnessUS, int64(1500+10*i))
 			e.LatencyUS = append(e.LatencyUS, int64(800000+1000*i))
+			e.WallUS = append(e.WallUS, int64(2000000+100000*i))
+			e.AgentUS = append(e.AgentUS, int64(1000000))
 			if s > best {
 				best = s
 				e.Milestone = append(e.Milestone, Milestone{Score: s, Turn: i + 1})

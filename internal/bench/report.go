@@ -72,6 +72,21 @@ var metricRows = []metricRow{
 		func(m Metrics) float64 { return m.LatencyP50MS }, " ms (p50)"},
 	{"harness overhead per turn", func(m Metrics) string { return msText(m.HarnessPerTurnMS) },
 		func(m Metrics) float64 { return m.HarnessPerTurnMS }, " ms"},
+	{"turn wall / agent call (mean)", func(m Metrics) string {
+		if m.AgentPerTurnMS == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%s / %s", msText(m.WallPerTurnMS), msText(m.AgentPerTurnMS))
+	}, func(m Metrics) float64 { return m.WallPerTurnMS }, " ms (wall)"},
+	{"wall ÷ agent mean/p50/p95", func(m Metrics) string {
+		if m.AgentPerTurnMS == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f / %.2f / %.2f", m.WaitRatio, m.WaitRatioP50, m.WaitRatioP95)
+	}, func(m Metrics) float64 { return m.WaitRatio }, " (mean)"},
+	{"critic decided by (game/truth/model)", func(m Metrics) string {
+		return fmt.Sprintf("%d / %d / %d", m.DecidedByStage[engine.StageGame], m.DecidedByStage[engine.StageGroundTruth], m.DecidedByStage[engine.StageModel])
+	}, func(m Metrics) float64 { return float64(m.DecidedByStage[engine.StageModel]) }, " (model)"},
 }
 
 const reviewRow = "person's acceptance (review mode)"

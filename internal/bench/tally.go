@@ -71,7 +71,7 @@ func Summarize(eps []Episode) []Metrics {
 	var out []Metrics
 	all := Metrics{Name: "all", Episodes: len(eps)}
 	var prompt []int
-	var harness, latency []int64
+	var harness, latency, wall, agent []int64
 	calls, actions, repeats := 0, 0, 0
 	critic := engine.CriticTally{Rejected: map[engine.Stage]int{}}
 	reviews := ReviewTally{}
@@ -86,6 +86,7 @@ func Summarize(eps []Episode) []Metrics {
 			PromptTokensP50: percentile(e.Prompt, 50), PromptTokensP95: percentile(e.Prompt, 95),
 			LatencyP50MS: float64(percentile(e.LatencyUS, 50)) / 1000, LatencyP95MS: float64(percentile(e.LatencyUS, 95)) / 1000,
 			HarnessPerTurnMS: mean(e.HarnessUS) / 1000}
+		m.setWait(e.WallUS, e.AgentUS)
 		m.SetCritic(e.Critic)
 		critic.Add(e.Critic)
 		m.SetReviews(e.Reviews)
@@ -106,6 +107,8 @@ func Summarize(eps []Episode) []Metrics {
 		all.Deaths += e.Deaths
 		prompt = append(prompt, e.Prompt...)
 		harness = append(harness, e.HarnessUS...)
+		wall = append(wall, e.WallUS...)
+		agent = append(agent, e.AgentUS...)
 		latency = append(latency, e.LatencyUS...)
 		calls += sum(e.Calls)
 		actions += e.Actions
@@ -137,9 +140,31 @@ func Summarize(eps []Episode) []Metrics {
 	all.PromptTokensP50, all.PromptTokensP95 = percentile(prompt, 50), percentile(prompt, 95)
 	all.LatencyP50MS, all.LatencyP95MS = float64(percentile(latency, 50))/1000, float64(percentile(latency, 95))/1000
 	all.HarnessPerTurnMS = mean(harness) / 1000
+	all.setWait(wall, agent)
 	all.SetCritic(critic)
 	all.SetReviews(&reviews)
 	return append(out, all)
+}
+
+// setWait computes what a person waits for from the per-turn wall and
+// agent times, over the turns whose agent calls took any time.
+func (m *Metrics) setWait(wall, agent []int64) {
+	var w, a []int64
+	var ratios []float64
+	for i := range min(len(wall), len(agent)) {
+		if agent[i] <= 0 {
+			continue
+		}
+		w, a = append(w, wall[i]), append(a, agent[i])
+		ratios = append(ratios, float64(wall[i])/float64(agent[i]))
+	}
+	if len(ratios) == 0 {
+		return
+	}
+	m.WallPerTurnMS, m.AgentPerTurnMS = mean(w)/1000, mean(a)/1000
+	m.WaitRatio = mean(w) / mean(a)
+	sort.Float64s(ratios)
+	m.WaitRatioP50, m.WaitRatioP95 = ratios[(len(ratios)-1)*50/100], ratios[(len(ratios)-1)*95/100]
 }
 
 func (m *Metrics) SetReviews(t *ReviewTally) {
@@ -154,6 +179,10 @@ func (m *Metrics) SetCritic(t engine.CriticTally) {
 	m.RejectedByStage = t.Rejected
 	if m.RejectedByStage == nil {
 		m.RejectedByStage = map[engine.Stage]int{}
+	}
+	m.DecidedByStage = t.Decided
+	if m.DecidedByStage == nil {
+		m.DecidedByStage = map[engine.Stage]int{}
 	}
 	m.OverriddenRejections = t.Overridden
 }

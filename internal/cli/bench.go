@@ -408,6 +408,8 @@ func turnOf(ep *bench.Episode, v engine.TurnCompleted, queue *bench.CallQueue, r
 	ep.StatusCalls = append(ep.StatusCalls, v.LLM.Calls)
 	ep.StatusPrompt = append(ep.StatusPrompt, v.LLM.PromptTokens)
 	ep.HarnessUS = append(ep.HarnessUS, harness.Microseconds())
+	ep.WallUS = append(ep.WallUS, v.Duration.Microseconds())
+	ep.AgentUS = append(ep.AgentUS, v.Agent.Microseconds())
 	ep.Actions++
 }
 

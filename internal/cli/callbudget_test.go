@@ -145,6 +145,18 @@ func TestMetricsAgreeEverywhere(t *testing.T) {
 	if len(rows) != ep.Turns || len(ep.Calls) != ep.Turns || len(ep.StatusCalls) != ep.Turns {
 		t.Fatalf("%d rows in lantern.db, %d bench turns, %d status events, for %d turns", len(rows), len(ep.Calls), len(ep.StatusCalls), ep.Turns)
 	}
+	// Each turn's wall time holds its agent calls' time.
+	if len(ep.WallUS) != ep.Turns || len(ep.AgentUS) != ep.Turns {
+		t.Fatalf("%d wall and %d agent times for %d turns", len(ep.WallUS), len(ep.AgentUS), ep.Turns)
+	}
+	for i := range ep.WallUS {
+		if ep.AgentUS[i] <= 0 || ep.WallUS[i] < ep.AgentUS[i] {
+			t.Errorf("turn %d: wall %dµs, agent %dµs", i+1, ep.WallUS[i], ep.AgentUS[i])
+		}
+	}
+	if m := rep.Summary[len(rep.Summary)-1]; m.WaitRatio < 1 || m.AgentPerTurnMS <= 0 {
+		t.Errorf("run: wall/agent %.2f, agent %.2f ms a turn", m.WaitRatio, m.AgentPerTurnMS)
+	}
 	calls := 0
 	for i, row := range rows {
 		if ep.Calls[i] != ep.StatusCalls[i] || ep.Prompt[i] != ep.StatusPrompt[i] || ep.Prompt[i] != row.PromptTokens {

@@ -66,11 +66,13 @@ func engineConfig(cfg *config.Config, episodes int) engine.Config {
 		Episodes:        episodes,
 		Seed:            cfg.Loop.Seed,
 		CriticThreshold: cfg.Loop.CriticRejectionThreshold,
+		CriticMode:      engine.CriticMode(cfg.Loop.CriticMode),
 		MaxProposals:    cfg.Loop.CriticMaxAttempts,
 		PromptBudget:    cfg.Budgets.AgentPromptTokens,
 		StuckTurns:      cfg.Loop.StuckTurns,
 		MaxFailures:     cfg.Loop.MaxModelFailures,
 		Extractor:       cfg.Managers.Extractor,
+		CanDoHint:       cfg.Managers.ValidActionsHint,
 	}
 }
 

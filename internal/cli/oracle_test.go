@@ -30,6 +30,12 @@ func TestOracleFlags(t *testing.T) {
 	if code, _, stderr := runCLI(t, "", "oracle", "--script", "no-such-walkthrough.txt"); code != exitError || !strings.Contains(stderr, "no-such-walkthrough.txt") {
 		t.Errorf("oracle with a missing script: exit %d\n%s", code, stderr)
 	}
+	for _, args := range [][]string{{"--prompt-rate", "2500"}, {"--gen-rate", "60", "--prompt-rate", "-1"}, {"--prompt-rate", "2500", "--gen-rate", "60", "--slots", "0"}} {
+		args = append([]string{"oracle", "--script", "game_files/demo/walkthrough.txt"}, args...)
+		if code, _, stderr := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--prompt-rate") {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
 }
 
 // TestOracleProcess runs `lantern oracle` as a process: its first line on
@@ -141,6 +147,7 @@ func playWithOracle(t *testing.T, walkthrough string, extra ...string) (oracle.S
 		} `json:"critic"`
 	}
 	firstTime := 0
+	stages := map[string]int{}
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
 		last.Action, last.Ended, last.Critic = "", "", nil
 		if err := json.Unmarshal([]byte(line), &last); err != nil {
@@ -149,15 +156,21 @@ func playWithOracle(t *testing.T, walkthrough string, extra ...string) (oracle.S
 		if last.Action != "" {
 			played = append(played, last.Action)
 		}
-		// Every walkthrough move accepted at its first proposal, by the
-		// critic model (no ground-truth and no model rejection).
-		if c := last.Critic; len(c) == 1 && c[0].Accepted && c[0].Stage == "model" {
+		// Every walkthrough move accepted at its first proposal, by what
+		// the game confirms or by the critic model (no ground-truth and no
+		// model rejection).
+		if c := last.Critic; len(c) == 1 && c[0].Accepted && (c[0].Stage == "model" || c[0].Stage == "game") {
 			firstTime++
+			stages[c[0].Stage]++
 		} else {
-			t.Errorf("turn %d %q: critic %+v, want one proposal accepted by the model", last.Turn, last.Action, c)
+			t.Errorf("turn %d %q: critic %+v, want one proposal accepted by the game or the model", last.Turn, last.Action, c)
 		}
 	}
-	t.Logf("%d of %d moves accepted at their first proposal", firstTime, len(played))
+	t.Logf("%d of %d moves accepted at their first proposal (%d confirmed by the game, %d by the critic model)", firstTime, len(played), stages["game"], stages["model"])
+	// critic_mode is uncertain by default: the game decides most moves.
+	if stages["game"] <= stages["model"] {
+		t.Errorf("the game confirmed %d moves and the model judged %d; the default critic_mode asks the model only where the game cannot decide", stages["game"], stages["model"])
+	}
 	if last.Ended != "victory" {
 		t.Errorf("the episode ended %q, want victory", last.Ended)
 	}

@@ -50,6 +50,9 @@ type Options struct {
 	ChunkDelay time.Duration
 	// Logger receives one line per request (nil: discard).
 	Logger *slog.Logger
+	// Pacer holds each chat reply as long as a GPU would take (nil: reply
+	// at once).
+	Pacer *Pacer
 }
 
 // Oracle is the server. It is safe for concurrent requests.
@@ -231,6 +234,10 @@ func (o *Oracle) chat(w http.ResponseWriter, r *http.Request, req *api.ChatReque
 		return
 	}
 	o.log.Debug("oracle: chat", "role", role, "content", ans.Content)
+	paced, ok := o.pace(r, role, req)
+	if !ok {
+		return
+	}
 	promptChars := 0
 	for _, m := range req.Messages {
 		promptChars += len(m.Content) + len(m.Thinking)
@@ -250,6 +257,7 @@ func (o *Oracle) chat(w http.ResponseWriter, r *http.Request, req *api.ChatReque
 		final.TotalDuration = max(total, time.Microsecond)
 		final.PromptEvalDuration = max(total/10, time.Microsecond)
 		final.EvalDuration = max(total-total/10, time.Microsecond)
+		paced(&final.Metrics)
 	}
 	if req.Stream != nil && !*req.Stream {
 		final.Message.Content, final.Message.Thinking = ans.Content, ans.Thinking

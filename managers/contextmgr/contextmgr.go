@@ -58,6 +58,10 @@ type Input struct {
 	Description string
 	// InScope are the objects the parser accepts here (not the player).
 	InScope []string
+	// CanDo are things the game lets the player do here (exits that lead
+	// somewhere, actions that change the world), shown as one line when
+	// given.
+	CanDo []string
 	// Thinking: the model thinks before answering, so the reply does not
 	// carry its reasoning (SystemPromptThinking).
 	Thinking bool
@@ -144,6 +148,9 @@ func sections(in Input) []section {
 	}
 	if scope := without(in.InScope, in.Inventory); len(scope) > 0 {
 		state += "\nObjects in scope: " + clip(strings.Join(scope, ", "), 400) + "."
+	}
+	if len(in.CanDo) > 0 {
+		state += "\nThings you can do here: " + clip(strings.Join(in.CanDo, ", "), 400) + "."
 	}
 	if len(in.Exits) > 0 {
 		state += "\nExits the text mentions: " + strings.Join(in.Exits, ", ") + "."

@@ -95,3 +95,26 @@ func TestDescriptionAndScopeShown(t *testing.T) {
 		t.Errorf("a thinking model must not be asked for its reasoning in the JSON")
 	}
 }
+
+func TestThingsYouCanDoHere(t *testing.T) {
+	tests := []struct {
+		name  string
+		canDo []string
+		want  string // "" : no such line
+	}{
+		{"off", nil, ""},
+		{"given", []string{"north", "open mailbox"}, "Things you can do here: north, open mailbox.\n"},
+	}
+	for _, tt := range tests {
+		in := sample()
+		in.CanDo = tt.canDo
+		u := Build(in)[1].Content
+		state := u[strings.Index(u, "## Game state"):]
+		switch {
+		case tt.want == "" && strings.Contains(u, "Things you can do here"):
+			t.Errorf("%s: a line of things to do:\n%s", tt.name, u)
+		case tt.want != "" && !strings.Contains(state, tt.want):
+			t.Errorf("%s: the game state lacks %q:\n%s", tt.name, tt.want, state)
+		}
+	}
+}
