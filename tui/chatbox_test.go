@@ -113,7 +113,7 @@ func TestInputBehavesLikeAChatBox(t *testing.T) {
 	}
 	h.typeText("look")
 	h.key("ctrl+c")
-	if h.m.quitting || h.m.input.Value() != "" || h.m.state != stInput {
+	if h.m.quitting || h.m.input.Value() != "" || !h.m.typing() {
 		t.Fatalf("ctrl+c on a typed line: quitting %v, line %q", h.m.quitting, h.m.input.Value())
 	}
 	h.mustSee("line cleared")
@@ -174,21 +174,41 @@ func TestModelPickerStartsOnTheModelInUseAndSaves(t *testing.T) {
 	for _, msg := range run(h.key("ctrl+l")) {
 		m.Update(msg)
 	}
-	if m.picker.sel != 2 {
-		t.Fatalf("the picker starts on row %d, want 2 (qwen3:4b, in use)", m.picker.sel)
+	picker := func() *modelPicker {
+		t.Helper()
+		p, ok := topIs[*modelPicker](m)
+		if !ok {
+			t.Fatalf("the picker is not open: %T", m.top())
+		}
+		return p
+	}
+	if picker().sel != 2 {
+		t.Fatalf("the picker starts on row %d, want 2 (qwen3:4b, in use)", picker().sel)
 	}
 	h.key("up", "right")
-	if m.picker.sel != 2 {
-		t.Fatalf("another role starts on row %d, want its model's (2)", m.picker.sel)
+	if picker().sel != 2 {
+		t.Fatalf("another role starts on row %d, want its model's (2)", picker().sel)
 	}
 	h.key("up")
 	for _, msg := range run(h.key("enter")) {
 		m.Update(msg)
 	}
+	// One Enter uses the model for this session; nothing is written until
+	// the person says so.
+	if len(saved) != 0 {
+		t.Fatalf("one Enter saved %v", saved)
+	}
+	if got := eng.commands(); len(got) != 1 || got[0] != (engine.SetModel{Role: "critic", Model: "llama3"}) {
+		t.Fatalf("enter sent %#v", got)
+	}
+	h.mustSee("s keeps it for next time")
+	for _, msg := range run(h.key("s")) {
+		m.Update(msg)
+	}
 	if len(saved) != 1 || saved[0]["critic"] != "llama3" {
 		t.Fatalf("saved %v", saved)
 	}
-	m.picker.setModels(nil, unreachable("127.0.0.1:9"))
+	picker().setModels(nil, unreachable("127.0.0.1:9"))
 	h.mustSee("No model server answers at 127.0.0.1:9")
 	h.mustNotSee("dial tcp")
 }

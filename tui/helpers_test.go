@@ -45,8 +45,9 @@ func (f *fakeEngine) commands() []engine.Command {
 
 // fakeMemories is a memory store's read side.
 type fakeMemories struct {
-	mu   sync.Mutex
-	secs []memory.Section
+	mu          sync.Mutex
+	secs        []memory.Section
+	undoPending int
 }
 
 func (f *fakeMemories) Sections() []memory.Section {
@@ -56,6 +57,12 @@ func (f *fakeMemories) Sections() []memory.Section {
 }
 
 func (f *fakeMemories) Refresh() (bool, error) { return false, nil }
+
+func (f *fakeMemories) Stats() memory.Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return memory.Stats{UndoPending: f.undoPending}
+}
 
 // fakeModels is a model server.
 type fakeModels struct {

@@ -17,23 +17,6 @@ import (
 	"github.com/lantern-if/lantern/themes"
 )
 
-// uiState is what the keyboard is doing.
-type uiState int
-
-const (
-	stNormal      uiState = iota
-	stInput               // typing a command for the game
-	stSearch              // typing a search of the transcript
-	stObjInput            // typing an objective
-	stForm                // the memory form
-	stHelp                // the full help
-	stModels              // the model picker
-	stViewer              // a Markdown viewer
-	stEpisodes            // the episode browser
-	stReviewInput         // typing an edit of, or the reason against, a proposal (review mode)
-	stNotes               // the agent's notes
-)
-
 // Model is the root model.
 type Model struct {
 	ctx  context.Context
@@ -67,22 +50,16 @@ type Model struct {
 	roleModels                  map[string]string
 	stopped, quitting           bool
 
-	state      uiState
-	input      textinput.Model
-	history    []string
-	histAt     int
-	search     textinput.Model
-	objInput   textinput.Model
-	objOp      string
-	objEditing string // the objective being edited
-	mouseOff   bool   // the terminal's own selection instead of the mouse
-	clipboard  string // what y copied last
-	form       *memForm
-	picker     *modelPicker
-	viewer     *viewer
-	episodes   *episodePicker
-	notes      *notesView
-	replay     *replay // a past episode shown instead of the live one
+	// dialogs are the open dialogs, the top one last: it has the keyboard.
+	dialogs []dialog
+	viewers int // viewers opened (a viewer's answer names its viewer)
+
+	input     textinput.Model // the command line (kept while it is closed)
+	history   []string
+	histAt    int
+	mouseOff  bool   // the terminal's own selection instead of the mouse
+	clipboard string // what y copied last
+	replay    *replay // a past episode shown instead of the live one
 
 	flash       string
 	flashErr    bool
@@ -90,7 +67,6 @@ type Model struct {
 	escArmed    bool
 	stepping    bool // a step was sent and its turn has not ended
 	queuedSteps int  // n pressed while a step was in flight
-	help        helpView
 	endArmed    bool // X pressed once: X again ends the episode
 	undoArmed   int  // u asked to bring back a deletion by hand while this flash shows
 	escID       int
@@ -101,12 +77,9 @@ type Model struct {
 	memLoaded   bool
 
 	// Review mode: pending is the proposal waiting for the person.
-	reviewOn       bool
-	pending        *engine.ReviewRequested
-	reviewOp       engine.Decision
-	reviewRemember bool
-	reviewInput    textinput.Model
-	reviewTickID   int
+	reviewOn     bool
+	pending      *engine.ReviewRequested
+	reviewTickID int
 }
 
 // New makes the root model.
@@ -148,9 +121,6 @@ func New(ctx context.Context, opts Options) *Model {
 		}
 	}
 	m.input = m.newInput("› ", "a command for the story, e.g. inventory")
-	m.search = m.newInput("/ ", "search the transcript")
-	m.objInput = m.newInput("objective: ", "")
-	m.reviewInput = m.newInput("edit › ", "")
 	m.reviewOn = opts.Review
 	m.resize(80, 24)
 	return m
@@ -294,29 +264,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleOllama(msg)
 	case pullMsg:
 		return m.handlePull(msg)
-	case modelsMsg:
-		if m.picker != nil {
-			m.picker.setModels(msg.models, msg.err)
-		}
-		return nil
-	case episodesMsg:
-		m.handleEpisodes(msg)
-		return nil
-	case notesMsg:
-		return m.handleNotes(msg)
 	case replayMsg:
 		return m.handleReplay(msg)
 	case resumedMsg:
 		return m.handleResumed(msg)
-	case undoCheckMsg, handUndoneMsg:
+	case undoCheckMsg:
 		return m.handleUndo(msg)
 	case flashMsg:
 		return m.setFlash(msg.text, msg.err)
-	case viewerMsg:
-		if m.state == stViewer && m.viewer != nil && m.viewer.id == msg.id {
-			m.viewer.set(msg)
-		}
-		return nil
 	case flashDoneMsg:
 		if msg.id == m.flashID {
 			m.flash = ""
@@ -345,39 +300,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.endArmed = false // any other key: the episode goes on
 		}
 		return m.handleKey(msg)
-	case tea.PasteMsg:
-		if m.state == stInput {
-			return m.paste(msg.Content)
-		}
 	case tea.MouseClickMsg:
 		return m.handleClick(msg.Mouse())
 	case tea.MouseWheelMsg:
 		return m.handleWheel(msg.Mouse())
 	}
-	return m.updateFocusedInput(msg)
-}
-
-// updateFocusedInput passes other messages (cursor blinks) to the input in
-// use.
-func (m *Model) updateFocusedInput(msg tea.Msg) tea.Cmd {
-	var cmd tea.Cmd
-	switch m.state {
-	case stInput:
-		m.input, cmd = m.input.Update(msg)
-	case stSearch:
-		m.search, cmd = m.search.Update(msg)
-	case stObjInput:
-		m.objInput, cmd = m.objInput.Update(msg)
-	case stReviewInput:
-		m.reviewInput, cmd = m.reviewInput.Update(msg)
-	case stForm:
-		_, cmd = m.form.update(msg)
-	case stNotes:
-		if m.notes != nil && m.notes.editing {
-			m.notes.input, cmd = m.notes.input.Update(msg)
-		}
-	}
-	return cmd
+	// The rest (cursor blinks, pastes, a dialog's answers) is the top
+	// dialog's.
+	return m.updateTop(msg)
 }
 
 func (m *Model) resize(w, h int) {
@@ -393,11 +323,11 @@ func (m *Model) setTheme(name string) {
 		return
 	}
 	m.c.setTheme(th)
-	for _, ti := range []*textinput.Model{&m.input, &m.search, &m.objInput, &m.reviewInput} {
-		m.styleInput(ti)
-	}
-	if m.form != nil {
-		m.form.setStyles()
+	m.styleInput(&m.input)
+	for _, d := range m.dialogs {
+		if r, ok := d.(restyler); ok {
+			r.setStyles()
+		}
 	}
 }
 
@@ -481,8 +411,10 @@ func (m *Model) relayout() {
 			r.mapp.setSize(w, h)
 		}
 	}
-	if m.form != nil {
-		m.form.setWidth(m.dialogWidth())
+	for _, d := range m.dialogs {
+		if f, ok := d.(*memForm); ok {
+			f.setWidth(m.dialogWidth())
+		}
 	}
 }
 
@@ -529,15 +461,13 @@ func (m *Model) Render() string {
 	rows := make([]string, 0, m.h)
 	rows = append(rows, m.noticeLines()...)
 	area := m.lay.area
-	switch m.state {
-	case stHelp, stForm, stModels, stViewer, stEpisodes, stNotes:
-		rows = append(rows, m.dialogView(area.w, area.h)...)
+	switch d := m.overlay(); {
+	case d != nil:
+		rows = append(rows, m.dialogView(d, area.w, area.h)...)
+	case m.mapZoom:
+		rows = append(rows, m.paneBox(pMap, area)...)
 	default:
-		if m.mapZoom {
-			rows = append(rows, m.paneBox(pMap, area)...)
-		} else {
-			rows = append(rows, m.panesView()...)
-		}
+		rows = append(rows, m.panesView()...)
 	}
 	rows = append(rows, m.statusView(), m.footerView())
 	if len(rows) > m.h {

@@ -473,6 +473,9 @@ func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int)
 	case engine.MemoryRestoreHand:
 		var n int
 		n, err = s.Memories.RestoreGeneration()
+		if err != nil {
+			return nil, fmt.Errorf("bring back the memories deleted by hand: %w", err)
+		}
 		me.Title = fmt.Sprintf("%d deleted by hand", n)
 	default:
 		return nil, fmt.Errorf("memory edit: unknown operation %q", me.Op)

@@ -135,7 +135,6 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		}
 		if sess.Objectives != nil {
 			opts.Objectives = sess.Objectives
-			opts.SaveObjectives = sess.SaveObjectives
 		}
 		err = tui.Run(runCtx, opts, stdin, stdout)
 		// Nobody reads the events any more; the engine must still be able to
