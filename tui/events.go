@@ -265,7 +265,6 @@ func (m *Model) handleResumed(msg resumedMsg) tea.Cmd {
 	return nil
 }
 
-
 // flashMsg is a word for the footer from a command.
 type flashMsg struct {
 	text string

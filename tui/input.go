@@ -321,9 +321,6 @@ func (m *Model) quit() tea.Cmd {
 		tea.Tick(quitTimeout, func(time.Time) tea.Msg { return forceQuitMsg{} }))
 }
 
-
-
-
 func (m *Model) objectiveOp(op string) tea.Cmd {
 	if o, ok := m.objectives.selected(); ok {
 		word := fmt.Sprintf("%s: %s", op, o)
@@ -347,7 +344,6 @@ func (m *Model) undoObjectiveDrop() tea.Cmd {
 	return tea.Batch(m.send(engine.ObjectiveEdit{Op: engine.ObjectiveAdd, Text: o}), m.setFlash(fmt.Sprintf("brought back %q", o), false))
 }
 
-
 // openForm opens the memory form for the selected memory (or a new one).
 func (m *Model) openForm(op engine.MemoryOp) tea.Cmd {
 	loc, name := m.memory.location()
@@ -363,7 +359,6 @@ func (m *Model) openForm(op engine.MemoryOp) tea.Cmd {
 	m.open(f)
 	return f.focusField(0)
 }
-
 
 func (m *Model) deleteMemory() tea.Cmd {
 	sel, ok := m.memory.selected()

@@ -57,8 +57,8 @@ type Model struct {
 	input     textinput.Model // the command line (kept while it is closed)
 	history   []string
 	histAt    int
-	mouseOff  bool   // the terminal's own selection instead of the mouse
-	clipboard string // what y copied last
+	mouseOff  bool    // the terminal's own selection instead of the mouse
+	clipboard string  // what y copied last
 	replay    *replay // a past episode shown instead of the live one
 
 	flash       string

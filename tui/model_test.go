@@ -197,7 +197,7 @@ func TestMemoryEditSupersedeAddDeleteUndo(t *testing.T) {
 	h.key("ctrl+u")
 	h.typeText("Door is boarded up")
 	h.key("tab", "tab", "right") // category → DISCOVERY
-	h.do("ctrl+s") // the form compares with Memories.md (read in a command), then saves
+	h.do("ctrl+s")               // the form compares with Memories.md (read in a command), then saves
 	want := []engine.Command{engine.MemoryEdit{Op: engine.MemoryEditText, Location: 3, Title: "Cottage door is boarded",
 		NewTitle: "Door is boarded up", Text: "The front door will not open; it is boarded shut.", Category: "DISCOVERY"}}
 	if got := h.pending(); !reflect.DeepEqual(got, want) {

@@ -179,4 +179,3 @@ func (m *Model) footerView() string {
 func newProgressBar(c *common) progress.Model {
 	return progress.New(progress.WithColors(c.styles.ProgressFull), progress.WithFillCharacters('█', '░'))
 }
-
