@@ -77,9 +77,15 @@ type (
 	}
 )
 
-func (f *guardedMemories) Sections() []memory.Section { f.g.call("Memories.Sections"); return f.fakeMemories.Sections() }
-func (f *guardedMemories) Refresh() (bool, error)     { f.g.call("Memories.Refresh"); return true, nil }
-func (f *guardedMemories) Stats() memory.Stats        { f.g.call("Memories.Stats"); return f.fakeMemories.Stats() }
+func (f *guardedMemories) Sections() []memory.Section {
+	f.g.call("Memories.Sections")
+	return f.fakeMemories.Sections()
+}
+func (f *guardedMemories) Refresh() (bool, error) { f.g.call("Memories.Refresh"); return true, nil }
+func (f *guardedMemories) Stats() memory.Stats {
+	f.g.call("Memories.Stats")
+	return f.fakeMemories.Stats()
+}
 
 func (f guardedObjectives) Objectives() ([]string, []string) {
 	f.g.call("Objectives.Objectives")
@@ -450,4 +456,3 @@ func exprString(e ast.Expr) string {
 	}
 	return fmt.Sprintf("%T", e)
 }
-
