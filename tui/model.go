@@ -28,15 +28,37 @@ type Model struct {
 	w, h  int
 	lay   layout
 	focus paneID
+	panes
+	gameView
 
+	// dialogs are the open dialogs, the top one last: it has the keyboard.
+	dialogs []dialog
+	viewers int // viewers opened (a viewer's answer names its viewer)
+	commandState
+	footerState
+	reviewState
+
+	replay    *replay // a past episode shown instead of the live one
+	notice    notice
+	checking  bool // a check of the model server is in flight
+	pull      *pullState
+	mouseOff  bool   // the terminal's own selection instead of the mouse
+	clipboard string // what y copied last
+	themeSet  bool   // a theme was chosen (flag or t); the background no longer decides
+}
+
+// panes are the live panes.
+type panes struct {
 	transcript *transcriptPane
 	reasoning  *reasoningPane
 	memory     *memoryPane
 	objectives *objectivesPane
 	mapp       *mapPane
 	mapZoom    bool // the map pane takes the whole panes area
+}
 
-	// What the status bar shows, from the events.
+// gameView is the game as the status bar shows it, from the events.
+type gameView struct {
 	episode, turn, score, moves int
 	loc                         env.Location
 	mode                        engine.Mode
@@ -49,34 +71,33 @@ type Model struct {
 	haveSupervisor              bool
 	roleModels                  map[string]string
 	stopped, quitting           bool
+	stepping                    bool // a step was sent and its turn has not ended
+	queuedSteps                 int  // n pressed while a step was in flight
+}
 
-	// dialogs are the open dialogs, the top one last: it has the keyboard.
-	dialogs []dialog
-	viewers int // viewers opened (a viewer's answer names its viewer)
+// commandState is the command line's: its text is kept while it is
+// closed, with the commands sent before.
+type commandState struct {
+	input   textinput.Model
+	history []string
+	histAt  int
+}
 
-	input     textinput.Model // the command line (kept while it is closed)
-	history   []string
-	histAt    int
-	mouseOff  bool    // the terminal's own selection instead of the mouse
-	clipboard string  // what y copied last
-	replay    *replay // a past episode shown instead of the live one
+// footerState is what the footer says for a moment, and the keys armed
+// for a second press.
+type footerState struct {
+	flash     string
+	flashErr  bool
+	flashID   int
+	escArmed  bool
+	escID     int
+	endArmed  bool // X pressed once: X again ends the episode
+	undoArmed int  // u asked to bring back a deletion by hand while this flash shows
+}
 
-	flash       string
-	flashErr    bool
-	flashID     int
-	escArmed    bool
-	stepping    bool // a step was sent and its turn has not ended
-	queuedSteps int  // n pressed while a step was in flight
-	endArmed    bool // X pressed once: X again ends the episode
-	undoArmed   int  // u asked to bring back a deletion by hand while this flash shows
-	escID       int
-	notice      notice
-	checking    bool
-	pull        *pullState
-	themeSet    bool // a theme was chosen (flag or t); the background no longer decides
-	memLoaded   bool
-
-	// Review mode: pending is the proposal waiting for the person.
+// reviewState is review mode's: pending is the proposal waiting for the
+// person.
+type reviewState struct {
 	reviewOn     bool
 	pending      *engine.ReviewRequested
 	reviewTickID int
@@ -107,10 +128,11 @@ func New(ctx context.Context, opts Options) *Model {
 	c := newCommon(th)
 	c.keys.remap(opts.Keys)
 	m := &Model{
-		ctx: ctx, opts: opts, log: log, c: c, out: &outbox{},
-		transcript: newTranscript(c), reasoning: newReasoning(c),
-		memory: newMemoryPane(c, opts.Memories != nil), objectives: newObjectivesPane(c, opts.Objectives != nil),
-		mapp: newMapPane(c), mode: engine.Paused, roleModels: map[string]string{}, themeSet: themeSet,
+		ctx: ctx, opts: opts, log: log, c: c, out: &outbox{}, themeSet: themeSet,
+		panes: panes{transcript: newTranscript(c), reasoning: newReasoning(c),
+			memory: newMemoryPane(c, opts.Memories != nil), objectives: newObjectivesPane(c, opts.Objectives != nil),
+			mapp: newMapPane(c)},
+		gameView: gameView{mode: engine.Paused, roleModels: map[string]string{}},
 	}
 	if opts.Models != nil {
 		if r, ok := opts.Models.Role(config.RoleAgent); ok {
