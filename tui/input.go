@@ -60,6 +60,11 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 			tp.clearSearch()
 			return nil
 		}
+		if m.notice.kind != noticeNone && !m.notice.hidden && !m.thinking {
+			// The notice gives its rows back to the panes; r checks again.
+			m.notice.hidden = true
+			return m.setFlash("notice hidden: r checks the model server again", false)
+		}
 		return m.escape()
 	}
 	switch {

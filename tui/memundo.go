@@ -39,7 +39,7 @@ func (m *Model) handleUndo(msg undoCheckMsg) tea.Cmd {
 	if msg.pending > 0 {
 		return m.undoSessionDelete()
 	}
-	cmd := m.setFlash("no deletion here to undo · u again restores the last hand deletion", false)
+	cmd := m.setFlash("no deletion here · u again undoes the last hand deletion", false)
 	m.undoArmed = m.flashID
 	return cmd
 }

@@ -76,7 +76,7 @@ func TestUndoBringsBackAHandDeletion(t *testing.T) {
 	if msg, ok := press().(undoCheckMsg); !ok || msg.pending != 0 {
 		t.Fatalf("first u: %#v, want a check finding nothing deleted in the session", msg)
 	}
-	h.mustSee("u again restores the last hand deletion")
+	h.mustSee("u again undoes the last hand deletion")
 	if len(store.List(3)) != 1 {
 		t.Fatal("the first u changed the memories; it must only ask")
 	}

@@ -390,7 +390,7 @@ func (m *Model) savePrefs(theme string, models map[string]string) tea.Cmd {
 func (m *Model) noticeLines() []string {
 	var out []string
 	w := m.w
-	if m.notice.kind != noticeNone {
+	if m.notice.kind != noticeNone && !m.notice.hidden {
 		for i, l := range wrap(m.notice.text, w-2, stWarning, "") {
 			prefix := "  "
 			if i == 0 {

@@ -52,9 +52,10 @@ func checkOllama(ctx context.Context, m Models) tea.Cmd {
 
 // notice is a problem the screen states plainly until it is solved.
 type notice struct {
-	kind  noticeKind
-	text  string
-	model string // the missing model
+	kind   noticeKind
+	text   string
+	model  string // the missing model
+	hidden bool   // esc hid it (the problem stays: the agent's keys still say so)
 }
 
 type noticeKind int

@@ -91,9 +91,10 @@ func (r *reasonItem) layout(w int) []line {
 // reasoningPane streams the agent's reasoning and thinking as they arrive,
 // and shows the critic's verdicts.
 type reasoningPane struct {
-	c    *common
-	feed *feed
-	cur  *reasonItem
+	c      *common
+	feed   *feed
+	cur    *reasonItem
+	legend bool // the supervisor's gauges were explained
 }
 
 func newReasoning(c *common) *reasoningPane {
@@ -215,6 +216,10 @@ func (p *reasoningPane) played(ev engine.TurnResult) {
 	p.touch(b)
 }
 
+// gaugeLegend explains the supervisor's gauges on the status bar.
+const gaugeLegend = "The supervisor's gauges (status bar, -1 to +1): trust: the agent's claims match the game; " +
+	"work: progress (score, new rooms, objectives met); comfort: the agent follows your commands rather than undoing them."
+
 // supervised shows the supervisor's feedback (what the agent reads next).
 func (p *reasoningPane) supervised(ev engine.SupervisorChanged) {
 	if strings.TrimSpace(ev.Feedback) == "" && len(ev.Contradicted) == 0 {
@@ -229,6 +234,11 @@ func (p *reasoningPane) supervised(ev engine.SupervisorChanged) {
 		text += " Contradicted: " + oneLine(strings.Join(ev.Contradicted, "; "))
 	}
 	p.add(ev.Turn, rpart{kind: rkSupervisor, text: text})
+	if !p.legend {
+		// The status bar's gauges, explained the first time they move.
+		p.legend = true
+		p.add(ev.Turn, rpart{kind: rkSupervisor, text: gaugeLegend})
+	}
 }
 
 func (p *reasoningPane) failed(turn int, msg string) {
