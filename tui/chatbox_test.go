@@ -70,7 +70,7 @@ func TestQueuedStepsPlayOneAfterAnother(t *testing.T) {
 	h.mustSee("stepping · 2 queued")
 	h.flush()
 	for i := 1; i <= 3; i++ {
-		h.events(engine.TurnStarted{Turn: i, Actor: engine.ActorAgent}, turn(i, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane", 0),
+		h.events(engine.TurnStarted{Turn: i, Actor: engine.ActorAgent}, turn(i, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane"),
 			engine.Idle{Turn: i, Mode: engine.Paused})
 		want := 1
 		if i == 3 {
@@ -94,7 +94,7 @@ func TestInputBehavesLikeAChatBox(t *testing.T) {
 	h := newHarness(t, 120, 30, "dark")
 	h.events(opening(), engine.Idle{Mode: engine.Paused})
 	for i := 1; i <= 30; i++ {
-		h.events(turn(i, engine.ActorAgent, "wait", "Time passes.\nStill.", 3, "Muddy Lane", 0))
+		h.events(turn(i, engine.ActorAgent, "wait", "Time passes.\nStill.", 3, "Muddy Lane"))
 	}
 	h.key("1", "pgup", "pgup")
 	if h.m.transcript.feed.atBottom() {
@@ -150,7 +150,7 @@ func TestResumeRestoresTranscriptMapAndActors(t *testing.T) {
 	m := New(context.Background(), Options{Engine: eng, Episodes: src, RefreshEvery: -1, Theme: "dark", Resume: &Resume{Episode: 1, Map: &snap}})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 	h := &harness{t: t, m: m, eng: eng}
-	res := turn(2, "", "", "Muddy Lane", 3, "Muddy Lane", 0)
+	res := turn(2, "", "", "Muddy Lane", 3, "Muddy Lane")
 	res.Resumed, res.Episode = true, 1
 	for _, msg := range run(h.events(res, engine.Idle{Turn: 2, Mode: engine.Paused})) {
 		m.Update(msg)

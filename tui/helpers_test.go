@@ -244,11 +244,17 @@ func hasQuit(cmd tea.Cmd) bool {
 	return false
 }
 
-// turn is a played turn for tests.
-func turn(n int, actor engine.Actor, action, text string, loc int, name string, score int) engine.TurnResult {
+// turn is a played turn for tests (score 0: scored sets one).
+func turn(n int, actor engine.Actor, action, text string, loc int, name string) engine.TurnResult {
 	return engine.TurnResult{Turn: n, Actor: actor, Action: action, Observation: env.Observation{
-		Text: text, Location: env.Location{ID: loc, Name: name}, Score: score, Moves: n,
+		Text: text, Location: env.Location{ID: loc, Name: name}, Moves: n,
 	}}
+}
+
+// scored is a turn with a score.
+func scored(ev engine.TurnResult, score int) engine.TurnResult {
+	ev.Observation.Score = score
+	return ev
 }
 
 // sampleSections is a Memories.md's worth of sections.

@@ -75,7 +75,7 @@ func TestReviewKeys(t *testing.T) {
 	h.events(engine.ReviewRequested{Turn: 2, Action: "south", Deadline: time.Now().Add(9 * time.Second)})
 	h.mustSee("auto in ")
 	// Playing the turn clears the review.
-	h.events(turn(2, engine.ActorAgent, "south", "The well.", 0, "Old Well", 0))
+	h.events(turn(2, engine.ActorAgent, "south", "The well.", 0, "Old Well"))
 	if h.m.pending != nil {
 		t.Fatal("a played turn leaves the review shown")
 	}

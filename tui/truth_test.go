@@ -140,3 +140,43 @@ func TestNoticeHidesAndGaugesExplained(t *testing.T) {
 		t.Fatalf("the gauges are explained %d times:\n%s", n, r.screen())
 	}
 }
+
+// The live Reasoning pane shows what a replay shows: the person's
+// decisions, proposals numbered across a retry after a rejection, and the
+// critic's account of a move played after rejections, whole at any width;
+// a thinking model's reasoning, which repeats its thinking, shows once.
+func TestReasoningShowsThePersonsDecisionsLive(t *testing.T) {
+	for _, w := range []int{80, 120} {
+		h := newHarness(t, w, 40, "dark")
+		h.events(opening(), engine.TurnStarted{Turn: 1, Actor: engine.ActorAgent},
+			engine.ProposalMade{Turn: 1, Attempt: 1, Action: "east", Reasoning: "The cottage is east and worth a look.", Thinking: "The cottage is east\nand worth a look."},
+			engine.ReviewRequested{Turn: 1, Attempt: 1, Action: "east"})
+		h.key("x")
+		h.typeText("boarded")
+		h.key("enter")
+		h.events(engine.ProposalMade{Turn: 1, Attempt: 1, Action: "north", Reasoning: "The orchard."},
+			engine.ReviewRequested{Turn: 1, Attempt: 1, Action: "north"})
+		h.key("enter")
+		played := turn(1, engine.ActorAgent, "tie rope to railing", "Done.", 3, "Muddy Lane")
+		played.Verdicts = []engine.Verdict{{Action: "a", Stage: engine.StageGroundTruth}, {Action: "b", Stage: engine.StageModel}, {Action: "tie rope to railing", Accepted: true}}
+		h.events(played)
+		var b strings.Builder
+		for _, e := range h.m.reasoning.feed.entries {
+			for _, l := range e.it.layout(h.m.reasoning.feed.w) {
+				if l.width > h.m.reasoning.feed.w {
+					t.Errorf("%d columns: a line is cut: %q", w, l.plain())
+				}
+				b.WriteString(l.plain() + "\n")
+			}
+		}
+		s := b.String()
+		for _, want := range []string{`✗ rejected by you: "east": boarded`, "→ proposal 2: north", `✓ accepted by you: "north"`, "overridden)"} {
+			if !strings.Contains(s, want) {
+				t.Fatalf("%d columns: the Reasoning pane lacks %q:\n%s", w, want, s)
+			}
+		}
+		if n := strings.Count(s, "worth a look"); n != 1 {
+			t.Errorf("%d columns: the thinking shows %d times", w, n)
+		}
+	}
+}
