@@ -347,15 +347,20 @@ text "try the orchard first"
 keys Enter
 wait_for "reject+remember" # the agent proposes again for the same turn
 [[ $(turn_now) == "$((t0 + 2))" ]] || fail "review: a rejection played a turn"
-# The Reasoning pane shows the person's rejection live, and the retry is
-# the turn's second proposal.
-wait_for 'rejected by you:' "try the orchard first" "proposal 2:"
+# The Reasoning pane shows the person's rejection live, and the retry goes
+# on numbering the turn's proposals (2 or more, never 1 again).
+wait_for 'rejected by you: "'
+deadline=$((SECONDS + 30))
+until screen | awk '/rejected by you: "/ { seen = 1 } seen && match($0, /proposal [0-9]+:/) { n = substr($0, RSTART + 9, RLENGTH - 10); if (n + 0 >= 2) ok = 1 } END { exit !ok }'; do
+	((SECONDS < deadline)) || fail "review: the retry after the rejection is not numbered on (proposal 2 or more)"
+	sleep 0.2
+done
 keys Enter
 wait_for "Turn: $((t0 + 3))"
 keys v
 wait_for "review mode off"
 settle
-log "review: x rejected with a reason (shown live as rejected by you), the agent proposed again (proposal 2); v switched review off"
+log "review: x rejected with a reason (shown live as rejected by you), the agent proposed again (numbered on); v switched review off"
 
 # A second Lantern on the same work dir refuses, naming the owner's PID,
 # and offers the read-only replay: no leaves at once (non-zero); yes shows

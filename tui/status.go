@@ -13,8 +13,9 @@ import (
 	"github.com/lantern-if/lantern/engine"
 )
 
-// modeLabel is the mode the status bar shows: running, stepping, paused, or
-// manual (the person is typing, or played last while the agent waits).
+// modeLabel is the mode the status bar shows: running, stepping, paused,
+// waiting for you (a proposal waits for the person's review), or manual
+// (the person is typing, or played last while the agent waits).
 func (m *Model) modeLabel() (string, lipgloss.Style) {
 	s := m.c.styles
 	switch {
