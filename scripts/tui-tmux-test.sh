@@ -26,7 +26,8 @@
 #      Memories.md while its form is open makes the form ask, every answer
 #      shown (m merge); a memory deleted by hand right after the TUI saved
 #      it stays deleted.
-#   4. The README's screenshot (SCREENSHOT=FILE, UPDATE_README=1).
+#   The README's screenshot is taken before 3 (SCREENSHOT=FILE,
+#   UPDATE_README=1).
 #   In 1, review mode also shows "waiting for you" in the status, the
 #   person's rejection live in Reasoning ("rejected by you") and the retry
 #   as "proposal 2"; a paste of 8 lines asks before it plays.
@@ -54,7 +55,7 @@ cleanup() {
 	tmux kill-session -t "$session" 2>/dev/null || true
 	tmux kill-session -t "$session-second" 2>/dev/null || true
 	tmux kill-server 2>/dev/null || true
-	rm -f "$tmp/host" # the fake server stops when its file goes
+	rm -f "$tmp/host" "$tmp/host-shot" # a fake server stops when its file goes
 	if [[ -n $fake_pid ]]; then
 		kill "$fake_pid" 2>/dev/null || true
 		wait "$fake_pid" 2>/dev/null || true
@@ -452,6 +453,43 @@ if grep -q $'\r' "$tmp/bench-plain.log" || ! grep -q "episode 1: victory" "$tmp/
 	fail "lantern bench off a terminal should write plain lines"
 fi
 log "bench: the live status line showed episode, turn/max, score and time left on a terminal, plain lines off it"
+# The README's screenshot: the demo after four steps of the fake model,
+# at 118×34. SCREENSHOT=FILE keeps the capture there; UPDATE_README=1 puts
+# it in the README's "The screen" section.
+# A fake server of its own, so the agent plays the demo's opening afresh
+# (the server stops when its file goes).
+LANTERN_TUI_FAKE_OLLAMA="$tmp/host-shot" "$tmp/tui.test" -test.run '^TestServeFakeOllama$' >"$tmp/fake-shot.log" 2>&1 &
+shot_pid=$!
+for _ in $(seq 200); do
+	[[ -s $tmp/host-shot ]] && break
+	sleep 0.05
+done
+[[ -s $tmp/host-shot ]] || fail "the screenshot's fake Ollama did not start"
+start shot "$(<"$tmp/host-shot")"
+tmux resize-window -t "$session" -x 118 -y 34
+wait_for "Turn: 0" paused lantern-fake
+for n in 1 2 3 4; do
+	keys n
+	wait_for "Turn: $n"
+done
+wait_for paused "played: take apple"
+sleep 1
+screen | sed 's/[[:space:]]*$//' >"$tmp/screen.txt"
+[[ -n ${SCREENSHOT:-} ]] && cp "$tmp/screen.txt" "$SCREENSHOT"
+if [[ ${UPDATE_README:-} == 1 ]]; then
+	awk -v shot="$tmp/screen.txt" '
+		/^## The screen/ { in_sec = 1 }
+		in_sec && /^```text$/ && !done { print; while ((getline l < shot) > 0) print l; skip = 1; next }
+		skip && /^```$/ { skip = 0; done = 1 }
+		!skip { print }
+	' README.md >"$tmp/README.md" && cp "$tmp/README.md" README.md
+	log "README: the screenshot was refreshed"
+fi
+log "screenshot: the demo after four steps, 118×34"
+quit shot
+rm -f "$tmp/host-shot"
+wait "$shot_pid" 2>/dev/null || true
+
 # 3. The map pane draws the demo's rooms (no model needed: the person plays).
 # Seven moves of the walkthrough, typed; the map pane then shows the rooms
 # as boxes on the compass grid, the current one in a double box; f zooms it
@@ -533,30 +571,5 @@ fi
 log "a memory deleted by hand right after the TUI's save stayed deleted"
 quit map
 
-# 4. The README's screenshot: the demo after four steps of the fake model,
-# at 118×34. SCREENSHOT=FILE keeps the capture there; UPDATE_README=1 puts
-# it in the README's "The screen" section.
-start shot "$host"
-tmux resize-window -t "$session" -x 118 -y 34
-wait_for "Turn: 0" paused lantern-fake
-for n in 1 2 3 4; do
-	keys n
-	wait_for "Turn: $n"
-done
-wait_for paused "played: take apple"
-sleep 1
-screen | sed 's/[[:space:]]*$//' >"$tmp/screen.txt"
-[[ -n ${SCREENSHOT:-} ]] && cp "$tmp/screen.txt" "$SCREENSHOT"
-if [[ ${UPDATE_README:-} == 1 ]]; then
-	awk -v shot="$tmp/screen.txt" '
-		/^## The screen/ { in_sec = 1 }
-		in_sec && /^```text$/ && !done { print; while ((getline l < shot) > 0) print l; skip = 1; next }
-		skip && /^```$/ { skip = 0; done = 1 }
-		!skip { print }
-	' README.md >"$tmp/README.md" && cp "$tmp/README.md" README.md
-	log "README: the screenshot was refreshed"
-fi
-log "screenshot: the demo after four steps, 118×34"
-quit shot
 
 log "ok"
