@@ -196,7 +196,7 @@ func (m *Model) footerKeys() []key.Binding {
 		return []key.Binding{b(k.View, "read"), b(k.Edit, "edit"), b(k.Add, "add"), b(k.Supersede, "supersede"), b(k.Delete, "delete"),
 			b(k.Browse, "browse"), b(k.Undo, "undo"), pane}
 	case pObjectives:
-		return []key.Binding{b(k.Add, "add"), b(k.Edit, "edit"), b(k.Complete, "complete"), b(k.Drop, "drop"), lit("↑/↓", "choose"), pane}
+		return []key.Binding{b(k.Add, "add"), b(k.Edit, "edit"), b(k.Complete, "complete"), b(k.Drop, "drop"), b(k.Undo, "undrop"), lit("↑/↓", "choose"), pane}
 	case pMap:
 		if m.mapZoom {
 			return append([]key.Binding{b(k.Zoom, "back"), lit("enter", "Mermaid"), lit("↑/↓", "scroll")}, game...)
