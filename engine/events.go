@@ -226,8 +226,9 @@ type Quit struct{}
 
 // MemoryEdit changes a memory by hand (or, with Supersede, writes a new
 // memory that supersedes the one named by Title, "by human"). Delete removes
-// it (Undo brings the last deletion back). Location is the memory's
-// location ID; Title names the memory there.
+// it (Undo brings the last deletion back; RestoreHand brings back the
+// memories the last deletion made by hand in an editor removed). Location
+// is the memory's location ID; Title names the memory there.
 type MemoryEdit struct {
 	Location int
 	Title    string
@@ -242,12 +243,13 @@ type MemoryEdit struct {
 type MemoryOp string
 
 const (
-	MemoryAdd       MemoryOp = "add"
-	MemoryEditText  MemoryOp = "edit"
-	MemorySupersede MemoryOp = "supersede"
-	MemorySetStatus MemoryOp = "status"
-	MemoryDelete    MemoryOp = "delete"
-	MemoryUndo      MemoryOp = "undo"
+	MemoryAdd         MemoryOp = "add"
+	MemoryEditText    MemoryOp = "edit"
+	MemorySupersede   MemoryOp = "supersede"
+	MemorySetStatus   MemoryOp = "status"
+	MemoryDelete      MemoryOp = "delete"
+	MemoryUndo        MemoryOp = "undo"
+	MemoryRestoreHand MemoryOp = "restore-hand"
 )
 
 // ObjectiveEdit adds, completes or drops an objective by hand.

@@ -21,7 +21,16 @@
 #   2. With the server unreachable (OLLAMA_HOST=127.0.0.1:9): the screen names
 #      Ollama and the host, and a typed `inventory` still plays (Turn: 1).
 #   3. The map pane: seven typed moves of the demo, then the pane draws the
-#      rooms on the compass grid; f zooms it to full screen and back.
+#      rooms on the compass grid; f zooms it to full screen and back. At
+#      80×24 esc hides the model-server notice; a memory edited in
+#      Memories.md while its form is open makes the form ask, every answer
+#      shown (m merge); a memory deleted by hand right after the TUI saved
+#      it stays deleted.
+#   The README's screenshot is taken before 3 (SCREENSHOT=FILE,
+#   UPDATE_README=1).
+#   In 1, review mode also shows "waiting for you" in the status, the
+#   person's rejection live in Reasoning ("rejected by you") and the retry
+#   as "proposal 2"; a paste of 8 lines asks before it plays.
 #
 # Needs tmux (scripts/test-deps.sh installs it) and Go. KEEP=1 keeps the temp
 # dir (binaries, work dirs, logs). Exits 0 when both runs pass.
@@ -46,7 +55,7 @@ cleanup() {
 	tmux kill-session -t "$session" 2>/dev/null || true
 	tmux kill-session -t "$session-second" 2>/dev/null || true
 	tmux kill-server 2>/dev/null || true
-	rm -f "$tmp/host" # the fake server stops when its file goes
+	rm -f "$tmp/host" "$tmp/host-shot" # a fake server stops when its file goes
 	if [[ -n $fake_pid ]]; then
 		kill "$fake_pid" 2>/dev/null || true
 		wait "$fake_pid" 2>/dev/null || true
@@ -120,6 +129,23 @@ quit() {
 	local code
 	code=$(<"$tmp/exit-$1")
 	[[ $code == 0 ]] || fail "Lantern exited with $code"
+}
+
+# turn_now: the turn the status bar shows.
+turn_now() { screen | grep -o 'Turn: [0-9]*' | head -n 1 | grep -o '[0-9]*'; }
+
+# settle: until the turn stays the same for 2 s (a turn in flight when the
+# agent was paused ends first).
+settle() {
+	local a b deadline=$((SECONDS + 30))
+	a=$(turn_now)
+	while ((SECONDS < deadline)); do
+		sleep 2
+		b=$(turn_now)
+		[[ $a == "$b" ]] && return 0
+		a=$b
+	done
+	fail "the turn never settled"
 }
 
 log "building lantern and the fake Ollama"
@@ -196,8 +222,10 @@ keys Space
 wait_for running "T3 agent ›"
 keys Space
 wait_for paused
-log "resumed and paused"
-wait_for "Turn: 3"
+settle # the turn in flight when the pause came ends first
+t_quit=$(turn_now)
+((t_quit >= 3)) || fail "the agent played no turn after the resume"
+log "resumed and paused at turn $t_quit"
 map_counts=$(screen | grep -o '[0-9]* rooms\? · [0-9]* links\?' | head -n 1)
 [[ -n $map_counts ]] || fail "no map counts on the screen"
 log "map before quitting: $map_counts"
@@ -217,26 +245,10 @@ rm -f "$tmp/exit-fake"
 start fake "$host"
 wait_for "Continue that episode? [Y/n]"
 keys Enter
-wait_for "Resumed episode 1 after turn" "paused" "Turn: 3"
+wait_for "Resumed episode 1 after turn $t_quit" "paused" "Turn: $t_quit"
 wait_for "T1 agent › north" "T2 human › inventory" "T3 agent ›" "$map_counts" "Find the lamp"
 log "offered and resumed the unfinished episode: transcript, map ($map_counts) and objective are back"
 
-# turn_now: the turn the status bar shows.
-turn_now() { screen | grep -o 'Turn: [0-9]*' | head -n 1 | grep -o '[0-9]*'; }
-
-# settle: until the turn stays the same for 2 s (a turn in flight when the
-# agent was paused ends first).
-settle() {
-	local a b deadline=$((SECONDS + 30))
-	a=$(turn_now)
-	while ((SECONDS < deadline)); do
-		sleep 2
-		b=$(turn_now)
-		[[ $a == "$b" ]] && return 0
-		a=$b
-	done
-	fail "the turn never settled"
-}
 
 # i, Esc, Esc while the agent thinks: Esc leaves the input, never cancels.
 keys Space
@@ -265,9 +277,13 @@ t0=$(turn_now)
 keys 1 i
 tmux set-buffer -b lantern-paste $'look\nlook\nlook\nlook\nlook\nlook\nlook\nlook\n'
 tmux paste-buffer -p -b lantern-paste -t "$session"
+wait_for "Play the 8 pasted lines as 8 turns?"
+sleep 1
+[[ $(turn_now) == "$t0" ]] || fail "a paste of 8 lines played before the person said yes"
+keys y
 wait_for "pasted 8 lines" "Turn: $((t0 + 8))"
 keys Escape
-log "a paste of 8 lines played 8 turns"
+log "a paste of 8 lines asked first, then played 8 turns"
 
 # Scrolled up, a command sent shows its result.
 keys PageUp PageUp
@@ -309,12 +325,12 @@ wait_for "review mode on"
 settle
 t0=$(turn_now)
 keys n
-wait_for "reject+remember" "e edit" "x reject"
+wait_for "reject+remember" "e edit" "x reject" "waiting for you"
 sleep 1
 [[ $(turn_now) == "$t0" ]] || fail "review: the proposal was played before the person decided"
 keys Enter
 wait_for "Turn: $((t0 + 1))"
-log "review: the proposal waited in the footer; enter played it"
+log "review: the proposal waited in the footer, the status said it waits for the person; enter played it"
 keys n
 wait_for "reject+remember"
 keys e
@@ -332,12 +348,20 @@ text "try the orchard first"
 keys Enter
 wait_for "reject+remember" # the agent proposes again for the same turn
 [[ $(turn_now) == "$((t0 + 2))" ]] || fail "review: a rejection played a turn"
+# The Reasoning pane shows the person's rejection live, and the retry goes
+# on numbering the turn's proposals (2 or more, never 1 again).
+wait_for 'rejected by you: "'
+deadline=$((SECONDS + 30))
+until screen | awk '/rejected by you: "/ { seen = 1 } seen && match($0, /proposal [0-9]+:/) { n = substr($0, RSTART + 9, RLENGTH - 10); if (n + 0 >= 2) ok = 1 } END { exit !ok }'; do
+	((SECONDS < deadline)) || fail "review: the retry after the rejection is not numbered on (proposal 2 or more)"
+	sleep 0.2
+done
 keys Enter
 wait_for "Turn: $((t0 + 3))"
 keys v
 wait_for "review mode off"
 settle
-log "review: x rejected with a reason and the agent proposed again; v switched review off"
+log "review: x rejected with a reason (shown live as rejected by you), the agent proposed again (numbered on); v switched review off"
 
 # A second Lantern on the same work dir refuses, naming the owner's PID,
 # and offers the read-only replay: no leaves at once (non-zero); yes shows
@@ -429,6 +453,43 @@ if grep -q $'\r' "$tmp/bench-plain.log" || ! grep -q "episode 1: victory" "$tmp/
 	fail "lantern bench off a terminal should write plain lines"
 fi
 log "bench: the live status line showed episode, turn/max, score and time left on a terminal, plain lines off it"
+# The README's screenshot: the demo after four steps of the fake model,
+# at 118×34. SCREENSHOT=FILE keeps the capture there; UPDATE_README=1 puts
+# it in the README's "The screen" section.
+# A fake server of its own, so the agent plays the demo's opening afresh
+# (the server stops when its file goes).
+LANTERN_TUI_FAKE_OLLAMA="$tmp/host-shot" "$tmp/tui.test" -test.run '^TestServeFakeOllama$' >"$tmp/fake-shot.log" 2>&1 &
+shot_pid=$!
+for _ in $(seq 200); do
+	[[ -s $tmp/host-shot ]] && break
+	sleep 0.05
+done
+[[ -s $tmp/host-shot ]] || fail "the screenshot's fake Ollama did not start"
+start shot "$(<"$tmp/host-shot")"
+tmux resize-window -t "$session" -x 118 -y 34
+wait_for "Turn: 0" paused lantern-fake
+for n in 1 2 3 4; do
+	keys n
+	wait_for "Turn: $n"
+done
+wait_for paused "played: take apple"
+sleep 1
+screen | sed 's/[[:space:]]*$//' >"$tmp/screen.txt"
+[[ -n ${SCREENSHOT:-} ]] && cp "$tmp/screen.txt" "$SCREENSHOT"
+if [[ ${UPDATE_README:-} == 1 ]]; then
+	awk -v shot="$tmp/screen.txt" '
+		/^## The screen/ { in_sec = 1 }
+		in_sec && /^```text$/ && !done { print; while ((getline l < shot) > 0) print l; skip = 1; next }
+		skip && /^```$/ { skip = 0; done = 1 }
+		!skip { print }
+	' README.md >"$tmp/README.md" && cp "$tmp/README.md" README.md
+	log "README: the screenshot was refreshed"
+fi
+log "screenshot: the demo after four steps, 118×34"
+quit shot
+rm -f "$tmp/host-shot"
+wait "$shot_pid" 2>/dev/null || true
+
 # 3. The map pane draws the demo's rooms (no model needed: the person plays).
 # Seven moves of the walkthrough, typed; the map pane then shows the rooms
 # as boxes on the compass grid, the current one in a double box; f zooms it
@@ -459,6 +520,56 @@ wait_for "f back" "│Up the Apple Tree" "│Muddy Lane" "│Orchard" "│Kitche
 keys f
 wait_for Transcript "f full screen"
 log "map: f zoomed the map to the whole screen and back"
+
+# At 80×24: esc hides the model-server notice; a memory edited in
+# Memories.md while its form is open makes the form ask, with every answer
+# on screen.
+tmux resize-window -t "$session" -x 80 -y 24
+sleep 0.5
+keys Escape
+wait_for "notice hidden"
+[[ $(screen) != *"Ollama is not reachable"* ]] || fail "esc did not hide the notice"
+keys 3 a
+wait_for "New memory at L"
+text "Rope by the well"
+keys Tab
+text "A rope hangs here."
+keys C-s
+wait_for "[NOTE] Rope by the well"
+mem=$(ls "$tmp"/wd-map/*/Memories.md)
+keys e
+wait_for "Edit memory at L"
+# hand_edit AWK: Memories.md rewritten by hand (as an editor saves it).
+hand_edit() { awk "$1" "$mem" >"$mem.new" && mv "$mem.new" "$mem"; }
+hand_edit '{ print } /^\*\*\[NOTE\] Rope by the well\*\*/ { getline; print "A rope hangs here, frayed." }'
+keys C-s
+wait_for "r reload theirs" "o overwrite with yours" "m merge" "esc cancel"
+keys Escape
+log "80×24: esc hid the notice; the outside-edit question showed all its answers (m merge)"
+
+# A memory deleted by hand within 2 s of the TUI's save stays deleted: the
+# pane drops it and the next save does not write it back.
+keys a
+wait_for "New memory at L"
+text "Bucket is empty"
+keys C-s
+wait_for "[NOTE] Bucket is empty"
+hand_edit '/^\*\*\[NOTE\] Bucket is empty\*\*/ { getline; next } { print }'
+sleep 3 # the TUI reads Memories.md every 2 s
+[[ $(screen) != *"Bucket is empty"* ]] || fail "the memory deleted by hand is still in the pane"
+keys a
+wait_for "New memory at L"
+text "The well is deep"
+keys C-s
+wait_for "[NOTE] The well is deep"
+sleep 1
+if grep -qF "Bucket is empty" "$mem"; then
+	cat "$mem" >&2
+	fail "the next save wrote back the memory deleted by hand"
+fi
+[[ $(screen) != *"Bucket is empty"* ]] || fail "the memory deleted by hand came back in the pane"
+log "a memory deleted by hand right after the TUI's save stayed deleted"
 quit map
+
 
 log "ok"

@@ -26,7 +26,7 @@ func manyTurns(h *harness, n int) {
 			engine.TurnStarted{Turn: i, Actor: actor},
 			engine.ProposalMade{Turn: i, Attempt: 1, Action: "examine tree", Reasoning: "The tree might hold something useful."},
 			engine.CriticVerdict{Turn: i, Attempt: 1, Action: "examine tree", Score: 0.3, Justification: "reasonable", Accepted: true, Stage: "model"},
-			turn(i, actor, dirs[i%len(dirs)], benchText, 10+i%40, fmt.Sprintf("Room %d", i%40), i/100),
+			scored(turn(i, actor, dirs[i%len(dirs)], benchText, 10+i%40, fmt.Sprintf("Room %d", i%40)), i/100),
 		)
 	}
 }
@@ -54,7 +54,7 @@ func BenchmarkView5000Turns(b *testing.B) {
 		b.ReportAllocs()
 		i := 5005
 		for b.Loop() {
-			h.events(turn(i, engine.ActorAgent, "wait", benchText, 4, "Orchard", 1))
+			h.events(scored(turn(i, engine.ActorAgent, "wait", benchText, 4, "Orchard"), 1))
 			_ = h.m.Render()
 			i++
 		}

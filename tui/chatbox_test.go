@@ -70,7 +70,7 @@ func TestQueuedStepsPlayOneAfterAnother(t *testing.T) {
 	h.mustSee("stepping · 2 queued")
 	h.flush()
 	for i := 1; i <= 3; i++ {
-		h.events(engine.TurnStarted{Turn: i, Actor: engine.ActorAgent}, turn(i, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane", 0),
+		h.events(engine.TurnStarted{Turn: i, Actor: engine.ActorAgent}, turn(i, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane"),
 			engine.Idle{Turn: i, Mode: engine.Paused})
 		want := 1
 		if i == 3 {
@@ -94,7 +94,7 @@ func TestInputBehavesLikeAChatBox(t *testing.T) {
 	h := newHarness(t, 120, 30, "dark")
 	h.events(opening(), engine.Idle{Mode: engine.Paused})
 	for i := 1; i <= 30; i++ {
-		h.events(turn(i, engine.ActorAgent, "wait", "Time passes.\nStill.", 3, "Muddy Lane", 0))
+		h.events(turn(i, engine.ActorAgent, "wait", "Time passes.\nStill.", 3, "Muddy Lane"))
 	}
 	h.key("1", "pgup", "pgup")
 	if h.m.transcript.feed.atBottom() {
@@ -113,7 +113,7 @@ func TestInputBehavesLikeAChatBox(t *testing.T) {
 	}
 	h.typeText("look")
 	h.key("ctrl+c")
-	if h.m.quitting || h.m.input.Value() != "" || h.m.state != stInput {
+	if h.m.quitting || h.m.input.Value() != "" || !h.m.typing() {
 		t.Fatalf("ctrl+c on a typed line: quitting %v, line %q", h.m.quitting, h.m.input.Value())
 	}
 	h.mustSee("line cleared")
@@ -150,7 +150,7 @@ func TestResumeRestoresTranscriptMapAndActors(t *testing.T) {
 	m := New(context.Background(), Options{Engine: eng, Episodes: src, RefreshEvery: -1, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 	h := &harness{t: t, m: m, eng: eng}
-	res := turn(2, "", "", "Muddy Lane", 3, "Muddy Lane", 0)
+	res := turn(2, "", "", "Muddy Lane", 3, "Muddy Lane")
 	resumed := engine.EpisodeStarted{Episode: 1, Resumed: true, Turn: 2, Observation: res.Observation}
 	for _, msg := range run(h.events(resumed, engine.MapChanged{Rooms: 3, Connections: 4, Map: snap}, engine.Idle{Turn: 2, Mode: engine.Paused})) {
 		m.Update(msg)
@@ -174,21 +174,41 @@ func TestModelPickerStartsOnTheModelInUseAndSaves(t *testing.T) {
 	for _, msg := range run(h.key("ctrl+l")) {
 		m.Update(msg)
 	}
-	if m.picker.sel != 2 {
-		t.Fatalf("the picker starts on row %d, want 2 (qwen3:4b, in use)", m.picker.sel)
+	picker := func() *modelPicker {
+		t.Helper()
+		p, ok := topIs[*modelPicker](m)
+		if !ok {
+			t.Fatalf("the picker is not open: %T", m.top())
+		}
+		return p
+	}
+	if picker().sel != 2 {
+		t.Fatalf("the picker starts on row %d, want 2 (qwen3:4b, in use)", picker().sel)
 	}
 	h.key("up", "right")
-	if m.picker.sel != 2 {
-		t.Fatalf("another role starts on row %d, want its model's (2)", m.picker.sel)
+	if picker().sel != 2 {
+		t.Fatalf("another role starts on row %d, want its model's (2)", picker().sel)
 	}
 	h.key("up")
 	for _, msg := range run(h.key("enter")) {
 		m.Update(msg)
 	}
+	// One Enter uses the model for this session; nothing is written until
+	// the person says so.
+	if len(saved) != 0 {
+		t.Fatalf("one Enter saved %v", saved)
+	}
+	if got := eng.commands(); len(got) != 1 || got[0] != (engine.SetModel{Role: "critic", Model: "llama3"}) {
+		t.Fatalf("enter sent %#v", got)
+	}
+	h.mustSee("s keeps it for next time")
+	for _, msg := range run(h.key("s")) {
+		m.Update(msg)
+	}
 	if len(saved) != 1 || saved[0]["critic"] != "llama3" {
 		t.Fatalf("saved %v", saved)
 	}
-	m.picker.setModels(nil, unreachable("127.0.0.1:9"))
+	picker().setModels(nil, unreachable("127.0.0.1:9"))
 	h.mustSee("No model server answers at 127.0.0.1:9")
 	h.mustNotSee("dial tcp")
 }

@@ -62,7 +62,7 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 		m.mapp.setMap(ev.Map)
 	case engine.ObjectivesChanged:
 		m.objectives.counts(len(ev.Active), len(ev.Completed))
-		return tea.Batch(m.loadObjectives(), m.saveObjectives())
+		return m.loadObjectives()
 	case engine.TurnCompleted:
 		m.metrics, m.haveMetrics = ev, true
 	case engine.SupervisorChanged:
@@ -257,20 +257,6 @@ func (m *Model) handleResumed(msg resumedMsg) tea.Cmd {
 	}
 	m.transcript.addNote(msg.note, stEpisode)
 	return nil
-}
-
-// saveObjectives keeps the person's objectives (off the Update goroutine).
-func (m *Model) saveObjectives() tea.Cmd {
-	save := m.opts.SaveObjectives
-	if save == nil {
-		return nil
-	}
-	return func() tea.Msg {
-		if err := save(); err != nil {
-			return flashMsg{text: "objectives not saved: " + err.Error(), err: true}
-		}
-		return nil
-	}
 }
 
 // flashMsg is a word for the footer from a command.

@@ -9,23 +9,28 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// helpView is the full help's state: where it is scrolled and the filter
-// typed after /.
-type helpView struct {
+// helpDialog is the full help: every key by group, scrolled, filtered by
+// the query typed after /.
+type helpDialog struct {
+	c         *common
+	h         host
 	offset    int
 	query     string
 	searching bool
 }
 
-func (m *Model) openHelp() {
-	m.help = helpView{}
-	m.state = stHelp
+func (m *Model) openHelp() { m.open(&helpDialog{c: m.c, h: m}) }
+
+func (d *helpDialog) frame() frame {
+	lit := func(keys, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
+	}
+	return frame{title: "Keys", keys: []key.Binding{lit("↑/↓", "scroll"), lit("/", "search"), lit("esc", "close")}}
 }
 
 // helpEntries are the full help's rows: a heading per group, then one row
 // per key.
-func (m *Model) helpEntries() []helpEntry {
-	k := m.c.keys
+func helpEntries(k keyMap) []helpEntry {
 	groups := []struct {
 		title string
 		keys  []key.Binding
@@ -71,14 +76,14 @@ func (m *Model) helpEntries() []helpEntry {
 
 type helpEntry struct{ head, key, desc string }
 
-// helpLines are the help's rendered rows, filtered by the query (a group's
+// lines are the help's rendered rows, filtered by the query (a group's
 // heading stays with its matching keys).
-func (m *Model) helpLines(w int) []string {
-	s := m.c.styles
-	q := strings.ToLower(strings.TrimSpace(m.help.query))
+func (d *helpDialog) lines(w int) []string {
+	s := d.c.styles
+	q := strings.ToLower(strings.TrimSpace(d.query))
 	var out []string
 	var head string
-	for _, e := range m.helpEntries() {
+	for _, e := range helpEntries(d.c.keys) {
 		if e.head != "" {
 			head = e.head
 			continue
@@ -96,79 +101,82 @@ func (m *Model) helpLines(w int) []string {
 		out = append(out, fit(s.HelpKey.Render(fmt.Sprintf("  %-11s", e.key))+" "+s.HelpDesc.Render(e.desc), w))
 	}
 	if len(out) == 0 {
-		out = append(out, s.Muted.Render(fmt.Sprintf("no key matches %q", m.help.query)))
+		out = append(out, s.Muted.Render(fmt.Sprintf("no key matches %q", d.query)))
 	}
 	return out
 }
 
-// helpBody is the visible part of the help for a box of h rows inside.
-func (m *Model) helpBody(w, h int) []string {
-	ls := m.helpLines(w)
+// view is the visible part of the help for a box of h rows inside.
+func (d *helpDialog) view(w, h int) []string {
+	ls := d.lines(w)
 	page := max(h-1, 1) // the last row says where we are
-	m.help.offset = min(max(m.help.offset, 0), max(len(ls)-page, 0))
-	end := min(m.help.offset+page, len(ls))
-	body := append([]string(nil), ls[m.help.offset:end]...)
+	d.offset = min(max(d.offset, 0), max(len(ls)-page, 0))
+	end := min(d.offset+page, len(ls))
+	body := append([]string(nil), ls[d.offset:end]...)
 	for len(body) < page && len(ls) > page {
 		body = append(body, "")
 	}
 	var tail string
 	switch {
-	case m.help.searching:
-		tail = "/" + m.help.query + "▏ enter keeps · esc clears"
+	case d.searching:
+		tail = "/" + d.query + "▏ enter keeps · esc clears"
 	case len(ls) > page:
-		tail = fmt.Sprintf("%d–%d of %d · ↑/↓ pgup/pgdn scroll · / search · esc closes", m.help.offset+1, end, len(ls))
+		tail = fmt.Sprintf("%d–%d of %d · ↑/↓ pgup/pgdn scroll · / search · esc closes", d.offset+1, end, len(ls))
 	default:
-		tail = "/ search · ? or esc closes · theme " + m.c.theme.Name
+		tail = "/ search · ? or esc closes · theme " + d.c.theme.Name
 	}
-	return append(body, m.c.styles.Muted.Render(ansi.Truncate(tail, w, "…")))
+	return append(body, d.c.styles.Muted.Render(ansi.Truncate(tail, w, "…")))
 }
 
-// helpKey: scroll, search and close the help.
-func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
-	hv := &m.help
+// update: scroll, search and close the help.
+func (d *helpDialog) update(msg tea.Msg) (dialog, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return d, nil
+	}
 	s := k.String()
-	if hv.searching {
+	if d.searching {
 		switch s {
 		case "enter":
-			hv.searching = false
+			d.searching = false
 		case "esc":
-			hv.searching, hv.query = false, ""
+			d.searching, d.query = false, ""
 		case "backspace":
-			if r := []rune(hv.query); len(r) > 0 {
-				hv.query = string(r[:len(r)-1])
+			if r := []rune(d.query); len(r) > 0 {
+				d.query = string(r[:len(r)-1])
 			}
 		default:
 			if k.Text != "" {
-				hv.query += k.Text
+				d.query += k.Text
 			}
 		}
-		hv.offset = 0
-		return nil
+		d.offset = 0
+		return d, nil
 	}
-	page := max(m.lay.area.h-5, 1)
+	page := max(d.h.areaHeight()-5, 1)
 	switch s {
 	case "?", "esc", "q":
-		if s == "esc" && hv.query != "" {
-			hv.query, hv.offset = "", 0
-			return nil
+		if s == "esc" && d.query != "" {
+			d.query, d.offset = "", 0
+			return d, nil
 		}
-		m.state = stNormal
+		return nil, nil
 	case "/":
-		hv.searching = true
+		d.searching = true
 	case "up", "k":
-		hv.offset--
+		d.offset--
 	case "down", "j":
-		hv.offset++
+		d.offset++
 	case "pgup", "ctrl+u":
-		hv.offset -= page
+		d.offset -= page
 	case "pgdown", "ctrl+d", "space":
-		hv.offset += page
+		d.offset += page
 	case "home", "g":
-		hv.offset = 0
+		d.offset = 0
 	case "end", "G":
-		hv.offset = 1 << 20
+		d.offset = 1 << 20
 	}
-	return nil
+	return d, nil
 }
 
 // footerKeys are the keys the footer offers: the focused pane's (or the
@@ -182,12 +190,6 @@ func (m *Model) footerKeys() []key.Binding {
 	lit := func(keys, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
 	}
-	switch m.state {
-	case stHelp:
-		return []key.Binding{lit("↑/↓", "scroll"), lit("/", "search"), lit("esc", "close")}
-	case stForm, stModels, stViewer, stEpisodes, stNotes:
-		return []key.Binding{lit("esc", "close")}
-	}
 	if m.replay != nil {
 		return []key.Binding{lit("←/→", "step"), lit("home/end", "first/last"), lit("esc", "live game"), b(k.NextPane, "pane")}
 	}
@@ -198,7 +200,7 @@ func (m *Model) footerKeys() []key.Binding {
 		return []key.Binding{b(k.View, "read"), b(k.Edit, "edit"), b(k.Add, "add"), b(k.Supersede, "supersede"), b(k.Delete, "delete"),
 			b(k.Browse, "browse"), b(k.Undo, "undo"), pane}
 	case pObjectives:
-		return []key.Binding{b(k.Add, "add"), b(k.Edit, "edit"), b(k.Complete, "complete"), b(k.Drop, "drop"), lit("↑/↓", "choose"), pane}
+		return []key.Binding{b(k.Add, "add"), b(k.Edit, "edit"), b(k.Complete, "complete"), b(k.Drop, "drop"), b(k.Undo, "undrop"), lit("↑/↓", "choose"), pane}
 	case pMap:
 		if m.mapZoom {
 			return append([]key.Binding{b(k.Zoom, "back"), lit("enter", "Mermaid"), lit("↑/↓", "scroll")}, game...)
@@ -228,13 +230,16 @@ func (m *Model) withHelpKey(msg string, w int) string {
 
 // shortHelp is the footer's help line: the pane's keys, cut to fit, then
 // "q quit • ? help", which are always shown and end the line.
-func (m *Model) shortHelp(w int) string {
+func (m *Model) shortHelp(w int) string { return m.helpLineOf(m.footerKeys(), w) }
+
+// helpLineOf is a footer of keys, cut to fit, ending with the help key.
+func (m *Model) helpLineOf(keys []key.Binding, w int) string {
 	tail := m.helpTail()
 	tw := ansi.StringWidth(tail)
 	m.c.help.SetWidth(max(w-tw-2, 0))
 	left := ""
 	if w-tw-2 > 4 {
-		left = " " + m.c.help.ShortHelpView(m.footerKeys())
+		left = " " + m.c.help.ShortHelpView(keys)
 	}
 	m.c.help.SetWidth(0)
 	sep := m.c.styles.HelpDesc.Render(" │")

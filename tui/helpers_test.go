@@ -45,8 +45,9 @@ func (f *fakeEngine) commands() []engine.Command {
 
 // fakeMemories is a memory store's read side.
 type fakeMemories struct {
-	mu   sync.Mutex
-	secs []memory.Section
+	mu          sync.Mutex
+	secs        []memory.Section
+	undoPending int
 }
 
 func (f *fakeMemories) Sections() []memory.Section {
@@ -56,6 +57,12 @@ func (f *fakeMemories) Sections() []memory.Section {
 }
 
 func (f *fakeMemories) Refresh() (bool, error) { return false, nil }
+
+func (f *fakeMemories) Stats() memory.Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return memory.Stats{UndoPending: f.undoPending}
+}
 
 // fakeModels is a model server.
 type fakeModels struct {
@@ -237,11 +244,17 @@ func hasQuit(cmd tea.Cmd) bool {
 	return false
 }
 
-// turn is a played turn for tests.
-func turn(n int, actor engine.Actor, action, text string, loc int, name string, score int) engine.TurnResult {
+// turn is a played turn for tests (score 0: scored sets one).
+func turn(n int, actor engine.Actor, action, text string, loc int, name string) engine.TurnResult {
 	return engine.TurnResult{Turn: n, Actor: actor, Action: action, Observation: env.Observation{
-		Text: text, Location: env.Location{ID: loc, Name: name}, Score: score, Moves: n,
+		Text: text, Location: env.Location{ID: loc, Name: name}, Moves: n,
 	}}
+}
+
+// scored is a turn with a score.
+func scored(ev engine.TurnResult, score int) engine.TurnResult {
+	ev.Observation.Score = score
+	return ev
 }
 
 // sampleSections is a Memories.md's worth of sections.

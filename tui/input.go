@@ -18,49 +18,22 @@ const (
 	maxHistory  = 100
 )
 
-// handleKey routes a key by what the keyboard is doing.
+// handleKey routes a key: to the top dialog when one is open, else to the
+// replay or the panes.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
-	if k.String() == "ctrl+c" && (m.quitting || m.state != stNormal) {
+	if k.String() == "ctrl+c" && (m.quitting || m.top() != nil) {
 		if m.quitting {
 			return tea.Quit
 		}
-		if m.state == stInput && m.input.Value() != "" {
+		if _, ok := topIs[*commandLine](m); ok && m.input.Value() != "" {
 			// Like a chat box: ctrl+c clears the line first.
 			m.input.Reset()
 			return m.setFlash("line cleared · ctrl+c again quits", false)
 		}
 		return m.quit()
 	}
-	switch m.state {
-	case stInput:
-		return m.inputKey(k)
-	case stSearch:
-		return m.searchKey(k)
-	case stObjInput:
-		return m.objInputKey(k)
-	case stReviewInput:
-		return m.reviewInputKey(k)
-	case stForm:
-		return m.formKey(k)
-	case stHelp:
-		return m.helpKey(k)
-	case stModels:
-		c, closed := m.picker.key(k.String())
-		if closed {
-			m.state, m.picker = stNormal, nil
-		}
-		if sm, ok := c.(engine.SetModel); ok {
-			m.roleModels[sm.Role] = sm.Model
-			return tea.Batch(m.send(c), m.setFlash(fmt.Sprintf("%s role → %s", sm.Role, sm.Model), false),
-				m.savePrefs("", map[string]string{sm.Role: sm.Model}))
-		}
-		return nil
-	case stViewer:
-		return m.viewerKey(k)
-	case stEpisodes:
-		return m.episodesKey(k)
-	case stNotes:
-		return m.notesKey(k)
+	if m.top() != nil {
+		return m.updateTop(k)
 	}
 	if m.replay != nil {
 		if cmd, ok := m.replayKey(k); ok {
@@ -87,6 +60,11 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 			tp.clearSearch()
 			return nil
 		}
+		if m.notice.kind != noticeNone && !m.notice.hidden && !m.thinking {
+			// The notice gives its rows back to the panes; r checks again.
+			m.notice.hidden = true
+			return m.setFlash("notice hidden: r checks the model server again", false)
+		}
 		return m.escape()
 	}
 	switch {
@@ -109,8 +87,8 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Step):
 		return m.step()
 	case key.Matches(k, keys.Input):
-		m.state = stInput
 		m.histAt = len(m.history)
+		m.open(&commandLine{m: m})
 		return m.input.Focus()
 	case key.Matches(k, keys.NextPane):
 		m.focusPane((m.focus + 1) % numPanes)
@@ -133,19 +111,19 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		m.focusPane(pMap)
 		m.relayout()
 	case key.Matches(k, keys.Search):
-		m.focusPane(pTranscript)
-		m.state = stSearch
-		tp, _, _ := m.shown()
-		m.search.SetValue(tp.query)
-		return m.search.Focus()
+		return m.openSearch()
 	case key.Matches(k, keys.Theme):
 		return m.nextTheme()
 	case key.Matches(k, keys.Models):
 		if m.opts.Models == nil {
 			return m.setFlash("no model server is configured", true)
 		}
-		m.picker = newModelPicker(m.opts.Models, m.roleModels)
-		m.state = stModels
+		p := newModelPicker(m.opts.Models, m.roleModels)
+		p.c, p.h = m.c, m
+		if m.opts.SavePrefs != nil {
+			p.save = func(models map[string]string) tea.Cmd { return m.savePrefs("", models) }
+		}
+		m.open(p)
 		return listModels(m.ctx, m.opts.Models)
 	case key.Matches(k, keys.Copy):
 		return m.copyFocused()
@@ -212,6 +190,7 @@ func (m *Model) paneKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.openMemory()
 		case key.Matches(k, keys.Browse):
 			m.memory.toggleBrowser()
+			return nil
 		case key.Matches(k, keys.Edit):
 			return m.openForm(engine.MemoryEditText)
 		case key.Matches(k, keys.Supersede):
@@ -232,12 +211,13 @@ func (m *Model) paneKey(k tea.KeyPressMsg) tea.Cmd {
 			if !ok {
 				return m.setFlash("no objective selected (a adds one)", true)
 			}
-			m.objEditing = o
 			return m.openObjInput("edit", o)
 		case key.Matches(k, keys.Complete):
 			return m.objectiveOp("complete")
 		case key.Matches(k, keys.Drop):
 			return m.objectiveOp("drop")
+		case key.Matches(k, keys.Undo):
+			return m.undoObjectiveDrop()
 		}
 	case pMap:
 		if key.Matches(k, keys.View) {
@@ -254,11 +234,11 @@ func (m *Model) noEffect(k tea.KeyPressMsg) tea.Cmd {
 	keys := m.c.keys
 	name := k.String()
 	switch {
-	case key.Matches(k, keys.Edit, keys.Supersede, keys.Browse, keys.Undo, keys.View):
+	case key.Matches(k, keys.Edit, keys.Supersede, keys.Browse, keys.View):
 		return m.setFlash(fmt.Sprintf("%s works in the Memory pane (m); here it does nothing · ? lists the keys", name), true)
 	case key.Matches(k, keys.Complete):
 		return m.setFlash(fmt.Sprintf("%s works in the Objectives pane (o); here it does nothing · ? lists the keys", name), true)
-	case key.Matches(k, keys.Add, keys.Delete):
+	case key.Matches(k, keys.Add, keys.Delete, keys.Undo):
 		return m.setFlash(fmt.Sprintf("%s works in the Memory (m) and Objectives (o) panes; here it does nothing · ? lists the keys", name), true)
 	case len(k.Text) > 0:
 		return m.setFlash(fmt.Sprintf("%s does nothing here · ? lists the keys", name), true)
@@ -341,156 +321,32 @@ func (m *Model) quit() tea.Cmd {
 		return nil
 	}
 	m.quitting = true
-	m.state = stNormal
+	m.closeDialogs()
 	return tea.Batch(m.send(engine.Quit{}), m.setFlash("quitting: the engine stops at the turn boundary…", false),
 		tea.Tick(quitTimeout, func(time.Time) tea.Msg { return forceQuitMsg{} }))
 }
 
-// inputKey: the command line. Enter sends the command (it runs at the next
-// turn boundary, marked human) and keeps the line open; Esc leaves it.
-func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
-		// Esc only leaves the input; it never arms the cancel.
-		m.state = stNormal
-		m.input.Blur()
-		return nil
-	case "pgup", "pgdown", "ctrl+end":
-		// The transcript scrolls while typing.
-		switch k.String() {
-		case "pgup":
-			m.scrollPane(pTranscript, m.pageOf(pTranscript))
-		case "pgdown":
-			m.scrollPane(pTranscript, -m.pageOf(pTranscript))
-		default:
-			m.scrollPane(pTranscript, -(1 << 20))
-		}
-		return nil
-	case "end":
-		if m.input.Position() >= len([]rune(m.input.Value())) {
-			m.scrollPane(pTranscript, -(1 << 20)) // at the line's end: the transcript follows
-			return nil
-		}
-	case "enter":
-		text := oneLine(m.input.Value())
-		if text == "" {
-			return nil
-		}
-		m.input.Reset()
-		m.transcript.feed.toBottom() // sending follows the transcript
-		if n := len(m.history); n == 0 || m.history[n-1] != text {
-			m.history = append(m.history, text)
-			if len(m.history) > maxHistory {
-				m.history = m.history[1:]
-			}
-		}
-		m.histAt = len(m.history)
-		m.log.Info("override", "text", text)
-		note := "it runs now"
-		if m.mode == engine.Running || m.thinking {
-			note = "it runs at the turn boundary"
-		}
-		return tea.Batch(m.send(engine.Override{Text: text}), m.setFlash(fmt.Sprintf("sent %q: %s", text, note), false))
-	case "up":
-		if m.histAt > 0 {
-			m.histAt--
-			m.input.SetValue(m.history[m.histAt])
-			m.input.CursorEnd()
-		}
-		return nil
-	case "down":
-		if m.histAt < len(m.history) {
-			m.histAt++
-			v := ""
-			if m.histAt < len(m.history) {
-				v = m.history[m.histAt]
-			}
-			m.input.SetValue(v)
-			m.input.CursorEnd()
-		}
-		return nil
-	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(k)
-	return cmd
-}
-
-// searchKey: enter (or ↑) finds the next older match, ↓ a newer one, esc
-// closes the search.
-func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
-		m.state = stNormal
-		m.search.Blur()
-		tp, _, _ := m.shown()
-		tp.clearSearch()
-		return nil
-	case "enter", "up", "ctrl+p", "down", "ctrl+n":
-		older := k.String() != "down" && k.String() != "ctrl+n"
-		tp, _, _ := m.shown()
-		if !tp.search(strings.TrimSpace(m.search.Value()), older) {
-			return m.setFlash(fmt.Sprintf("no match for %q", m.search.Value()), true)
-		}
-		return nil
-	}
-	var cmd tea.Cmd
-	m.search, cmd = m.search.Update(k)
-	return cmd
-}
-
-// openObjInput asks for an objective's text (to add, or to name the one to
-// complete or drop).
-func (m *Model) openObjInput(op, value string) tea.Cmd {
-	m.objOp = op
-	switch op {
-	case "add":
-		m.objInput.Prompt = "new objective: "
-	case "edit":
-		m.objInput.Prompt = "objective: "
-	default:
-		m.objInput.Prompt = op + " objective (text or ID): "
-	}
-	m.objInput.SetValue(value)
-	m.state = stObjInput
-	return m.objInput.Focus()
-}
-
 func (m *Model) objectiveOp(op string) tea.Cmd {
 	if o, ok := m.objectives.selected(); ok {
-		return tea.Batch(m.send(engine.ObjectiveEdit{Op: engine.ObjectiveOp(op), Text: o}), m.setFlash(fmt.Sprintf("%s: %s", op, o), false))
+		word := fmt.Sprintf("%s: %s", op, o)
+		if op == string(engine.ObjectiveDrop) {
+			m.objectives.dropped = o
+			word = fmt.Sprintf("dropped %q · u brings it back", o)
+		}
+		return tea.Batch(m.send(engine.ObjectiveEdit{Op: engine.ObjectiveOp(op), Text: o}), m.setFlash(word, false))
 	}
 	return m.openObjInput(op, "")
 }
 
-func (m *Model) objInputKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
-		m.state = stNormal
-		m.objInput.Blur()
-		return nil
-	case "enter":
-		text := oneLine(m.objInput.Value())
-		m.state = stNormal
-		m.objInput.Blur()
-		m.objInput.Reset()
-		if text == "" {
-			return nil
-		}
-		if m.objOp == "edit" {
-			// An edit replaces the objective: the old text goes, the new comes.
-			old := m.objEditing
-			m.objEditing = ""
-			if text == old {
-				return nil
-			}
-			return tea.Batch(m.send(engine.ObjectiveEdit{Op: "drop", Text: old}, engine.ObjectiveEdit{Op: "add", Text: text}),
-				m.setFlash("objective edited: "+text, false))
-		}
-		return tea.Batch(m.send(engine.ObjectiveEdit{Op: engine.ObjectiveOp(m.objOp), Text: text}), m.setFlash(fmt.Sprintf("objective %s: %s", m.objOp, text), false))
+// undoObjectiveDrop is u in the Objectives pane: the objective dropped last
+// comes back (as the person's).
+func (m *Model) undoObjectiveDrop() tea.Cmd {
+	o := m.objectives.dropped
+	if o == "" {
+		return m.setFlash("nothing dropped here to bring back", false)
 	}
-	var cmd tea.Cmd
-	m.objInput, cmd = m.objInput.Update(k)
-	return cmd
+	m.objectives.dropped = ""
+	return tea.Batch(m.send(engine.ObjectiveEdit{Op: engine.ObjectiveAdd, Text: o}), m.setFlash(fmt.Sprintf("brought back %q", o), false))
 }
 
 // openForm opens the memory form for the selected memory (or a new one).
@@ -503,33 +359,10 @@ func (m *Model) openForm(op engine.MemoryOp) tea.Cmd {
 	if op != engine.MemoryAdd && !ok {
 		return m.setFlash("no memory selected here (a adds one)", true)
 	}
-	m.form = newMemForm(m.c, op, loc, name, sel)
-	m.form.setWidth(m.dialogWidth())
-	m.state = stForm
-	return m.form.focusField(0)
-}
-
-func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
-	res, cmd := m.form.update(k)
-	switch res {
-	case formCancel:
-		m.state, m.form = stNormal, nil
-		return nil
-	case formSave:
-		if m.form.outsideChange(m.opts.Memories) {
-			return nil // the form asks: reload, overwrite or merge
-		}
-		cmds, err := m.form.commands()
-		if err != nil {
-			m.form.err = err.Error()
-			return nil
-		}
-		what := map[engine.MemoryOp]string{engine.MemoryAdd: "added", engine.MemoryEditText: "edited", engine.MemorySupersede: "superseded"}[m.form.op]
-		m.log.Info("memory edit", "op", m.form.op, "location", m.form.loc)
-		m.state, m.form = stNormal, nil
-		return tea.Batch(m.send(cmds...), m.setFlash("memory "+what, false))
-	}
-	return cmd
+	f := newMemForm(m, op, formPlace{loc: loc, name: name, orig: sel})
+	f.setWidth(m.dialogWidth())
+	m.open(f)
+	return f.focusField(0)
 }
 
 func (m *Model) deleteMemory() tea.Cmd {
@@ -545,7 +378,7 @@ func (m *Model) deleteMemory() tea.Cmd {
 
 // handleClick focuses the pane under the pointer (or the tab clicked).
 func (m *Model) handleClick(ms tea.Mouse) tea.Cmd {
-	if m.state != stNormal {
+	if m.top() != nil {
 		return nil
 	}
 	if p := m.lay.paneAt(ms.X, ms.Y); p >= 0 {
@@ -557,7 +390,7 @@ func (m *Model) handleClick(ms tea.Mouse) tea.Cmd {
 // handleWheel scrolls the pane under the pointer.
 func (m *Model) handleWheel(ms tea.Mouse) tea.Cmd {
 	p := m.lay.paneAt(ms.X, ms.Y)
-	if p < 0 || (m.state != stNormal && m.state != stInput) {
+	if _, typing := topIs[*commandLine](m); p < 0 || (m.top() != nil && !typing) {
 		return nil
 	}
 	if m.lay.tabs {
@@ -612,7 +445,28 @@ func (m *Model) paste(content string) tea.Cmd {
 			cut++
 		}
 		cmds = append(cmds, engine.Override{Text: l})
-		m.history = append(m.history, l)
+	}
+	note := fmt.Sprintf("pasted %d lines: each plays as a command, in order", len(cmds))
+	if cut > 0 {
+		note += fmt.Sprintf(" (%d cut at %d characters)", cut, maxCommand)
+	}
+	if len(cmds) > pasteAsk {
+		m.open(&confirmPaste{m: m, cmds: cmds, note: note})
+		return nil
+	}
+	return m.playPaste(cmds, note)
+}
+
+// pasteAsk is the most pasted lines played without asking first.
+const pasteAsk = 5
+
+// playPaste sends a paste's commands, one turn each, and keeps them in the
+// history.
+func (m *Model) playPaste(cmds []engine.Command, note string) tea.Cmd {
+	for _, c := range cmds {
+		if o, ok := c.(engine.Override); ok {
+			m.history = append(m.history, o.Text)
+		}
 	}
 	if n := len(m.history); n > maxHistory {
 		m.history = m.history[n-maxHistory:]
@@ -620,11 +474,7 @@ func (m *Model) paste(content string) tea.Cmd {
 	m.histAt = len(m.history)
 	m.transcript.feed.toBottom()
 	m.log.Info("paste", "commands", len(cmds))
-	note := fmt.Sprintf("pasted %d lines: each plays as a command, in order", len(cmds))
-	if cut > 0 {
-		note += fmt.Sprintf(" (%d cut at %d characters)", cut, maxCommand)
-	}
-	return tea.Batch(m.send(cmds...), m.setFlash(note, cut > 0))
+	return tea.Batch(m.send(cmds...), m.setFlash(note, strings.Contains(note, " cut at ")))
 }
 
 // copyFocused puts the focused pane's content on the clipboard through the

@@ -282,10 +282,3 @@ func (p *mapPane) view() []string {
 	return out
 }
 
-// restore takes the engine's map (a resumed checkpoint's), standing in loc.
-func (p *mapPane) restore(s mapper.Snapshot, loc env.Location) {
-	p.setMap(s)
-	p.here = loc
-	p.offset, p.pan = 0, 0
-	p.ver++
-}

@@ -47,9 +47,9 @@ func TestMapPaneDrawsTheEnginesMap(t *testing.T) {
 	h := newHarness(t, 200, 60, "dark")
 	em := newEngineMap()
 	h.events(opening(), em.opened(3, "Muddy Lane"),
-		turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard", 0), em.moved("north", 4, "Orchard"),
-		turn(2, engine.ActorAgent, "south", "Muddy Lane", 3, "Muddy Lane", 0), em.moved("south", 3, "Muddy Lane"),
-		turn(3, engine.ActorAgent, "west", "You can't go that way.", 3, "Muddy Lane", 0), em.moved("west", 3, "Muddy Lane"))
+		turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard"), em.moved("north", 4, "Orchard"),
+		turn(2, engine.ActorAgent, "south", "Muddy Lane", 3, "Muddy Lane"), em.moved("south", 3, "Muddy Lane"),
+		turn(3, engine.ActorAgent, "west", "You can't go that way.", 3, "Muddy Lane"), em.moved("west", 3, "Muddy Lane"))
 	// The current room in a double box, the orchard above it, linked both ways.
 	h.mustSee("▣ L3 Muddy Lane", "2 rooms · 2 links", "│Orchard ", "║Muddy Lane ", "failed here: west")
 	rows := strings.Split(h.screen(), "\n")
@@ -66,7 +66,7 @@ func TestMapPaneDrawsTheEnginesMap(t *testing.T) {
 		t.Errorf("the orchard (row %d) is not drawn north of the lane (row %d)", orchard, lane)
 	}
 	// The pane draws only what the engine sends: a turn alone moves the mark.
-	h.events(turn(4, engine.ActorAgent, "north", "Orchard", 4, "Orchard", 0))
+	h.events(turn(4, engine.ActorAgent, "north", "Orchard", 4, "Orchard"))
 	h.mustSee("▣ L4 Orchard", "║Orchard ", "│Muddy Lane ")
 	h.key("M", "M")
 	h.mustSee("Mermaid · 2 rooms", `L3["Muddy Lane"]`, "L3 -->|north| L4")

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -18,6 +19,9 @@ import (
 // editing or superseding a memory. Saving gives the engine commands.
 type memForm struct {
 	c       *common
+	h       host
+	src     MemorySource // read only from the check command
+	log     *slog.Logger
 	op      engine.MemoryOp
 	loc     int
 	locName string
@@ -48,8 +52,17 @@ func formStatuses() []memory.Status {
 
 const formFields = 4
 
-func newMemForm(c *common, op engine.MemoryOp, loc int, locName string, orig memory.Memory) *memForm {
-	f := &memForm{c: c, op: op, loc: loc, locName: locName, orig: orig}
+// formPlace is where a memory form edits: the location and, for an edit
+// or a supersession, the memory as the form found it.
+type formPlace struct {
+	loc  int
+	name string
+	orig memory.Memory
+}
+
+func newMemForm(m *Model, op engine.MemoryOp, at formPlace) *memForm {
+	f := &memForm{c: m.c, h: m, src: m.opts.Memories, log: m.log, op: op, loc: at.loc, locName: at.name, orig: at.orig}
+	orig := at.orig
 	f.title = textinput.New()
 	f.title.Prompt = ""
 	f.title.Placeholder = "a short title"
@@ -146,7 +159,66 @@ const (
 	formSave
 )
 
-func (f *memForm) update(msg tea.Msg) (formResult, tea.Cmd) {
+// formCheckMsg is Memories.md as it is now, read when the person saves,
+// to compare with the memory as the form found it.
+type formCheckMsg struct {
+	secs []memory.Section
+	err  error
+}
+
+func (f *memForm) frame() frame { return frame{title: "Memory"} }
+
+func (f *memForm) footerLine(int) string {
+	s := f.c.styles
+	return s.HelpKey.Render(" ctrl+s") + s.HelpDesc.Render(" save · ") + s.HelpKey.Render("tab") + s.HelpDesc.Render(" next field · ") +
+		s.HelpKey.Render("esc") + s.HelpDesc.Render(" cancel")
+}
+
+func (f *memForm) view(int, int) []string { return f.body() }
+
+// update handles a key (or the check of Memories.md a save asked for).
+func (f *memForm) update(msg tea.Msg) (dialog, tea.Cmd) {
+	if msg, ok := msg.(formCheckMsg); ok {
+		if msg.err != nil {
+			f.log.Warn("memories", "err", msg.err)
+		}
+		if f.outsideChange(msg.secs) {
+			return f, nil // the form asks: reload, overwrite or merge
+		}
+		return f.commit()
+	}
+	res, cmd := f.handle(msg)
+	switch res {
+	case formCancel:
+		return nil, nil
+	case formSave:
+		if f.src != nil && !f.resolved && f.op != engine.MemoryAdd {
+			// Compare with the file as it is now, read off the Update
+			// goroutine; the answer comes back as a formCheckMsg.
+			src := f.src
+			return f, func() tea.Msg {
+				_, err := src.Refresh()
+				return formCheckMsg{secs: src.Sections(), err: err}
+			}
+		}
+		return f.commit()
+	}
+	return f, cmd
+}
+
+// commit sends the form's edit to the session and closes the form.
+func (f *memForm) commit() (dialog, tea.Cmd) {
+	cmds, err := f.commands()
+	if err != nil {
+		f.err = err.Error()
+		return f, nil
+	}
+	what := map[engine.MemoryOp]string{engine.MemoryAdd: "added", engine.MemoryEditText: "edited", engine.MemorySupersede: "superseded"}[f.op]
+	f.log.Info("memory edit", "op", f.op, "location", f.loc)
+	return nil, tea.Batch(f.h.send(cmds...), f.h.setFlash("memory "+what, false))
+}
+
+func (f *memForm) handle(msg tea.Msg) (formResult, tea.Cmd) {
 	k, isKey := msg.(tea.KeyPressMsg)
 	if !isKey {
 		var cmd tea.Cmd
@@ -205,15 +277,14 @@ func (f *memForm) update(msg tea.Msg) (formResult, tea.Cmd) {
 }
 
 // outsideChange reports whether the memory being edited changed in
-// Memories.md since the form opened (an edit in an editor); the form then
-// asks what to do. New memories never conflict.
-func (f *memForm) outsideChange(src MemorySource) bool {
-	if src == nil || f.resolved || f.op == engine.MemoryAdd {
+// Memories.md (secs, read just now) since the form opened (an edit in an
+// editor); the form then asks what to do. New memories never conflict.
+func (f *memForm) outsideChange(secs []memory.Section) bool {
+	if f.resolved || f.op == engine.MemoryAdd {
 		return false
 	}
-	_, _ = src.Refresh()
 	found := false
-	for _, sec := range src.Sections() {
+	for _, sec := range secs {
 		if sec.ID != f.loc {
 			continue
 		}
@@ -318,8 +389,8 @@ func (f *memForm) commands() ([]engine.Command, error) {
 	return []engine.Command{engine.MemoryEdit{Op: engine.MemoryAdd, Location: f.loc, Title: title, NewTitle: title, Text: text, Category: cat, Status: st}}, nil
 }
 
-// view draws the form's body (the dialog frame is drawn around it).
-func (f *memForm) view() []string {
+// body draws the form's body (the dialog frame is drawn around it).
+func (f *memForm) body() []string {
 	s := f.c.styles
 	label := func(i int, name string) string {
 		if f.focus == i {
@@ -372,7 +443,8 @@ func (f *memForm) view() []string {
 		out = append(out, s.Muted.Render(fmt.Sprintf("The old memory is kept, marked SUPERSEDED by human: %q.", oneLine(f.title.Value()))))
 	}
 	if f.err != "" {
-		out = append(out, s.Error.Render(f.err))
+		// Wrapped, never cut: every answer to the question shows.
+		out = append(out, f.c.wrapStyled(f.err, f.w-4, stError)...)
 	}
 	out = append(out, s.HelpKey.Render("tab")+s.HelpDesc.Render(" next field · ")+
 		s.HelpKey.Render("←/→")+s.HelpDesc.Render(" choose · ")+

@@ -25,7 +25,7 @@ func TestMemFormOutsideChangeAsks(t *testing.T) {
 	secs[0].Memories[1].Text = "Boarded shut, but a window at the back is open."
 	h.mem.secs = secs
 	h.mem.mu.Unlock()
-	h.key("ctrl+s")
+	h.do("ctrl+s") // Memories.md is read in a command; its answer comes back
 	if got := h.pending(); len(got) != 0 {
 		t.Fatalf("saved over the outside change: %#v", got)
 	}

@@ -8,14 +8,19 @@ import (
 	"github.com/lantern-if/lantern/memory"
 )
 
-// MemorySource is the read side of the memory store (*memory.Store). The
-// TUI reads it only from commands, never in Update; changes go to the engine
-// as engine.MemoryEdit commands.
+// MemorySource is the memory store as the TUI sees it (*memory.Store): a
+// read-only view. Every method may wait on the store's file lock, so the
+// TUI calls them only from commands, never in Update (TestNoIOInUpdate
+// holds it to that); every change the person makes goes to the session as
+// an engine.MemoryEdit command.
 type MemorySource interface {
 	Sections() []memory.Section
 	// Refresh takes the file on disk when it changed (an edit made in an
 	// editor) and reports whether it did.
 	Refresh() (bool, error)
+	// Stats counts what the store holds (UndoPending: the deletions this
+	// session can undo).
+	Stats() memory.Stats
 }
 
 // memoryPane shows the memories at the current location, styled by

@@ -17,23 +17,6 @@ import (
 	"github.com/lantern-if/lantern/themes"
 )
 
-// uiState is what the keyboard is doing.
-type uiState int
-
-const (
-	stNormal      uiState = iota
-	stInput               // typing a command for the game
-	stSearch              // typing a search of the transcript
-	stObjInput            // typing an objective
-	stForm                // the memory form
-	stHelp                // the full help
-	stModels              // the model picker
-	stViewer              // a Markdown viewer
-	stEpisodes            // the episode browser
-	stReviewInput         // typing an edit of, or the reason against, a proposal (review mode)
-	stNotes               // the agent's notes
-)
-
 // Model is the root model.
 type Model struct {
 	ctx  context.Context
@@ -45,15 +28,37 @@ type Model struct {
 	w, h  int
 	lay   layout
 	focus paneID
+	panes
+	gameView
 
+	// dialogs are the open dialogs, the top one last: it has the keyboard.
+	dialogs []dialog
+	viewers int // viewers opened (a viewer's answer names its viewer)
+	commandState
+	footerState
+	reviewState
+
+	replay    *replay // a past episode shown instead of the live one
+	notice    notice
+	checking  bool // a check of the model server is in flight
+	pull      *pullState
+	mouseOff  bool   // the terminal's own selection instead of the mouse
+	clipboard string // what y copied last
+	themeSet  bool   // a theme was chosen (flag or t); the background no longer decides
+}
+
+// panes are the live panes.
+type panes struct {
 	transcript *transcriptPane
 	reasoning  *reasoningPane
 	memory     *memoryPane
 	objectives *objectivesPane
 	mapp       *mapPane
 	mapZoom    bool // the map pane takes the whole panes area
+}
 
-	// What the status bar shows, from the events.
+// gameView is the game as the status bar shows it, from the events.
+type gameView struct {
 	episode, turn, score, moves int
 	loc                         env.Location
 	mode                        engine.Mode
@@ -66,47 +71,36 @@ type Model struct {
 	haveSupervisor              bool
 	roleModels                  map[string]string
 	stopped, quitting           bool
+	stepping                    bool // a step was sent and its turn has not ended
+	queuedSteps                 int  // n pressed while a step was in flight
+}
 
-	state      uiState
-	input      textinput.Model
-	history    []string
-	histAt     int
-	search     textinput.Model
-	objInput   textinput.Model
-	objOp      string
-	objEditing string // the objective being edited
-	mouseOff   bool   // the terminal's own selection instead of the mouse
-	clipboard  string // what y copied last
-	form       *memForm
-	picker     *modelPicker
-	viewer     *viewer
-	episodes   *episodePicker
-	notes      *notesView
-	replay     *replay // a past episode shown instead of the live one
+// commandState is the command line's: its text is kept while it is
+// closed, with the commands sent before.
+type commandState struct {
+	input   textinput.Model
+	history []string
+	histAt  int
+}
 
-	flash       string
-	flashErr    bool
-	flashID     int
-	escArmed    bool
-	stepping    bool // a step was sent and its turn has not ended
-	queuedSteps int  // n pressed while a step was in flight
-	help        helpView
-	endArmed    bool // X pressed once: X again ends the episode
-	undoArmed   int  // u asked to bring back a deletion by hand while this flash shows
-	escID       int
-	notice      notice
-	checking    bool
-	pull        *pullState
-	themeSet    bool // a theme was chosen (flag or t); the background no longer decides
-	memLoaded   bool
+// footerState is what the footer says for a moment, and the keys armed
+// for a second press.
+type footerState struct {
+	flash     string
+	flashErr  bool
+	flashID   int
+	escArmed  bool
+	escID     int
+	endArmed  bool // X pressed once: X again ends the episode
+	undoArmed int  // u asked to bring back a deletion by hand while this flash shows
+}
 
-	// Review mode: pending is the proposal waiting for the person.
-	reviewOn       bool
-	pending        *engine.ReviewRequested
-	reviewOp       engine.Decision
-	reviewRemember bool
-	reviewInput    textinput.Model
-	reviewTickID   int
+// reviewState is review mode's: pending is the proposal waiting for the
+// person.
+type reviewState struct {
+	reviewOn     bool
+	pending      *engine.ReviewRequested
+	reviewTickID int
 }
 
 // New makes the root model.
@@ -134,10 +128,11 @@ func New(ctx context.Context, opts Options) *Model {
 	c := newCommon(th)
 	c.keys.remap(opts.Keys)
 	m := &Model{
-		ctx: ctx, opts: opts, log: log, c: c, out: &outbox{},
-		transcript: newTranscript(c), reasoning: newReasoning(c),
-		memory: newMemoryPane(c, opts.Memories != nil), objectives: newObjectivesPane(c, opts.Objectives != nil),
-		mapp: newMapPane(c), mode: engine.Paused, roleModels: map[string]string{}, themeSet: themeSet,
+		ctx: ctx, opts: opts, log: log, c: c, out: &outbox{}, themeSet: themeSet,
+		panes: panes{transcript: newTranscript(c), reasoning: newReasoning(c),
+			memory: newMemoryPane(c, opts.Memories != nil), objectives: newObjectivesPane(c, opts.Objectives != nil),
+			mapp: newMapPane(c)},
+		gameView: gameView{mode: engine.Paused, roleModels: map[string]string{}},
 	}
 	if opts.Models != nil {
 		if r, ok := opts.Models.Role(config.RoleAgent); ok {
@@ -148,9 +143,6 @@ func New(ctx context.Context, opts Options) *Model {
 		}
 	}
 	m.input = m.newInput("› ", "a command for the story, e.g. inventory")
-	m.search = m.newInput("/ ", "search the transcript")
-	m.objInput = m.newInput("objective: ", "")
-	m.reviewInput = m.newInput("edit › ", "")
 	m.reviewOn = opts.Review
 	m.resize(80, 24)
 	return m
@@ -294,29 +286,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleOllama(msg)
 	case pullMsg:
 		return m.handlePull(msg)
-	case modelsMsg:
-		if m.picker != nil {
-			m.picker.setModels(msg.models, msg.err)
-		}
-		return nil
-	case episodesMsg:
-		m.handleEpisodes(msg)
-		return nil
-	case notesMsg:
-		return m.handleNotes(msg)
 	case replayMsg:
 		return m.handleReplay(msg)
 	case resumedMsg:
 		return m.handleResumed(msg)
-	case undoCheckMsg, handUndoneMsg:
+	case undoCheckMsg:
 		return m.handleUndo(msg)
 	case flashMsg:
 		return m.setFlash(msg.text, msg.err)
-	case viewerMsg:
-		if m.state == stViewer && m.viewer != nil && m.viewer.id == msg.id {
-			m.viewer.set(msg)
-		}
-		return nil
 	case flashDoneMsg:
 		if msg.id == m.flashID {
 			m.flash = ""
@@ -345,39 +322,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.endArmed = false // any other key: the episode goes on
 		}
 		return m.handleKey(msg)
-	case tea.PasteMsg:
-		if m.state == stInput {
-			return m.paste(msg.Content)
-		}
 	case tea.MouseClickMsg:
 		return m.handleClick(msg.Mouse())
 	case tea.MouseWheelMsg:
 		return m.handleWheel(msg.Mouse())
 	}
-	return m.updateFocusedInput(msg)
-}
-
-// updateFocusedInput passes other messages (cursor blinks) to the input in
-// use.
-func (m *Model) updateFocusedInput(msg tea.Msg) tea.Cmd {
-	var cmd tea.Cmd
-	switch m.state {
-	case stInput:
-		m.input, cmd = m.input.Update(msg)
-	case stSearch:
-		m.search, cmd = m.search.Update(msg)
-	case stObjInput:
-		m.objInput, cmd = m.objInput.Update(msg)
-	case stReviewInput:
-		m.reviewInput, cmd = m.reviewInput.Update(msg)
-	case stForm:
-		_, cmd = m.form.update(msg)
-	case stNotes:
-		if m.notes != nil && m.notes.editing {
-			m.notes.input, cmd = m.notes.input.Update(msg)
-		}
-	}
-	return cmd
+	// The rest (cursor blinks, pastes, a dialog's answers) is the top
+	// dialog's.
+	return m.updateTop(msg)
 }
 
 func (m *Model) resize(w, h int) {
@@ -393,11 +345,11 @@ func (m *Model) setTheme(name string) {
 		return
 	}
 	m.c.setTheme(th)
-	for _, ti := range []*textinput.Model{&m.input, &m.search, &m.objInput, &m.reviewInput} {
-		m.styleInput(ti)
-	}
-	if m.form != nil {
-		m.form.setStyles()
+	m.styleInput(&m.input)
+	for _, d := range m.dialogs {
+		if r, ok := d.(restyler); ok {
+			r.setStyles()
+		}
 	}
 }
 
@@ -438,7 +390,7 @@ func (m *Model) savePrefs(theme string, models map[string]string) tea.Cmd {
 func (m *Model) noticeLines() []string {
 	var out []string
 	w := m.w
-	if m.notice.kind != noticeNone {
+	if m.notice.kind != noticeNone && !m.notice.hidden {
 		for i, l := range wrap(m.notice.text, w-2, stWarning, "") {
 			prefix := "  "
 			if i == 0 {
@@ -481,8 +433,10 @@ func (m *Model) relayout() {
 			r.mapp.setSize(w, h)
 		}
 	}
-	if m.form != nil {
-		m.form.setWidth(m.dialogWidth())
+	for _, d := range m.dialogs {
+		if f, ok := d.(*memForm); ok {
+			f.setWidth(m.dialogWidth())
+		}
 	}
 }
 
@@ -529,15 +483,13 @@ func (m *Model) Render() string {
 	rows := make([]string, 0, m.h)
 	rows = append(rows, m.noticeLines()...)
 	area := m.lay.area
-	switch m.state {
-	case stHelp, stForm, stModels, stViewer, stEpisodes, stNotes:
-		rows = append(rows, m.dialogView(area.w, area.h)...)
+	switch d := m.overlay(); {
+	case d != nil:
+		rows = append(rows, m.dialogView(d, area.w, area.h)...)
+	case m.mapZoom:
+		rows = append(rows, m.paneBox(pMap, area)...)
 	default:
-		if m.mapZoom {
-			rows = append(rows, m.paneBox(pMap, area)...)
-		} else {
-			rows = append(rows, m.panesView()...)
-		}
+		rows = append(rows, m.panesView()...)
 	}
 	rows = append(rows, m.statusView(), m.footerView())
 	if len(rows) > m.h {

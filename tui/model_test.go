@@ -19,7 +19,7 @@ import (
 
 // opening is an episode of the demo starting (numbered by the TUI).
 func opening() engine.EpisodeStarted {
-	return engine.EpisodeStarted{Observation: turn(0, "", "", "THE KEEPER'S LANTERN\n\nMuddy Lane\nA muddy lane ends here.", 3, "Muddy Lane", 0).Observation}
+	return engine.EpisodeStarted{Observation: turn(0, "", "", "THE KEEPER'S LANTERN\n\nMuddy Lane\nA muddy lane ends here.", 3, "Muddy Lane").Observation}
 }
 
 func TestEveryPaneAndTheStatusBarAt120x40(t *testing.T) {
@@ -102,7 +102,7 @@ func TestPauseResumeStep(t *testing.T) {
 	}
 	h.events(engine.TurnStarted{Turn: 1, Actor: engine.ActorAgent})
 	h.mustSee("Reasoning · thinking…")
-	h.events(turn(1, engine.ActorAgent, "north", "Orchard\nApple trees.", 4, "Orchard", 0), engine.Idle{Turn: 1, Mode: engine.Paused})
+	h.events(turn(1, engine.ActorAgent, "north", "Orchard\nApple trees.", 4, "Orchard"), engine.Idle{Turn: 1, Mode: engine.Paused})
 	h.mustSee("Turn: 1", "paused", "T1 agent › north", "L4 Orchard")
 }
 
@@ -119,7 +119,7 @@ func TestTypedCommandGoesToTheEngineAsOverride(t *testing.T) {
 	// The input stays open for the next command (the footer says what was
 	// sent); the history recalls it.
 	h.mustSee(`sent "inventory"`)
-	if h.m.state != stInput {
+	if !h.m.typing() {
 		t.Fatal("the input closed after sending")
 	}
 	h.key("up")
@@ -128,7 +128,7 @@ func TestTypedCommandGoesToTheEngineAsOverride(t *testing.T) {
 	}
 	h.key("esc")
 	h.mustNotSee("enter sends")
-	h.events(engine.TurnStarted{Turn: 1, Actor: engine.ActorHuman}, turn(1, engine.ActorHuman, "inventory", "You are empty-handed.", 3, "Muddy Lane", 0))
+	h.events(engine.TurnStarted{Turn: 1, Actor: engine.ActorHuman}, turn(1, engine.ActorHuman, "inventory", "You are empty-handed.", 3, "Muddy Lane"))
 	h.mustSee("T1 human › inventory", "You are empty-handed.", "Turn: 1", "manual")
 }
 
@@ -137,13 +137,19 @@ func TestReasoningStreamsThenShowsTheProposalAndVerdicts(t *testing.T) {
 	h.events(opening(), engine.TurnStarted{Turn: 1, Actor: engine.ActorAgent},
 		engine.ReasoningDelta{Turn: 1, Text: "The lane ", Thinking: true},
 		engine.ReasoningDelta{Turn: 1, Text: "ends; try north.", Thinking: true},
-		engine.ReasoningDelta{Turn: 1, Text: `{"reasoning": "explo`})
-	h.mustSee("The lane ends; try north.", `{"reasoning": "explo`)
+		engine.ReasoningDelta{Turn: 1, Text: `{"action":"D","remember":"",`})
+	// The reply's raw JSON never shows; its reasoning field does, as it
+	// streams.
+	h.mustSee("The lane ends; try north.")
+	h.mustNotSee(`"action"`, `{"`)
+	h.events(engine.ReasoningDelta{Turn: 1, Text: `"reasoning": "explo\"re\" the`})
+	h.mustSee(`explo"re" the`)
+	h.mustNotSee(`"reasoning"`)
 	h.events(engine.ProposalMade{Turn: 1, Attempt: 1, Action: "climb well", Reasoning: "Explore the well."},
 		engine.CriticVerdict{Turn: 1, Attempt: 1, Action: "climb well", Score: -1, Justification: "no well here", Stage: "ground-truth"},
 		engine.ProposalMade{Turn: 1, Attempt: 2, Action: "north", Reasoning: "The orchard is north."},
 		engine.CriticVerdict{Turn: 1, Attempt: 2, Action: "north", Score: 0.4, Justification: "sensible", Accepted: true, Stage: "model"},
-		turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard", 0))
+		turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard"))
 	h.mustNotSee(`{"reasoning"`)
 	h.mustSee("→ proposal 1: climb well", "✗ rejected by the critic (ground-truth, -1.0): no well",
 		"✓ accepted by the critic (model, +0.4): sensible", "⇒ played: north", "Explore the well.")
@@ -197,7 +203,7 @@ func TestMemoryEditSupersedeAddDeleteUndo(t *testing.T) {
 	h.key("ctrl+u")
 	h.typeText("Door is boarded up")
 	h.key("tab", "tab", "right") // category → DISCOVERY
-	h.key("ctrl+s")
+	h.do("ctrl+s")               // the form compares with Memories.md (read in a command), then saves
 	want := []engine.Command{engine.MemoryEdit{Op: engine.MemoryEditText, Location: 3, Title: "Cottage door is boarded",
 		NewTitle: "Door is boarded up", Text: "The front door will not open; it is boarded shut.", Category: "DISCOVERY"}}
 	if got := h.pending(); !reflect.DeepEqual(got, want) {
@@ -211,7 +217,8 @@ func TestMemoryEditSupersedeAddDeleteUndo(t *testing.T) {
 	h.mustSee(`Supersede "Orchard lies north" at L3`)
 	h.key("ctrl+u")
 	h.typeText("North leads to the orchard")
-	h.key("tab", "tab", "tab", "right", "enter") // status → TENTATIVE, enter saves
+	h.key("tab", "tab", "tab", "right")
+	h.do("enter") // status → TENTATIVE, enter saves
 	got := h.pending()
 	if len(got) != 1 {
 		t.Fatalf("queued %#v", got)
@@ -239,7 +246,8 @@ func TestMemoryEditSupersedeAddDeleteUndo(t *testing.T) {
 	// Delete the selected memory, then undo.
 	h.key("d")
 	h.mustSee(`deleted "Orchard lies north": u undoes`)
-	h.key("u")
+	h.mem.undoPending = 1 // the store counts the deletion (read in a command)
+	h.do("u")
 	want = []engine.Command{engine.MemoryEdit{Op: engine.MemoryDelete, Location: 3, Title: "Orchard lies north"}, engine.MemoryEdit{Op: engine.MemoryUndo}}
 	if got := h.pending(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("queued %#v\nwant %#v", got, want)
@@ -269,7 +277,7 @@ func TestEditingTheStatusSendsSetStatus(t *testing.T) {
 	h.events(opening())
 	h.m.Update(memoriesMsg{secs: sampleSections()})
 	h.key("m", "down", "down", "e", "tab", "tab", "tab", "left") // TENTATIVE → ACTIVE
-	h.key("ctrl+s")
+	h.do("ctrl+s")
 	got := h.pending()
 	if len(got) != 2 || got[1] != (engine.MemoryEdit{Op: engine.MemorySetStatus, Location: 3, Title: "Well may hide something", Status: "ACTIVE"}) {
 		t.Fatalf("queued %#v", got)
@@ -321,7 +329,7 @@ func TestOllamaUnreachableNoticeAndPlayingByHand(t *testing.T) {
 	h.events(engine.ErrorEvent{Turn: 1, Err: fmt.Errorf("agent: %w", unreachable("127.0.0.1:9"))})
 	h.mustSee("Ollama is not reachable at 127.0.0.1:9")
 	// An agent turn that was answered clears it.
-	h.events(turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard", 0))
+	h.events(turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard"))
 	h.mustNotSee("not reachable")
 }
 
@@ -431,7 +439,7 @@ func TestSearchAndScrollback(t *testing.T) {
 		if i == 17 {
 			text = "You find a brass LANTERN under the bench."
 		}
-		h.events(turn(i, engine.ActorAgent, fmt.Sprintf("wait %d", i), text, 3, "Muddy Lane", 0))
+		h.events(turn(i, engine.ActorAgent, fmt.Sprintf("wait %d", i), text, 3, "Muddy Lane"))
 	}
 	h.mustNotSee("brass LANTERN")
 	h.key("/")
@@ -452,7 +460,7 @@ func TestSearchAndScrollback(t *testing.T) {
 	h.mustNotSee("T200 agent")
 	// New turns do not move a scrolled view.
 	before := paneText(h, pTranscript)
-	h.events(turn(201, engine.ActorAgent, "wait 201", "Nothing.", 3, "Muddy Lane", 0))
+	h.events(turn(201, engine.ActorAgent, "wait 201", "Nothing.", 3, "Muddy Lane"))
 	if after := paneText(h, pTranscript); before != after {
 		t.Errorf("view moved while scrolled back")
 	}
@@ -483,7 +491,7 @@ func paneText(h *harness, p paneID) string {
 func TestTranscriptMemoryStaysBounded(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	for i := 1; i <= 3*maxTranscript; i++ {
-		h.m.transcript.addTurn(turn(i, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane", 0), 1)
+		h.m.transcript.addTurn(turn(i, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane"), 1)
 	}
 	if n := h.m.transcript.feed.len(); n > maxTranscript+maxTranscript/4 {
 		t.Fatalf("transcript holds %d turns", n)
@@ -652,7 +660,7 @@ func TestThinkingShowsHowLong(t *testing.T) {
 	h.mustSee("Reasoning · thinking… 2s")
 	h.m.Update(thinkTickMsg{id: h.m.thinkID - 1}) // a stale tick is ignored
 	h.mustSee("thinking… 2s")
-	h.events(turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard", 0))
+	h.events(turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard"))
 	h.mustNotSee("thinking…")
 }
 
@@ -671,7 +679,7 @@ func TestEpisodeReplay(t *testing.T) {
 	m := New(context.Background(), Options{Engine: eng, Episodes: src, RefreshEvery: -1, Theme: "dark", MaxScore: 100})
 	h := &harness{t: t, m: m, eng: eng}
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
-	h.events(opening(), turn(1, engine.ActorAgent, "look", "Muddy Lane", 3, "Muddy Lane", 0))
+	h.events(opening(), turn(1, engine.ActorAgent, "look", "Muddy Lane", 3, "Muddy Lane"))
 	for _, msg := range run(h.key("E")) {
 		m.Update(msg)
 	}
@@ -684,13 +692,13 @@ func TestEpisodeReplay(t *testing.T) {
 		"←/→ step • home/end first/last • esc live game")
 	h.mustNotSee("T1 agent › look")
 	h.mustSee("You reviewed 2 proposals: 1 accepted (50%), 0 edited, 1 rejected. Reasons:",
-		`you: reject "east": the door is boarded (remembered)`, `you: accept "north"`)
+		`✗ rejected by you: "east": the door is boarded`, `✓ accepted by you: "north"`)
 	h.key("right")
 	h.mustSee("T2 human › climb tree", "replay 2/2", "Score 5/100", "L5 Up the Apple Tree")
 	h.key("left")
 	h.mustNotSee("climb tree")
 	// Live events keep going to the live panes meanwhile.
-	h.events(turn(2, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane", 0))
+	h.events(turn(2, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane"))
 	h.mustNotSee("T2 agent › wait")
 	h.key("space")
 	h.mustSee("a replay is read-only")
@@ -734,7 +742,7 @@ func TestRemappedKeys(t *testing.T) {
 // story stands.
 func TestResumedTurnIsAnnounced(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
-	res := turn(67, engine.ActorAgent, "", "Dome Room\nYou are at the periphery of a large dome.", 11, "Dome Room", 63)
+	res := scored(turn(67, engine.ActorAgent, "", "Dome Room\nYou are at the periphery of a large dome.", 11, "Dome Room"), 63)
 	h.events(engine.EpisodeStarted{Episode: 3, Resumed: true, Turn: 67, Observation: res.Observation}, engine.Idle{Turn: 67, Mode: engine.Paused})
 	h.mustSee("Resumed episode 3 after turn 67", "periphery of a large dome", "Turn: 67", "Ep 3", "L11 Dome Room")
 }

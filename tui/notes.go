@@ -44,6 +44,10 @@ func listNotes(ctx context.Context, src NoteSource, change func() error, done st
 // notesView is the Notes dialog: the notes, most important first, one
 // selected; e edits its text in place, d twice deletes it.
 type notesView struct {
+	c        *common
+	h        host
+	ctx      context.Context
+	src      NoteSource // used only from commands
 	notes    []rundb.Note
 	sel      int
 	loaded   bool
@@ -60,8 +64,10 @@ func (v *notesView) selected() (rundb.Note, bool) {
 	return v.notes[v.sel], true
 }
 
-func (v *notesView) view(c *common, w int) []string {
-	s := c.styles
+func (v *notesView) frame() frame { return frame{title: "Notes", keys: closeKeys()} }
+
+func (v *notesView) view(w, _ int) []string {
+	s := v.c.styles
 	switch {
 	case !v.loaded:
 		return []string{s.Muted.Render("Reading lantern.db…")}
@@ -105,17 +111,29 @@ func (m *Model) openNotes() tea.Cmd {
 	if m.opts.Notes == nil {
 		return m.setFlash("no run database attached", true)
 	}
-	m.notes = &notesView{input: m.newInput("note: ", "")}
-	m.notes.input.CharLimit = 2000
-	m.state = stNotes
+	v := &notesView{c: m.c, h: m, ctx: m.ctx, src: m.opts.Notes, input: m.newInput("note: ", "")}
+	v.input.CharLimit = 2000
+	m.open(v)
 	return listNotes(m.ctx, m.opts.Notes, nil, "")
 }
 
-func (m *Model) handleNotes(msg notesMsg) tea.Cmd {
-	v := m.notes
-	if v == nil {
-		return nil
+// update takes the notes read and the keys.
+func (v *notesView) update(msg tea.Msg) (dialog, tea.Cmd) {
+	switch msg := msg.(type) {
+	case notesMsg:
+		return v, v.got(msg)
+	case tea.KeyPressMsg:
+		return v.key(msg)
 	}
+	if v.editing {
+		var cmd tea.Cmd
+		v.input, cmd = v.input.Update(msg)
+		return v, cmd
+	}
+	return v, nil
+}
+
+func (v *notesView) got(msg notesMsg) tea.Cmd {
 	v.loaded = true
 	if msg.err != nil {
 		v.err = msg.err.Error()
@@ -125,43 +143,42 @@ func (m *Model) handleNotes(msg notesMsg) tea.Cmd {
 	v.notes = msg.notes
 	v.sel = min(v.sel, max(len(v.notes)-1, 0))
 	if msg.flash != "" {
-		return m.setFlash(msg.flash, false)
+		return v.h.setFlash(msg.flash, false)
 	}
 	return nil
 }
 
-func (m *Model) notesKey(k tea.KeyPressMsg) tea.Cmd {
-	v := m.notes
-	src, ctx := m.opts.Notes, m.ctx
+func (v *notesView) key(k tea.KeyPressMsg) (dialog, tea.Cmd) {
+	src, ctx := v.src, v.ctx
 	if v.editing {
 		switch k.String() {
 		case "esc":
 			v.editing = false
 			v.input.Blur()
-			return nil
+			return v, nil
 		case "enter":
 			n, ok := v.selected()
 			text := strings.TrimSpace(v.input.Value())
 			v.editing = false
 			v.input.Blur()
 			if !ok {
-				return nil
+				return v, nil
 			}
 			if text == "" {
 				v.err = "a note needs some text (d d deletes it)"
-				return nil
+				return v, nil
 			}
-			return listNotes(ctx, src, func() error { return src.EditNote(ctx, n.ID, text, n.Importance) }, fmt.Sprintf("note %d edited", n.ID))
+			return v, listNotes(ctx, src, func() error { return src.EditNote(ctx, n.ID, text, n.Importance) }, fmt.Sprintf("note %d edited", n.ID))
 		}
 		var cmd tea.Cmd
 		v.input, cmd = v.input.Update(k)
-		return cmd
+		return v, cmd
 	}
 	armed := v.delArmed
 	v.delArmed = false
 	switch k.String() {
 	case "esc", "q", "N":
-		m.state, m.notes = stNormal, nil
+		return nil, nil
 	case "up", "k":
 		v.sel = max(v.sel-1, 0)
 	case "down", "j":
@@ -171,18 +188,18 @@ func (m *Model) notesKey(k tea.KeyPressMsg) tea.Cmd {
 			v.editing, v.err = true, ""
 			v.input.SetValue(n.Content)
 			v.input.CursorEnd()
-			return v.input.Focus()
+			return v, v.input.Focus()
 		}
 	case "d":
 		n, ok := v.selected()
 		if !ok {
-			return nil
+			return v, nil
 		}
 		if !armed {
 			v.delArmed = true
-			return nil
+			return v, nil
 		}
-		return listNotes(ctx, src, func() error { return src.DeleteNote(ctx, n.ID) }, fmt.Sprintf("note %d deleted", n.ID))
+		return v, listNotes(ctx, src, func() error { return src.DeleteNote(ctx, n.ID) }, fmt.Sprintf("note %d deleted", n.ID))
 	}
-	return nil
+	return v, nil
 }

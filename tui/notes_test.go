@@ -90,11 +90,11 @@ func TestNotesView(t *testing.T) {
 	}
 	h.mustNotSee("Apples in the orchard")
 	h.do("esc")
-	if h.m.state != stNormal {
+	if h.m.top() != nil {
 		t.Fatal("esc did not close the Notes view")
 	}
 	found := false
-	for _, e := range h.m.helpEntries() {
+	for _, e := range helpEntries(h.m.c.keys) {
 		found = found || (e.key == "N" && strings.Contains(e.desc, "the agent's notes"))
 	}
 	if !found {
@@ -106,7 +106,7 @@ func TestNotesViewWithoutDatabase(t *testing.T) {
 	h := newHarness(t, 80, 24, "dark")
 	scene(h)
 	h.do("N")
-	if h.m.state != stNormal || !strings.Contains(h.screen(), "no run database attached") {
+	if h.m.top() != nil || !strings.Contains(h.screen(), "no run database attached") {
 		t.Errorf("N without a database:\n%s", h.screen())
 	}
 }

@@ -20,6 +20,7 @@ type objectivesPane struct {
 	active, completed []string
 	nActive, nDone    int // from ObjectivesChanged, when there is no source
 	sel               int
+	dropped           string // the objective the person dropped last (u brings it back)
 	offset            int
 	w, h              int
 }

@@ -9,6 +9,7 @@ import (
 
 	"charm.land/bubbles/v2/progress"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
@@ -51,9 +52,10 @@ func checkOllama(ctx context.Context, m Models) tea.Cmd {
 
 // notice is a problem the screen states plainly until it is solved.
 type notice struct {
-	kind  noticeKind
-	text  string
-	model string // the missing model
+	kind   noticeKind
+	text   string
+	model  string // the missing model
+	hidden bool   // esc hid it (the problem stays: the agent's keys still say so)
 }
 
 type noticeKind int
@@ -168,24 +170,31 @@ func listModels(ctx context.Context, m Models) tea.Cmd {
 	}
 }
 
-// modelPicker chooses a model for a role from the server's list.
+// modelPicker chooses a model for a role from the server's list. Enter
+// uses the model for this session; s then keeps it in the user's
+// configuration for next time (only when asked: one Enter never writes it).
 type modelPicker struct {
+	c      *common
+	h      host
 	roles  []string
 	role   int
 	models []llm.ModelSummary
 	sel    int
 	err    string
 	loaded bool
-	// current holds the model of each role as the TUI last set or read it.
+	// current holds the model of each role as the TUI last set or read it
+	// (the root's map: the status bar shows the agent's).
 	current map[string]string
+	// save keeps a choice for next time (nil: nowhere to save it); chosen
+	// is the role whose model Enter set last, until s saves it.
+	save   func(models map[string]string) tea.Cmd
+	chosen string
 }
 
 func newModelPicker(m Models, known map[string]string) *modelPicker {
-	p := &modelPicker{roles: config.RoleNames(), current: map[string]string{}}
+	p := &modelPicker{roles: config.RoleNames(), current: known}
 	for _, r := range p.roles {
-		if v, ok := known[r]; ok {
-			p.current[r] = v
-		} else if m != nil {
+		if _, ok := known[r]; !ok && m != nil {
 			if rc, ok := m.Role(r); ok {
 				p.current[r] = rc.Model
 			}
@@ -193,6 +202,8 @@ func newModelPicker(m Models, known map[string]string) *modelPicker {
 	}
 	return p
 }
+
+func (p *modelPicker) frame() frame { return frame{title: "Model per role", keys: closeKeys()} }
 
 func (p *modelPicker) setModels(ms []llm.ModelSummary, err error) {
 	p.loaded = true
@@ -203,11 +214,23 @@ func (p *modelPicker) setModels(ms []llm.ModelSummary, err error) {
 	p.selectCurrent()
 }
 
+// sameModel reports whether two model names are one model (Ollama reads a
+// name without a tag as :latest).
+func sameModel(a, b string) bool {
+	tag := func(s string) string {
+		if s != "" && !strings.Contains(s, ":") {
+			return s + ":latest"
+		}
+		return s
+	}
+	return tag(a) == tag(b)
+}
+
 // selectCurrent puts the cursor on the model the role uses.
 func (p *modelPicker) selectCurrent() {
 	p.sel = 0
 	for i, m := range p.models {
-		if m.Name == p.current[p.roles[p.role]] {
+		if sameModel(m.Name, p.current[p.roles[p.role]]) {
 			p.sel = i
 		}
 	}
@@ -227,12 +250,23 @@ func pickerError(err error) string {
 	return "The model server could not list its models: " + shortError(err)
 }
 
-// key handles a key; it returns a command for the engine when a model was
-// chosen, and whether the picker closes.
-func (p *modelPicker) key(k string) (engine.Command, bool) {
+// update handles the server's list and the keys; a model chosen goes to
+// the engine at once.
+func (p *modelPicker) update(msg tea.Msg) (dialog, tea.Cmd) {
+	switch msg := msg.(type) {
+	case modelsMsg:
+		p.setModels(msg.models, msg.err)
+		return p, nil
+	case tea.KeyPressMsg:
+		return p.key(msg.String())
+	}
+	return p, nil
+}
+
+func (p *modelPicker) key(k string) (dialog, tea.Cmd) {
 	switch k {
 	case "esc", "q", "ctrl+l":
-		return nil, true
+		return nil, nil
 	case "left", "h", "shift+tab":
 		p.role = (p.role - 1 + len(p.roles)) % len(p.roles)
 		p.selectCurrent()
@@ -243,30 +277,49 @@ func (p *modelPicker) key(k string) (engine.Command, bool) {
 		p.sel = max(p.sel-1, 0)
 	case "down", "j":
 		p.sel = min(p.sel+1, max(len(p.models)-1, 0))
+	case "s":
+		if p.chosen == "" || p.save == nil {
+			return p, nil
+		}
+		role := p.chosen
+		p.chosen = ""
+		return p, tea.Batch(p.save(map[string]string{role: p.current[role]}),
+			p.h.setFlash(fmt.Sprintf("%s role → %s (saved for next time)", role, p.current[role]), false))
 	case "enter":
 		if p.sel < len(p.models) {
 			role, model := p.roles[p.role], p.models[p.sel].Name
 			p.current[role] = model
-			return engine.SetModel{Role: role, Model: model}, false
+			p.chosen = role
+			word := fmt.Sprintf("%s role → %s for this session", role, model)
+			if p.save != nil {
+				word += " (s in the picker keeps it)"
+			}
+			return p, tea.Batch(p.h.send(engine.SetModel{Role: role, Model: model}), p.h.setFlash(word, false))
 		}
 	}
-	return nil, false
+	return p, nil
 }
 
-func (p *modelPicker) view(c *common, w int) []string {
-	s := c.styles
-	var roles strings.Builder
-	for i, r := range p.roles {
-		if i > 0 {
-			roles.WriteString(" ")
+func (p *modelPicker) view(w, _ int) []string {
+	s := p.c.styles
+	var roles []string
+	line := ""
+	for _, r := range p.roles {
+		name := s.Muted.Render(r)
+		if r == p.roles[p.role] {
+			name = s.TabActive.Render(r)
 		}
-		if i == p.role {
-			roles.WriteString(s.TabActive.Render(r))
-		} else {
-			roles.WriteString(s.Muted.Render(r))
+		// The roles wrap: all of them show at any width.
+		if line != "" && ansi.StringWidth(line)+1+ansi.StringWidth(r) > w {
+			roles = append(roles, line)
+			line = ""
 		}
+		if line != "" {
+			line += " "
+		}
+		line += name
 	}
-	out := []string{roles.String(), ""}
+	out := append(roles, line, "")
 	role := p.roles[p.role]
 	out = append(out, s.Muted.Render(fmt.Sprintf("The %s role uses ", role))+s.Text.Bold(true).Render(orDash(p.current[role])))
 	out = append(out, "")
@@ -274,25 +327,35 @@ func (p *modelPicker) view(c *common, w int) []string {
 	case !p.loaded:
 		out = append(out, s.Muted.Render("Asking the server for its models…"))
 	case p.err != "":
-		out = append(out, s.Error.Render(p.err))
+		out = append(out, p.c.wrapStyled(p.err, w, stError)...)
 	case len(p.models) == 0:
-		out = append(out, s.Muted.Render("The server has no models. `ollama pull qwen3:4b` gets one."))
+		out = append(out, p.c.wrapStyled("The server has no models. `ollama pull qwen3:4b` gets one.", w, stMuted)...)
 	}
 	for i, m := range p.models {
 		detail := strings.TrimSpace(strings.Join([]string{m.Parameters, m.Quantization}, " "))
 		row := fit(fmt.Sprintf(" %-28s %s", m.Name, detail), max(w, 10))
 		if i == p.sel {
 			row = s.Selected.Render(row)
-		} else if m.Name == p.current[role] {
+		} else if sameModel(m.Name, p.current[role]) {
 			row = s.Info.Render(row)
 		} else {
 			row = s.Text.Render(row)
 		}
 		out = append(out, row)
 	}
-	out = append(out, "", s.HelpKey.Render("←/→")+s.HelpDesc.Render(" role · ")+s.HelpKey.Render("↑/↓")+
-		s.HelpDesc.Render(" model · ")+s.HelpKey.Render("enter")+s.HelpDesc.Render(" use it · ")+s.HelpKey.Render("esc")+s.HelpDesc.Render(" close"))
-	return out
+	out = append(out, "")
+	if p.chosen != "" && p.save != nil {
+		out = append(out, p.c.wrapStyled(fmt.Sprintf("%s uses %s for this session: s keeps it for next time.", p.chosen, p.current[p.chosen]), w, stInfo)...)
+	}
+	keys := []string{"←/→", " role · ", "↑/↓", " model · ", "enter", " use it · ", "esc", " close"}
+	if p.chosen != "" && p.save != nil {
+		keys = append(keys[:6:6], "s", " save · ", "esc", " close")
+	}
+	var b strings.Builder
+	for i := 0; i < len(keys); i += 2 {
+		b.WriteString(s.HelpKey.Render(keys[i]) + s.HelpDesc.Render(keys[i+1]))
+	}
+	return append(out, b.String())
 }
 
 func orDash(s string) string {

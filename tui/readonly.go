@@ -37,7 +37,8 @@ func NewReadOnly(ctx context.Context, opts ReadOnlyOptions) tea.Model {
 	if opts.Theme == "" || err != nil {
 		th = themes.MustLoad("dark")
 	}
-	return &readOnly{ctx: ctx, opts: opts, c: newCommon(th), w: 80, h: 24}
+	c := newCommon(th)
+	return &readOnly{ctx: ctx, opts: opts, c: c, picker: episodePicker{c: c}, w: 80, h: 24}
 }
 
 // RunReadOnly shows the read-only replay until the person quits.
@@ -141,7 +142,7 @@ func (m *readOnly) Render() string {
 			s.HelpDesc.Render(" first/last turn · ") + s.HelpKey.Render("esc") + s.HelpDesc.Render(" episodes · ") +
 			s.HelpKey.Render("q") + s.HelpDesc.Render(" quit")
 	} else {
-		body = m.picker.view(m.c, m.w)
+		body = m.picker.view(m.w, m.h)
 		help = s.HelpKey.Render("q") + s.HelpDesc.Render(" quit (the other Lantern keeps playing)")
 	}
 	if room := max(m.h-2, 1); len(body) > room {

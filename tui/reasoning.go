@@ -2,7 +2,10 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lantern-if/lantern/engine"
 )
@@ -60,7 +63,10 @@ func (r *reasonItem) layout(w int) []line {
 		case rkThinking:
 			out = append(out, wrap(p.text, w, stThinking, "  ┊ ")...)
 		case rkStream:
-			out = append(out, wrap(p.text, w, stThinking, "  ")...)
+			// Only the reply's reasoning, as it streams; never its raw JSON.
+			if r := streamedReasoning(p.text); r != "" {
+				out = append(out, wrap(r, w, stThinking, "  ")...)
+			}
 		case rkReasoning:
 			out = append(out, wrap(p.text, w, stReasoning, "  ")...)
 		case rkProposal:
@@ -72,7 +78,7 @@ func (r *reasonItem) layout(w int) []line {
 			}
 			out = append(out, wrap(p.text, w, s, "  ")...)
 		case rkPlayed:
-			out = append(out, mkLine(seg{"  ⇒ played: ", stMeta}, seg{p.text, stCommand}))
+			out = append(out, playedLines(p.text, w)...)
 		case rkError:
 			out = append(out, wrap(p.text, w, stError, "  ")...)
 		case rkSupervisor:
@@ -85,9 +91,10 @@ func (r *reasonItem) layout(w int) []line {
 // reasoningPane streams the agent's reasoning and thinking as they arrive,
 // and shows the critic's verdicts.
 type reasoningPane struct {
-	c    *common
-	feed *feed
-	cur  *reasonItem
+	c      *common
+	feed   *feed
+	cur    *reasonItem
+	legend bool // the supervisor's gauges were explained
 }
 
 func newReasoning(c *common) *reasoningPane {
@@ -100,7 +107,7 @@ func (p *reasoningPane) view() []string { return p.feed.render(p.c, "") }
 
 func (p *reasoningPane) info() string {
 	if !p.feed.atBottom() {
-		return fmt.Sprintf("↑ %d lines", p.feed.offset)
+		return fmt.Sprintf("%d lines below · End follows", p.feed.offset)
 	}
 	return ""
 }
@@ -167,10 +174,18 @@ func (p *reasoningPane) proposal(ev engine.ProposalMade) {
 	if !hadThinking && strings.TrimSpace(ev.Thinking) != "" {
 		b.parts = append(b.parts, rpart{kind: rkThinking, text: strings.TrimSpace(ev.Thinking)})
 	}
-	if r := strings.TrimSpace(ev.Reasoning); r != "" {
+	if r := strings.TrimSpace(ev.Reasoning); r != "" && !repeats(ev.Thinking, r) {
 		b.parts = append(b.parts, rpart{kind: rkReasoning, text: r})
 	}
-	b.parts = append(b.parts, rpart{kind: rkProposal, attempt: ev.Attempt, text: oneLine(ev.Action)})
+	// Proposals are numbered across the turn: a retry after the person's
+	// rejection goes on counting.
+	n := 1
+	for _, pt := range b.parts {
+		if pt.kind == rkProposal {
+			n++
+		}
+	}
+	b.parts = append(b.parts, rpart{kind: rkProposal, attempt: n, text: oneLine(ev.Action)})
 	p.touch(b)
 }
 
@@ -201,6 +216,10 @@ func (p *reasoningPane) played(ev engine.TurnResult) {
 	p.touch(b)
 }
 
+// gaugeLegend explains the supervisor's gauges on the status bar.
+const gaugeLegend = "The supervisor's gauges (status bar, -1 to +1): trust: the agent's claims match the game; " +
+	"work: progress (score, new rooms, objectives met); comfort: the agent follows your commands rather than undoing them."
+
 // supervised shows the supervisor's feedback (what the agent reads next).
 func (p *reasoningPane) supervised(ev engine.SupervisorChanged) {
 	if strings.TrimSpace(ev.Feedback) == "" && len(ev.Contradicted) == 0 {
@@ -215,6 +234,11 @@ func (p *reasoningPane) supervised(ev engine.SupervisorChanged) {
 		text += " Contradicted: " + oneLine(strings.Join(ev.Contradicted, "; "))
 	}
 	p.add(ev.Turn, rpart{kind: rkSupervisor, text: text})
+	if !p.legend {
+		// The status bar's gauges, explained the first time they move.
+		p.legend = true
+		p.add(ev.Turn, rpart{kind: rkSupervisor, text: gaugeLegend})
+	}
 }
 
 func (p *reasoningPane) failed(turn int, msg string) {
@@ -222,4 +246,78 @@ func (p *reasoningPane) failed(turn int, msg string) {
 		turn = p.cur.turn
 	}
 	p.add(turn, rpart{kind: rkError, text: oneLine(msg)})
+}
+
+// playedLines is what was played, with the critic's account when the
+// agent proposed more than once: on one line when it fits, else wrapped
+// under the command (never cut).
+func playedLines(text string, w int) []line {
+	const head = "  ⇒ played: "
+	hw := ansi.StringWidth(head)
+	if hw+ansi.StringWidth(text) <= w || w-hw < 8 {
+		return []line{mkLine(seg{head, stMeta}, seg{text, stCommand})}
+	}
+	ls := wrap(text, w-hw, stCommand, "")
+	out := make([]line, 0, len(ls))
+	for i, l := range ls {
+		pre := strings.Repeat(" ", hw)
+		if i == 0 {
+			pre = head
+		}
+		out = append(out, line{segs: append([]seg{{pre, stMeta}}, l.segs...), width: hw + l.width})
+	}
+	return out
+}
+
+// repeats reports whether the reasoning only repeats the thinking (a
+// thinking model's reasoning is its thinking on one line, maybe clipped).
+func repeats(thinking, reasoning string) bool {
+	t, r := oneLine(thinking), strings.TrimSuffix(oneLine(reasoning), "…")
+	return t != "" && r != "" && strings.HasPrefix(t, r)
+}
+
+// streamedReasoning is the "reasoning" field's text of a JSON reply still
+// streaming ("" until the field starts): the person reads the agent's
+// reasons as they come, not the reply's syntax.
+func streamedReasoning(raw string) string {
+	i := strings.Index(raw, `"reasoning"`)
+	if i < 0 {
+		return ""
+	}
+	rest := strings.TrimLeft(raw[i+len(`"reasoning"`):], " \t\r\n")
+	if !strings.HasPrefix(rest, ":") {
+		return ""
+	}
+	rest = strings.TrimLeft(rest[1:], " \t\r\n")
+	if !strings.HasPrefix(rest, `"`) {
+		return ""
+	}
+	var b strings.Builder
+	rs := []rune(rest[1:])
+	for i := 0; i < len(rs); i++ {
+		switch r := rs[i]; {
+		case r == '"':
+			return b.String()
+		case r != '\\':
+			b.WriteRune(r)
+		case i+1 < len(rs):
+			i++
+			switch rs[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte(' ')
+			case 'u':
+				if i+4 < len(rs) {
+					if v, err := strconv.ParseUint(string(rs[i+1:i+5]), 16, 32); err == nil {
+						b.WriteRune(rune(v))
+					}
+				}
+				i += 4 // a \uXXXX still streaming is left out
+			default:
+				b.WriteRune(rs[i])
+			}
+		}
+	}
+	return b.String()
 }

@@ -55,14 +55,18 @@ func loadEpisode(ctx context.Context, src EpisodeSource, ep int64) tea.Cmd {
 
 // episodePicker lists the stored episodes, newest first.
 type episodePicker struct {
+	c      *common
+	load   func(ep int64) tea.Cmd // reads an episode for its replay
 	eps    []rundb.EpisodeSummary
 	sel    int
 	loaded bool
 	err    string
 }
 
-func (p *episodePicker) view(c *common, w int) []string {
-	s := c.styles
+func (p *episodePicker) frame() frame { return frame{title: "Episodes", keys: closeKeys()} }
+
+func (p *episodePicker) view(w, _ int) []string {
+	s := p.c.styles
 	switch {
 	case !p.loaded:
 		return []string{s.Muted.Render("Reading lantern.db…")}
@@ -143,7 +147,8 @@ func (r *replay) step() {
 	}
 	ev := showStored(r.transcript, r.reasoning, t, int(r.episode))
 	for _, rv := range r.reviews[t.Turn] {
-		r.reasoning.add(t.Turn, rpart{kind: rkVerdict, text: "you: " + rv.Text(), ok: rv.Decision != string(engine.DecisionReject)})
+		text := reviewText(engine.Decision(rv.Decision), rv.Proposal, rv.Command, rv.Reason, rv.Remembered)
+		r.reasoning.add(t.Turn, rpart{kind: rkVerdict, text: text, ok: rv.Decision != string(engine.DecisionReject)})
 	}
 	if r.pos > 1 {
 		r.mapp.replayTurn(ev, false)
@@ -201,41 +206,35 @@ func (m *Model) openEpisodes() tea.Cmd {
 	if m.opts.Episodes == nil {
 		return m.setFlash("no run database attached", true)
 	}
-	m.episodes = &episodePicker{}
-	m.state = stEpisodes
-	return listEpisodes(m.ctx, m.opts.Episodes)
+	ctx, src := m.ctx, m.opts.Episodes
+	m.open(&episodePicker{c: m.c, load: func(ep int64) tea.Cmd { return loadEpisode(ctx, src, ep) }})
+	return listEpisodes(ctx, src)
 }
 
-func (m *Model) handleEpisodes(msg episodesMsg) {
-	p := m.episodes
-	if p == nil {
-		return
-	}
-	p.loaded = true
-	if msg.err != nil {
-		p.err = msg.err.Error()
-		return
-	}
-	p.eps = msg.eps
-}
-
-func (m *Model) episodesKey(k tea.KeyPressMsg) tea.Cmd {
-	p := m.episodes
-	switch k.String() {
-	case "esc", "q", "E":
-		m.state, m.episodes = stNormal, nil
-	case "up", "k":
-		p.sel = max(p.sel-1, 0)
-	case "down", "j":
-		p.sel = min(p.sel+1, max(len(p.eps)-1, 0))
-	case "enter":
-		if p.sel < len(p.eps) {
-			id := p.eps[p.sel].ID
-			m.state, m.episodes = stNormal, nil
-			return loadEpisode(m.ctx, m.opts.Episodes, id)
+func (p *episodePicker) update(msg tea.Msg) (dialog, tea.Cmd) {
+	switch msg := msg.(type) {
+	case episodesMsg:
+		p.loaded = true
+		if msg.err != nil {
+			p.err = msg.err.Error()
+			return p, nil
+		}
+		p.eps = msg.eps
+	case tea.KeyPressMsg:
+		switch msg.String() {
+		case "esc", "q", "E":
+			return nil, nil
+		case "up", "k":
+			p.sel = max(p.sel-1, 0)
+		case "down", "j":
+			p.sel = min(p.sel+1, max(len(p.eps)-1, 0))
+		case "enter":
+			if p.sel < len(p.eps) {
+				return nil, p.load(p.eps[p.sel].ID)
+			}
 		}
 	}
-	return nil
+	return p, nil
 }
 
 func (m *Model) handleReplay(msg replayMsg) tea.Cmd {

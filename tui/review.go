@@ -51,63 +51,91 @@ func (m *Model) reviewRequested(ev engine.ReviewRequested) bt.Cmd {
 // false for keys that are not review keys (they act as usual).
 func (m *Model) reviewKey(k bt.KeyPressMsg) (bt.Cmd, bool) {
 	p := m.pending
+	d := &reviewPrompt{m: m, ti: m.newInput("edit › ", "")}
 	switch k.String() {
 	case "enter", "y":
 		m.pending = nil
+		m.reasoning.add(p.Turn, rpart{kind: rkVerdict, text: reviewText(engine.DecisionAccept, p.Action, "", "", false), ok: true})
 		return bt.Batch(m.send(engine.ReviewDecision{Decision: engine.DecisionAccept}), m.setFlash(fmt.Sprintf("accepted %q", p.Action), false)), true
 	case "e":
-		m.reviewOp = engine.DecisionEdit
-		m.reviewRemember = false
-		m.reviewInput.Prompt = "edit › "
-		m.reviewInput.SetValue(p.Action)
-		m.reviewInput.CursorEnd()
+		d.op = engine.DecisionEdit
+		d.ti.SetValue(p.Action)
+		d.ti.CursorEnd()
 	case "x", "r":
-		m.reviewOp = engine.DecisionReject
-		m.reviewRemember = k.String() == "r"
-		m.reviewInput.Prompt = "why not? › "
-		if m.reviewRemember {
-			m.reviewInput.Prompt = "why not? (remembered here) › "
+		d.op = engine.DecisionReject
+		d.remember = k.String() == "r"
+		d.ti.Prompt = "why not? › "
+		if d.remember {
+			d.ti.Prompt = "why not? (remembered here) › "
 		}
-		m.reviewInput.Reset()
 	default:
 		return nil, false
 	}
-	m.state = stReviewInput
-	return m.reviewInput.Focus(), true
+	m.open(d)
+	return d.ti.Focus(), true
 }
 
-// reviewInputKey types the edited command or the rejection's reason.
-func (m *Model) reviewInputKey(k bt.KeyPressMsg) bt.Cmd {
+// reviewText is a decision of the person's as the Reasoning pane shows
+// it, live and in a replay.
+func reviewText(d engine.Decision, proposal, command, reason string, remembered bool) string {
+	var text string
+	switch d {
+	case engine.DecisionAccept:
+		text = fmt.Sprintf("✓ accepted by you: %q", proposal)
+	case engine.DecisionEdit:
+		text = fmt.Sprintf("✎ edited by you: %q → %q", proposal, command)
+	default:
+		text = fmt.Sprintf("✗ rejected by you: %q", proposal)
+		if reason != "" {
+			text += ": " + reason
+		}
+	}
+	if remembered {
+		text += " (remembered)"
+	}
+	return text
+}
+
+// update types the edited command or the rejection's reason.
+func (d *reviewPrompt) update(msg bt.Msg) (dialog, bt.Cmd) {
+	m := d.m
+	k, ok := msg.(bt.KeyPressMsg)
+	if !ok {
+		var cmd bt.Cmd
+		d.ti, cmd = d.ti.Update(msg)
+		return d, cmd
+	}
 	switch k.String() {
 	case "esc":
-		m.state = stNormal
-		m.reviewInput.Blur()
-		return m.setFlash("back to the proposal: enter play · e edit · x reject · r reject and remember", false)
+		return nil, m.setFlash("back to the proposal: enter play · e edit · x reject · r reject and remember", false)
 	case "enter":
-		text := oneLine(m.reviewInput.Value())
-		if m.reviewOp == engine.DecisionEdit && text == "" {
-			return m.setFlash("type the command to play instead, or esc", true)
+		text := oneLine(d.ti.Value())
+		if d.op == engine.DecisionEdit && text == "" {
+			return d, m.setFlash("type the command to play instead, or esc", true)
 		}
 		p := m.pending
-		m.state, m.pending = stNormal, nil
-		m.reviewInput.Blur()
-		d := engine.ReviewDecision{Decision: m.reviewOp, Command: text, Reason: text, Remember: m.reviewRemember}
+		if p == nil {
+			return nil, m.setFlash("the proposal is no longer waiting", true)
+		}
+		m.pending = nil
+		dec := engine.ReviewDecision{Decision: d.op, Command: text, Reason: text, Remember: d.remember}
 		word := fmt.Sprintf("playing %q instead of %q", text, p.Action)
-		if m.reviewOp == engine.DecisionReject {
-			d.Command = ""
+		if d.op == engine.DecisionReject {
+			dec.Command = ""
 			word = fmt.Sprintf("rejected %q; the agent proposes again", p.Action)
-			if m.reviewRemember {
+			if d.remember {
 				word += " (the reason is remembered here)"
 			}
 		} else {
-			d.Reason = ""
+			dec.Reason = ""
 		}
+		m.reasoning.add(p.Turn, rpart{kind: rkVerdict, text: reviewText(d.op, p.Action, dec.Command, dec.Reason, d.remember), ok: d.op != engine.DecisionReject})
 		m.transcript.feed.toBottom()
-		return bt.Batch(m.send(d), m.setFlash(word, false))
+		return nil, bt.Batch(m.send(dec), m.setFlash(word, false))
 	}
 	var cmd bt.Cmd
-	m.reviewInput, cmd = m.reviewInput.Update(k)
-	return cmd
+	d.ti, cmd = d.ti.Update(k)
+	return d, cmd
 }
 
 // reviewLine is the footer while a proposal waits for the person.

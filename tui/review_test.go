@@ -25,7 +25,7 @@ func TestReviewKeys(t *testing.T) {
 			Verdict: engine.Verdict{Action: action, Stage: engine.StageModel, Score: 0.6, Accepted: true}})
 	}
 	ask("north")
-	h.mustSee(`T1: "north" (critic model +0.6)`, "enter play", "e edit", "x reject", "r reject+remember", "? help", "your review")
+	h.mustSee(`T1: "north" (critic model +0.6)`, "enter play", "e edit", "x reject", "r reject+remember", "? help", "waiting for you")
 
 	h.key("enter")
 	if got := h.pending(); !reflect.DeepEqual(got, []engine.Command{engine.ReviewDecision{Decision: engine.DecisionAccept}}) {
@@ -35,8 +35,8 @@ func TestReviewKeys(t *testing.T) {
 
 	ask("north")
 	h.key("e")
-	if h.m.state != stReviewInput || h.m.reviewInput.Value() != "north" {
-		t.Fatalf("e: state %v, input %q", h.m.state, h.m.reviewInput.Value())
+	if d, ok := topIs[*reviewPrompt](h.m); !ok || d.ti.Value() != "north" {
+		t.Fatalf("e: dialog %T, want the edit line with the proposal", h.m.top())
 	}
 	h.key("ctrl+u") // clear the line (textinput's delete-before-cursor)
 	h.typeText("look")
@@ -68,14 +68,14 @@ func TestReviewKeys(t *testing.T) {
 	// Esc from the reason goes back to the proposal; nothing is sent.
 	ask("east")
 	h.key("x", "esc")
-	if len(h.pending()) != 0 || h.m.pending == nil || h.m.state != stNormal {
+	if len(h.pending()) != 0 || h.m.pending == nil || h.m.top() != nil {
 		t.Fatalf("esc from the reason: sent %#v, pending %v", h.pending(), h.m.pending)
 	}
 	// An auto-accept shows its countdown.
 	h.events(engine.ReviewRequested{Turn: 2, Action: "south", Deadline: time.Now().Add(9 * time.Second)})
 	h.mustSee("auto in ")
 	// Playing the turn clears the review.
-	h.events(turn(2, engine.ActorAgent, "south", "The well.", 0, "Old Well", 0))
+	h.events(turn(2, engine.ActorAgent, "south", "The well.", 0, "Old Well"))
 	if h.m.pending != nil {
 		t.Fatal("a played turn leaves the review shown")
 	}

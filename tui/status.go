@@ -13,8 +13,9 @@ import (
 	"github.com/lantern-if/lantern/engine"
 )
 
-// modeLabel is the mode the status bar shows: running, stepping, paused, or
-// manual (the person is typing, or played last while the agent waits).
+// modeLabel is the mode the status bar shows: running, stepping, paused,
+// waiting for you (a proposal waits for the person's review), or manual
+// (the person is typing, or played last while the agent waits).
 func (m *Model) modeLabel() (string, lipgloss.Style) {
 	s := m.c.styles
 	switch {
@@ -22,6 +23,9 @@ func (m *Model) modeLabel() (string, lipgloss.Style) {
 		return "quitting", s.ModeStopped
 	case m.stopped:
 		return "stopped", s.ModeStopped
+	case m.pending != nil && m.replay == nil:
+		// The game waits on the person's review, whatever the mode.
+		return "waiting for you", s.ModeStepping
 	case m.mode == engine.Running:
 		if m.thinking {
 			return "running · thinking", s.ModeRunning
@@ -32,9 +36,7 @@ func (m *Model) modeLabel() (string, lipgloss.Style) {
 			return fmt.Sprintf("stepping · %d queued", m.queuedSteps), s.ModeStepping
 		}
 		return "stepping", s.ModeStepping
-	case m.pending != nil:
-		return "your review", s.ModeStepping
-	case m.state == stInput || m.lastActor == engine.ActorHuman:
+	case m.typing() || m.lastActor == engine.ActorHuman:
 		return "manual", s.ModeManual
 	}
 	return "paused", s.ModePaused
@@ -149,32 +151,8 @@ func seconds(d time.Duration) string {
 func (m *Model) footerView() string {
 	s := m.c.styles
 	w := m.w
-	switch m.state {
-	case stInput:
-		hint := s.HelpDesc.Render("  enter sends · esc leaves")
-		if m.flash != "" {
-			st := s.Flash
-			if m.flashErr {
-				st = s.Error
-			}
-			hint = st.Render("  " + oneLine(m.flash))
-		}
-		iw := max(min(w-ansi.StringWidth(m.input.Prompt)-28, 60), 10)
-		m.input.SetWidth(iw)
-		return fit(m.input.View()+hint, w)
-	case stSearch:
-		m.search.SetWidth(max(w-40, 10))
-		return fit(m.search.View()+s.HelpDesc.Render("  enter older · ↓ newer · esc closes"), w)
-	case stForm:
-		// Every key types into the form: no help key to offer here.
-		return fit(s.HelpKey.Render(" ctrl+s")+s.HelpDesc.Render(" save · ")+s.HelpKey.Render("tab")+s.HelpDesc.Render(" next field · ")+
-			s.HelpKey.Render("esc")+s.HelpDesc.Render(" cancel"), w)
-	case stObjInput:
-		m.objInput.SetWidth(max(w-ansi.StringWidth(m.objInput.Prompt)-4, 10))
-		return fit(m.objInput.View(), w)
-	case stReviewInput:
-		m.reviewInput.SetWidth(max(w-ansi.StringWidth(m.reviewInput.Prompt)-24, 10))
-		return fit(m.reviewInput.View()+s.HelpDesc.Render("  enter sends · esc back"), w)
+	if line, ok := m.dialogFooter(w); ok {
+		return line
 	}
 	if m.pending != nil && m.replay == nil {
 		return m.reviewLine(w)
@@ -192,7 +170,7 @@ func (m *Model) footerView() string {
 		return m.withHelpKey(s.Notice.Render(" esc again cancels the model call in flight"), w)
 	}
 	hl := &m.c.helpLine
-	ctx := fmt.Sprint(m.focus, m.replay != nil, m.state, m.mapZoom)
+	ctx := fmt.Sprint(m.focus, m.replay != nil, m.mapZoom)
 	if hl.w != w || hl.gen != m.c.gen || hl.ctx != ctx {
 		hl.w, hl.gen, hl.ctx, hl.s = w, m.c.gen, ctx, m.shortHelp(w)
 	}
@@ -201,52 +179,4 @@ func (m *Model) footerView() string {
 
 func newProgressBar(c *common) progress.Model {
 	return progress.New(progress.WithColors(c.styles.ProgressFull), progress.WithFillCharacters('█', '░'))
-}
-
-// dialogView draws an overlay (help, form, model picker, viewer) centred in
-// the panes area.
-func (m *Model) dialogView(w, h int) []string {
-	dw := m.dialogWidth()
-	var title string
-	var body []string
-	switch m.state {
-	case stHelp:
-		title = "Keys"
-		body = m.helpBody(dw-4, h-2)
-	case stForm:
-		title = "Memory"
-		body = m.form.view()
-	case stModels:
-		title = "Model per role"
-		body = m.picker.view(m.c, dw-4)
-	case stEpisodes:
-		title = "Episodes"
-		body = m.episodes.view(m.c, dw-4)
-	case stNotes:
-		title = "Notes"
-		body = m.notes.view(m.c, dw-4)
-	case stViewer:
-		title = m.viewer.title
-		dw = min(max(w-4, 20), 100)
-		body = m.viewer.view(m.c, h-2)
-	}
-	bh := min(len(body)+2, h)
-	inner := make([]string, 0, bh-2)
-	for _, l := range body {
-		if len(inner) == bh-2 {
-			break
-		}
-		inner = append(inner, fit(l, dw-4))
-	}
-	box := m.c.box(title, "", true, dw, bh, inner)
-	out := blank(w, h)
-	top := max((h-bh)/2, 0)
-	left := max((w-dw)/2, 0)
-	pad := strings.Repeat(" ", left)
-	for i, l := range box {
-		if top+i < h {
-			out[top+i] = fit(pad+l, w)
-		}
-	}
-	return out
 }

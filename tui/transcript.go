@@ -72,6 +72,12 @@ type transcriptPane struct {
 	feed  *feed
 	query string // the search, highlighted while set
 	match int    // seq of the current match, -1 for none
+	// count caches where the current match is among all of them.
+	count struct {
+		query     string
+		match, at int
+		next, n   int
+	}
 }
 
 func newTranscript(c *common) *transcriptPane {
@@ -102,7 +108,8 @@ func (p *transcriptPane) info() string {
 	case p.query != "" && p.match < 0:
 		return fmt.Sprintf("no match for %q", p.query)
 	case p.query != "":
-		return fmt.Sprintf("match %q", p.query)
+		at, n := p.matchCount()
+		return fmt.Sprintf("match %q · %d of %d", p.query, at, n)
 	case !p.feed.atBottom():
 		return fmt.Sprintf("↑ %d lines · End to follow", p.feed.offset)
 	}
@@ -133,3 +140,23 @@ func (p *transcriptPane) search(q string, older bool) bool {
 }
 
 func (p *transcriptPane) clearSearch() { p.query, p.match = "", -1 }
+
+// matchCount is the current match's place among the turns that match the
+// search (counted from the oldest), and how many match.
+func (p *transcriptPane) matchCount() (at, n int) {
+	c := &p.count
+	if c.query == p.query && c.match == p.match && c.next == p.feed.next {
+		return c.at, c.n
+	}
+	q := strings.ToLower(p.query)
+	for _, e := range p.feed.entries {
+		if strings.Contains(strings.ToLower(e.it.plain()), q) {
+			n++
+			if e.seq <= p.match {
+				at = n
+			}
+		}
+	}
+	c.query, c.match, c.next, c.at, c.n = p.query, p.match, p.feed.next, at, n
+	return at, n
+}

@@ -5,9 +5,14 @@
 // One small root model (Model) owns the layout, the keyboard and the
 // engine's event stream; the panes (transcript, reasoning, memory,
 // objectives, map) are plain structs driven imperatively (setSize, view)
-// that share one common set of styles and keys. Update never does I/O:
-// reading events, sending commands, checking the model server, reading the
-// memory store and rendering Markdown all happen in tea.Cmds.
+// that share one common set of styles and keys. What takes the keyboard
+// from the panes (the help, the memory form, the model picker, a viewer,
+// the episodes, the notes, and the lines typed in the footer) is a dialog
+// on one stack (dialog.go). Update never does I/O: reading events, sending
+// commands, checking the model server, reading the memory store and
+// rendering Markdown all happen in tea.Cmds; the person's edits of
+// memories and objectives go to the session as engine commands, and the
+// session keeps them.
 package tui
 
 import (
@@ -57,9 +62,6 @@ type Options struct {
 	// RefreshEvery is how often Memories.md is checked for edits made by
 	// hand (default 2 s; negative: never).
 	RefreshEvery time.Duration
-	// SaveObjectives keeps the person's objectives after each change; may
-	// be nil. It runs in a command, never in Update.
-	SaveObjectives func() error
 	// SavePrefs keeps the person's choices in the user's configuration: a
 	// theme ("" when unchanged) and the models chosen per role. It runs in
 	// a command; nil keeps them for this session only.

@@ -12,6 +12,8 @@ import (
 
 // viewer shows Markdown (a memory, the knowledge base), rendered by renderMD.
 type viewer struct {
+	c       *common
+	h       host
 	id      int
 	title   string
 	lines   []string
@@ -36,7 +38,10 @@ func (v *viewer) set(msg viewerMsg) {
 	v.lines = strings.Split(strings.TrimRight(msg.text, "\n"), "\n")
 }
 
-func (v *viewer) view(c *common, h int) []string {
+func (v *viewer) frame() frame { return frame{title: v.title, wide: true, keys: closeKeys()} }
+
+func (v *viewer) view(_, h int) []string {
+	c := v.c
 	switch {
 	case v.loading:
 		return []string{c.styles.Muted.Render("rendering…")}
@@ -63,12 +68,9 @@ func renderMarkdown(id int, title, md string, w int, dark bool) tea.Cmd {
 
 // openViewer shows the viewer and returns the command that fills it.
 func (m *Model) openViewer(title string, load func(w int, dark bool, id int) tea.Cmd) tea.Cmd {
-	id := 1
-	if m.viewer != nil {
-		id = m.viewer.id + 1
-	}
-	m.viewer = &viewer{id: id, title: title, loading: true}
-	m.state = stViewer
+	m.viewers++
+	id := m.viewers
+	m.open(&viewer{c: m.c, h: m, id: id, title: title, loading: true})
 	w := min(max(m.w-4, 20), 100) - 4
 	return load(w, m.c.theme.Dark, id)
 }
@@ -114,12 +116,24 @@ func (m *Model) openKnowledge() tea.Cmd {
 	})
 }
 
-func (m *Model) viewerKey(k tea.KeyPressMsg) tea.Cmd {
-	v := m.viewer
-	page := max(m.lay.area.h-4, 1)
+func (v *viewer) update(msg tea.Msg) (dialog, tea.Cmd) {
+	switch msg := msg.(type) {
+	case viewerMsg:
+		if msg.id == v.id {
+			v.set(msg)
+		}
+		return v, nil
+	case tea.KeyPressMsg:
+		return v.key(msg)
+	}
+	return v, nil
+}
+
+func (v *viewer) key(k tea.KeyPressMsg) (dialog, tea.Cmd) {
+	page := max(v.h.areaHeight()-4, 1)
 	switch k.String() {
 	case "esc", "q", "enter", "K":
-		m.state, m.viewer = stNormal, nil
+		return nil, nil
 	case "up", "k":
 		v.offset--
 	case "down", "j":
@@ -133,5 +147,5 @@ func (m *Model) viewerKey(k tea.KeyPressMsg) tea.Cmd {
 	case "end", "G":
 		v.offset = len(v.lines)
 	}
-	return nil
+	return v, nil
 }

@@ -19,10 +19,11 @@ import (
 // objectivesFile keeps the person's objectives between sessions.
 const objectivesFile = "objectives.json"
 
-// SaveObjectives writes the person's active objectives to objectives.json
+// saveObjectives writes the person's active objectives to objectives.json
 // (completed ones belong to their episode, as the manager's Reset keeps
-// them); a client calls it after an ObjectivesChanged event.
-func (s *Session) SaveObjectives() error {
+// them); the session calls it after each of the person's edits, so every
+// client keeps them.
+func (s *Session) saveObjectives() error {
 	if s.Objectives == nil {
 		return nil
 	}
@@ -42,7 +43,7 @@ func (s *Session) SaveObjectives() error {
 	return nil
 }
 
-// RestoreObjectives adds the person's objectives saved by SaveObjectives.
+// RestoreObjectives adds the person's objectives saved by saveObjectives.
 // A missing file restores nothing; a broken one is an error and is left as
 // it is.
 func (s *Session) RestoreObjectives() error {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,26 +16,35 @@ import (
 func TestPersonObjectivesSurviveASession(t *testing.T) {
 	story, binding := demoStory(t)
 	dir := t.TempDir()
-	open := func() *Session {
+	open := func(paused bool) *Session {
 		sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: dir, Agent: recording("north", "south"),
-			Autosave: true, Planning: DefaultPlanning(), Engine: engine.Config{Seed: 1, MaxTurns: 2}})
+			Autosave: true, Planning: DefaultPlanning(), Engine: engine.Config{Seed: 1, MaxTurns: 2, StartPaused: paused}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return sess
 	}
-	sess := open()
-	for _, op := range [][2]string{{"add", "Find the lamp"}, {"add", "Open the cottage"}, {"add", "Drop me"}, {"drop", "Drop me"}} {
-		if _, err := sess.Objectives.Edit(op[0], op[1]); err != nil {
-			t.Fatal(err)
-		}
+	// The person's edits reach the session as commands, as any client
+	// sends them; the session keeps them without being asked.
+	sess := open(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- sess.Engine.Run(ctx) }()
+	h := &harness{t: t, e: sess.Engine, ctx: ctx}
+	h.until(engine.Idle{})
+	for _, op := range []engine.ObjectiveEdit{{Op: engine.ObjectiveAdd, Text: "Find the lamp"}, {Op: engine.ObjectiveAdd, Text: "Open the cottage"},
+		{Op: engine.ObjectiveAdd, Text: "Drop me"}, {Op: engine.ObjectiveDrop, Text: "Drop me"}} {
+		h.send(op)
+		h.until(engine.ObjectivesChanged{})
 	}
-	if err := sess.SaveObjectives(); err != nil {
+	h.send(engine.Quit{})
+	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
+	cancel()
 	sess.Close()
 
-	again := open()
+	again := open(false)
 	defer again.Close()
 	if err := again.RestoreObjectives(); err != nil {
 		t.Fatal(err)

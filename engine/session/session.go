@@ -447,7 +447,9 @@ func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int)
 		if err != nil || !changed {
 			return nil, err
 		}
-		return []engine.Event{s.objectivesChanged()}, nil
+		// The person's objectives outlive the process whichever client
+		// made the edit.
+		return []engine.Event{s.objectivesChanged()}, s.saveObjectives()
 	}
 	me, ok := c.(engine.MemoryEdit)
 	if !ok {
@@ -498,6 +500,13 @@ func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int)
 		var m memory.Memory
 		m, err = s.Memories.Undo()
 		me.Title = m.Title
+	case engine.MemoryRestoreHand:
+		var n int
+		n, err = s.Memories.RestoreGeneration()
+		if err != nil {
+			return nil, fmt.Errorf("bring back the memories deleted by hand: %w", err)
+		}
+		me.Title = fmt.Sprintf("%d deleted by hand", n)
 	default:
 		return nil, fmt.Errorf("memory edit: unknown operation %q", me.Op)
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -62,6 +63,36 @@ func TestPersonAddsMemoryWithStatus(t *testing.T) {
 			t.Errorf("%s: written anyway", tc.title)
 		case !tc.refused && (found == nil || found.Status != tc.want):
 			t.Errorf("%s: stored %+v, want status %s", tc.title, found, tc.want)
+		}
+	}
+}
+
+// TestPersonRestoresHandDeletionThroughTheSession: bringing back what a
+// deletion by hand removed is a command to the session like every other
+// edit; with nothing kept it says so (ErrNothingToUndo), writing nothing.
+func TestPersonRestoresHandDeletionThroughTheSession(t *testing.T) {
+	story, binding := demoStory(t)
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: recording(),
+		Engine: engine.Config{Seed: 1, StartPaused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go sess.Engine.Run(ctx)
+	h := &harness{t: t, e: sess.Engine, ctx: ctx}
+	h.until(engine.Idle{})
+	h.send(engine.MemoryEdit{Op: engine.MemoryRestoreHand})
+	for ev := range sess.Engine.Events() {
+		if e, ok := ev.(engine.ErrorEvent); ok {
+			if !errors.Is(e.Err, memory.ErrNothingToUndo) {
+				t.Fatalf("error %v, want ErrNothingToUndo", e.Err)
+			}
+			return
+		}
+		if _, ok := ev.(engine.MemoryChanged); ok {
+			t.Fatal("a restore with nothing kept changed the memories")
 		}
 	}
 }

@@ -96,6 +96,9 @@ standard input every further proposal is accepted.`,
 		if code := resumeOrNot(ctx, sess, *resume, "lantern run", stderr); code != exitOK {
 			return status(code)
 		}
+		if err := sess.RestoreObjectives(); err != nil {
+			log.Warn("objectives", "err", err) // the file is left as it is
+		}
 		var decide func(engine.ReviewRequested)
 		if *review {
 			decide = reviewer(ctx, sess.Engine, stdin, stderr)

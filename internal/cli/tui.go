@@ -124,7 +124,6 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		}
 		if sess.Objectives != nil {
 			opts.Objectives = sess.Objectives
-			opts.SaveObjectives = sess.SaveObjectives
 		}
 		err = tui.Run(ctx, opts, stdin, stdout)
 		code := exitOK
