@@ -133,13 +133,13 @@ func TestBenchShardsMergeToTheWholeRun(t *testing.T) {
 			t.Errorf("%s: exit %d, want an error saying %q:\n%s", tc.name, code, tc.want, stderr)
 		}
 	}
-	if code, out, _ := runCLI(t, "", "bench", "merge", "--help"); code != exitOK || !strings.Contains(out, "lantern bench merge DB...") {
+	if code, out, _ := runCLI(t, "", "bench", "merge", "--help"); code != exitOK || !strings.Contains(out, "lantern bench merge SHARD...") {
 		t.Errorf("merge --help: exit %d %s", code, out)
 	}
 	if code, out, _ := runCLI(t, "", "bench", "--help"); code != exitOK || !strings.Contains(out, "--shard") || !strings.Contains(out, "lantern bench merge") {
 		t.Errorf("bench --help: exit %d %s", code, out)
 	}
-	if code, _, stderr := runCLI(t, "", "bench", "merge"); code != exitUsage || !strings.Contains(stderr, "DB...") {
+	if code, _, stderr := runCLI(t, "", "bench", "merge"); code != exitUsage || !strings.Contains(stderr, "SHARD...") {
 		t.Errorf("merge without databases: exit %d %s", code, stderr)
 	}
 	for _, bad := range []string{"0/2", "3/2", "x"} {
