@@ -56,6 +56,9 @@ type SuiteStory struct {
 	MD5      string `json:"md5"`
 	Release  int    `json:"release"`
 	MaxScore int    `json:"max_score"` // 0: unknown
+	// Seed is the story's first episode's seed (the suite's, unless a
+	// seed file names one for the story).
+	Seed int `json:"seed"`
 }
 
 // GameResult is a story's result with one model, or (Story "all") the
@@ -368,6 +371,16 @@ func SuiteTitle(s *Suite) string {
 	seeds := fmt.Sprintf("seed %d", s.Seed)
 	if s.Episodes > 1 {
 		seeds = fmt.Sprintf("seeds %d to %d", s.Seed, s.Seed+s.Episodes-1)
+	}
+	for _, st := range s.Stories {
+		if st.Seed != s.Seed {
+			seeds = "each story's seed"
+			if s.Episodes > 1 {
+				seeds += fmt.Sprintf(" and the %d after it", s.Episodes-1)
+			}
+			seeds += " (a seed file's)"
+			break
+		}
 	}
 	title := fmt.Sprintf("Bench suite: %d game(s) × %d episode(s), %s, %s; at most %d turns, %s",
 		len(s.Stories), s.Episodes, s.Label, models, s.MaxTurns, seeds)

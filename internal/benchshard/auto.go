@@ -119,10 +119,11 @@ type SuiteUnit struct {
 }
 
 // SuiteUnits lists a suite's work in its fixed order: story by story,
-// model by model, episode by episode.
-func SuiteUnits(stories, models, episodes, seed int) []SuiteUnit {
+// model by model, episode by episode; seeds holds each story's seed (its
+// first episode's).
+func SuiteUnits(seeds []int, models, episodes int) []SuiteUnit {
 	var out []SuiteUnit
-	for s := 0; s < stories; s++ {
+	for s, seed := range seeds {
 		for m := 0; m < max(models, 1); m++ {
 			for e := 1; e <= episodes; e++ {
 				out = append(out, SuiteUnit{Story: s, Model: m, Episode: e, Seed: seed + e - 1})
@@ -144,8 +145,8 @@ type SuiteSegment struct {
 
 // PlanSuite is the shard's part of a suite: a contiguous, balanced slice of
 // SuiteUnits (the first len%n shards take one more), grouped into segments.
-func PlanSuite(stories, models, episodes, seed int, s Shard) []SuiteSegment {
-	units := SuiteUnits(stories, models, episodes, seed)
+func PlanSuite(seeds []int, models, episodes int, s Shard) []SuiteSegment {
+	units := SuiteUnits(seeds, models, episodes)
 	n := max(s.Count, 1)
 	i := min(max(s.Index, 1), n) - 1
 	size, extra := len(units)/n, len(units)%n

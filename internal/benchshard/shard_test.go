@@ -157,12 +157,16 @@ func TestAuto(t *testing.T) {
 // every (story, model, episode) once, in contiguous runs with their seeds.
 func TestPlanSuiteCoversEveryUnitOnce(t *testing.T) {
 	for _, tc := range []struct{ stories, models, episodes, shards int }{{2, 1, 2, 4}, {3, 2, 3, 5}, {1, 1, 1, 1}, {38, 1, 2, 4}, {2, 3, 1, 7}} {
-		units := SuiteUnits(tc.stories, tc.models, tc.episodes, 10)
+		seeds := make([]int, tc.stories)
+		for i := range seeds {
+			seeds[i] = 10 + 3*i
+		}
+		units := SuiteUnits(seeds, tc.models, tc.episodes)
 		seen := make([]int, len(units))
 		sizes := []int{}
 		for i := 1; i <= tc.shards; i++ {
 			n := 0
-			for _, seg := range PlanSuite(tc.stories, tc.models, tc.episodes, 10, Shard{i, tc.shards}) {
+			for _, seg := range PlanSuite(seeds, tc.models, tc.episodes, Shard{i, tc.shards}) {
 				for k := 0; k < seg.Episodes; k++ {
 					u := units[seg.FirstUnit+k]
 					if u.Story != seg.Story || u.Model != seg.Model || u.Episode != seg.FirstEpisode+k || u.Seed != seg.Seed+k {

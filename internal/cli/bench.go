@@ -102,7 +102,7 @@ lantern bench merge joins the parts' databases into one report.`,
 		if err != nil {
 			return err
 		}
-		suite := len(*storyArgs) > 1 || isDir(*storyArgs) || len(models) > 1
+		suite := len(*storyArgs) > 1 || isDir(*storyArgs) || len(models) > 1 || fs.Changed("seed-file")
 		if *compare || *list {
 			db, closeDB, err := openBenchDB(cfg)
 			if err != nil {
@@ -127,7 +127,8 @@ lantern bench merge joins the parts' databases into one report.`,
 		o := benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width,
 			shard: *shard, workdirSet: fs.Changed("workdir"), log: log, export: *export}
 		if suite {
-			return runSuite(ctx, suiteRequest{set: changed(fs), stories: *storyArgs, models: models, cfgFile: a.configFile}, o, stdout, stderr)
+			seedFile, _ := fs.GetString("seed-file")
+			return runSuite(ctx, suiteRequest{set: changed(fs), stories: *storyArgs, models: models, cfgFile: a.configFile, seedFile: seedFile}, o, stdout, stderr)
 		}
 		if strings.HasPrefix(strings.TrimSpace(o.shard), "auto") {
 			s, err := benchshard.ParseAny(o.shard, os.Getenv)

@@ -298,7 +298,84 @@ type suiteRequest struct {
 	set     map[string]string // the flags given, story and model aside
 	stories []string
 	models  []string
-	cfgFile string
+	cfgFile  string
+	seedFile string
+}
+
+// playSegment plays a suite's segment: when a walkthrough runs out inside
+// an episode (the script agent stops its session), the segment's later
+// episodes play on in a new session of the same work dir, each with its
+// own seed, and the parts make one report.
+func playSegment(ctx context.Context, cfg *config.Config, o benchOptions, seg benchSegment, stderr io.Writer) (*bench.Report, int, error) {
+	var parts []*bench.Report
+	code := exitOK
+	next := seg
+	for next.count > 0 {
+		if next.shard != nil {
+			sh := *seg.shard
+			sh.FirstEpisode = next.first
+			next.shard = &sh
+		}
+		rep, c, err := playBench(ctx, cfg, o, next, stderr)
+		if err != nil {
+			return nil, c, err
+		}
+		parts = append(parts, rep)
+		code = max(code, c)
+		n := len(rep.Episodes)
+		if c != exitOK || rep.Error != "" || ctx.Err() != nil || n == 0 || n >= next.count || rep.Episodes[n-1].Ending != "script ended" {
+			break
+		}
+		next.first, next.count, next.seed = next.first+n, next.count-n, next.seed+n
+	}
+	if len(parts) == 1 {
+		return parts[0], code, nil
+	}
+	rep := mergeRuns(parts, o.episodes)
+	rep.Requested, rep.Shard, rep.DB, rep.ID = seg.count, seg.shard, parts[0].DB, parts[len(parts)-1].ID
+	rep.Complete = len(rep.Episodes) == seg.count && rep.Error == "" && ctx.Err() == nil
+	return rep, code, nil
+}
+
+// storySeeds gives each story its first episode's seed: the one a seed
+// file names for it (by file name, or by name without extension), else
+// the suite's. A seed file is a JSON object whose values are seeds or
+// objects with a "seed" (Jericho's walkthroughs.json is one).
+func storySeeds(path string, stories []suiteStory, seed int) error {
+	named := map[string]int{}
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return usageErrorf("--seed-file: %v", err)
+		}
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return usageErrorf("--seed-file %s: want a JSON object of story names: %v", path, err)
+		}
+		for k, v := range raw {
+			var n int
+			if json.Unmarshal(v, &n) != nil {
+				var obj struct {
+					Seed *int `json:"seed"`
+				}
+				if json.Unmarshal(v, &obj) != nil || obj.Seed == nil {
+					return usageErrorf("--seed-file %s: %q is neither a seed nor an object with a seed", path, k)
+				}
+				n = *obj.Seed
+			}
+			named[k] = n
+		}
+	}
+	for i := range stories {
+		st := &stories[i].info
+		st.Seed = seed
+		if n, ok := named[st.Name]; ok {
+			st.Seed = n
+		} else if n, ok := named[storyBase(st.Name)]; ok {
+			st.Seed = n
+		}
+	}
+	return nil
 }
 
 // runSuite plays a suite (or its shard) and reports it.
@@ -330,6 +407,9 @@ func runSuite(ctx context.Context, req suiteRequest, o benchOptions, stdout, std
 	if err != nil {
 		return err
 	}
+	if err := storySeeds(req.seedFile, stories, base.Loop.Seed); err != nil {
+		return err
+	}
 	models := req.models
 	if len(models) == 0 {
 		m := ""
@@ -353,7 +433,11 @@ func runSuite(ctx context.Context, req suiteRequest, o benchOptions, stdout, std
 	for _, s := range stories {
 		suite.Stories = append(suite.Stories, s.info)
 	}
-	plan := benchshard.PlanSuite(len(stories), len(models), o.episodes, suite.Seed, shard)
+	var seeds []int
+	for _, st := range stories {
+		seeds = append(seeds, st.info.Seed)
+	}
+	plan := benchshard.PlanSuite(seeds, len(models), o.episodes, shard)
 	if len(plan) == 0 {
 		return usageErrorf("shard %s of %d episode(s) has nothing to play: use fewer shards", shard, len(stories)*len(models)*o.episodes)
 	}
@@ -399,7 +483,8 @@ func runSuite(ctx context.Context, req suiteRequest, o benchOptions, stdout, std
 		if suite.Shard != nil {
 			info = &bench.ShardInfo{Index: shard.Index, Count: shard.Count, FirstEpisode: seg.FirstEpisode, Total: o.episodes}
 		}
-		rep, c, err := playBench(ctx, cfg, so, benchSegment{first: seg.FirstEpisode, count: seg.Episodes, seed: seg.Seed, shard: info}, stderr)
+		cfg.Loop.Seed = st.info.Seed
+		rep, c, err := playSegment(ctx, cfg, so, benchSegment{first: seg.FirstEpisode, count: seg.Episodes, seed: seg.Seed, shard: info}, stderr)
 		if err != nil {
 			suite.Error = fmt.Sprintf("%s: %v", st.info.Name, err)
 			code = exitError
@@ -490,6 +575,7 @@ func suiteFlags(fs *pflag.FlagSet) (stories *[]string, logFile, export *string) 
 	fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1 (default: loop.seed)")
 	logFile = fs.String("log-file", "", "write the log here, - for stderr (default: lantern.log in the work dir)")
 	export = fs.String("export", "", "write the episodes and turns as CSV and JSON Lines into this folder")
+	fs.String("seed-file", "", "a suite's seeds by story: a JSON object of story name to seed (or to an object with a seed, as Jericho's walkthroughs.json)")
 	return stories, logFile, export
 }
 
