@@ -311,8 +311,13 @@ func playSegment(ctx context.Context, cfg *config.Config, o benchOptions, seg be
 	code := exitOK
 	next := seg
 	for next.count > 0 {
-		if next.shard != nil {
-			sh := *seg.shard
+		if next.first != seg.first {
+			// A later part numbers its episodes from where the last
+			// stopped, as a shard does.
+			sh := bench.ShardInfo{Index: 1, Count: 1, Total: o.episodes}
+			if seg.shard != nil {
+				sh = *seg.shard
+			}
 			sh.FirstEpisode = next.first
 			next.shard = &sh
 		}
