@@ -56,12 +56,24 @@ outputs get a status line every 30 seconds.
 
 --shard i/n plays the i-th of n equal parts of the episodes (each with the
 seed the whole run gives it), for splitting a benchmark across machines;
-lantern bench merge joins the parts' databases into one report.`,
+--shard auto takes i and n from a Slurm job array (SLURM_ARRAY_TASK_ID) or a
+Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with LANTERN_SHARD_COUNT), both
+counted from 0. Give each shard a --workdir of its own (a re-run clears it);
+lantern bench merge joins the shards into one report.
+
+--story repeated, or a folder (every story in it with a binding), plays a
+suite: per game and overall, the score as a share of the maximum (mean ±
+standard error over the episodes), highscore, steps, deaths and model cost,
+and a chart; --agent script:DIR plays DIR/<story name>.txt for each story,
+--seed-file gives stories their own seeds, --model a,b,c sweeps models in one
+report. --export DIR writes the episodes and turns as CSV and JSON Lines.`,
 		Example: `  lantern bench --episodes 3 --max-turns 100 --model qwen3:4b
   lantern bench --agent script:game_files/demo/walkthrough.txt --episodes 2
   lantern bench --compare prev last
   lantern bench --json --model qwen3:8b > qwen3-8b.json
-  lantern bench --shard 2/3 --episodes 9 --model qwen3:4b`,
+  lantern bench --shard 2/3 --episodes 9 --model qwen3:4b --workdir shard-2
+  lantern bench --story games/ --agent script:walkthroughs/ --episodes 2
+  lantern bench --story a.z5 --story b.z8 --model qwen3:4b,qwen3:8b --export out/`,
 	}
 	cmd.AddCommand(newBenchMergeCmd(a))
 	fs := cmd.Flags()
