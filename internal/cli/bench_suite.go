@@ -295,9 +295,9 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // suiteRequest is what a suite run was asked to play.
 type suiteRequest struct {
-	set     map[string]string // the flags given, story and model aside
-	stories []string
-	models  []string
+	set      map[string]string // the flags given, story and model aside
+	stories  []string
+	models   []string
 	cfgFile  string
 	seedFile string
 }
@@ -569,7 +569,6 @@ func sortedRuns(s *bench.Suite) {
 		return modelAt[benchModel(a)] < modelAt[benchModel(b)]
 	})
 }
-
 
 // suiteFlags are bench's flags for stories, logging and exports (and the
 // session flags it shares with run, --story repeatable).
