@@ -31,7 +31,7 @@ var jerichoShortScores = map[string]int{"anchor.z8": 99, "balances.z5": 50, "cur
 // Jericho's bare Enter, is not a line a script can hold). The per-game
 // table and chart are golden.
 func TestBenchJerichoSuite(t *testing.T) {
-	dir, _ := isolate(t)
+	dir, repo := isolate(t)
 	jdir := filepath.Join(shared.Dir(t), "jericho")
 	data, err := os.ReadFile(filepath.Join(jdir, "walkthroughs.json"))
 	if err != nil {
@@ -101,7 +101,7 @@ func TestBenchJerichoSuite(t *testing.T) {
 	}
 	got := strings.ReplaceAll(out, walkDir, "WALK")
 	got = strings.ReplaceAll(got, "Lantern "+version()+",", "Lantern VERSION,")
-	path := filepath.Join("testdata", "bench_jericho_suite.golden")
+	path := filepath.Join(repo, "internal", "cli", "testdata", "bench_jericho_suite.golden")
 	if *updateSuiteGolden {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)

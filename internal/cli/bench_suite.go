@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -549,25 +548,6 @@ func printSuite(w io.Writer, s *bench.Suite, asJSON bool, width int) error {
 	}
 	bench.PrintSuite(w, s, width)
 	return nil
-}
-
-// sortedRuns orders a suite's runs as the suite lists them: by story,
-// then model.
-func sortedRuns(s *bench.Suite) {
-	storyAt, modelAt := map[string]int{}, map[string]int{}
-	for i, st := range s.Stories {
-		storyAt[st.MD5] = i
-	}
-	for i, m := range s.Models {
-		modelAt[m] = i
-	}
-	sort.SliceStable(s.Runs, func(i, j int) bool {
-		a, b := s.Runs[i], s.Runs[j]
-		if storyAt[a.StoryMD5] != storyAt[b.StoryMD5] {
-			return storyAt[a.StoryMD5] < storyAt[b.StoryMD5]
-		}
-		return modelAt[benchModel(a)] < modelAt[benchModel(b)]
-	})
 }
 
 // suiteFlags are bench's flags for stories, logging and exports (and the
