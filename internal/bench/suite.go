@@ -432,8 +432,9 @@ func PrintSuite(w io.Writer, s *Suite, width int) {
 	for _, o := range s.Overall {
 		r := row(o)
 		r[0] = fmt.Sprintf("all (%d games)", o.Games)
-		if o.Games > 0 {
-			r[len(r)-6] = "-" // no one maximum over games
+		if o.Games > 1 {
+			// Points of different games: no one maximum or highscore.
+			r[len(r)-6], r[len(r)-7] = "-", "-"
 		}
 		rows = append(rows, r)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/lantern-if/lantern/internal/bench"
@@ -28,8 +29,8 @@ var jerichoShortScores = map[string]int{"anchor.z8": 99, "balances.z5": 50, "cur
 // maximum (a normalised 1.0), except the walkthroughs Jericho itself wins
 // short of it, at exactly Jericho's score; the first episode wins on every
 // game whose walkthrough the script format can replay (a blank command,
-// Jericho's bare Enter, is not a line a script can hold). The per-game
-// table and chart are golden.
+// Jericho's bare Enter, is not a line a script can hold). The suite plays
+// as two shards at once, merged; the per-game table and chart are golden.
 func TestBenchJerichoSuite(t *testing.T) {
 	dir, repo := isolate(t)
 	jdir := filepath.Join(shared.Dir(t), "jericho")
@@ -60,16 +61,34 @@ func TestBenchJerichoSuite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	work := filepath.Join(dir, "suite")
-	code, out, stderr := runCLI(t, "", "bench", "--story", jdir, "--agent", "script:"+walkDir, "--seed-file", filepath.Join(jdir, "walkthroughs.json"),
-		"--episodes", "2", "--max-turns", fmt.Sprint(longest+10), "--label", "Jericho walkthroughs", "--workdir", work)
-	if code != exitOK {
-		t.Fatalf("bench: exit %d\n%s\n%s", code, out, lastLines(stderr, 20))
+	// Two shards at once (the runs wait on the disk more than on the
+	// processor), merged: the report is the unsharded suite's.
+	args := []string{"bench", "--story", jdir, "--agent", "script:" + walkDir, "--seed-file", filepath.Join(jdir, "walkthroughs.json"),
+		"--episodes", "2", "--max-turns", fmt.Sprint(longest + 10), "--label", "Jericho walkthroughs"}
+	shards := []string{filepath.Join(dir, "shard-1"), filepath.Join(dir, "shard-2")}
+	var wg sync.WaitGroup
+	codes, stderrs := make([]int, 2), make([]string, 2)
+	for i := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _, stderrs[i] = runCLI(t, "", append(args, "--shard", fmt.Sprintf("%d/2", i+1), "--workdir", shards[i])...)
+		}()
 	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != exitOK {
+			t.Fatalf("shard %d/2: exit %d\n%s", i+1, c, lastLines(stderrs[i], 20))
+		}
+	}
+	code, out, stderr := runCLI(t, "", "bench", "merge", shards[0], shards[1])
+	if code != exitOK {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	code, raw, stderr := runCLI(t, "", "bench", "merge", "--json", shards[0], shards[1])
 	var suite bench.Suite
-	raw, err := os.ReadFile(filepath.Join(work, manifestName))
-	if err != nil || json.Unmarshal(raw, &suite) != nil {
-		t.Fatalf("manifest: %v", err)
+	if err := json.Unmarshal([]byte(raw), &suite); code != exitOK || err != nil {
+		t.Fatalf("merge --json: exit %d, %v\n%s", code, err, stderr)
 	}
 	if len(suite.Runs) != len(walks) || len(suite.Games) != len(walks) || !suite.Complete || suite.Format != bench.FormatVersion {
 		t.Fatalf("suite: %d runs, %d games of %d; complete %v, format %d", len(suite.Runs), len(suite.Games), len(walks), suite.Complete, suite.Format)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/internal/bench"
+	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/internal/shared"
 )
 
@@ -181,6 +183,10 @@ func TestBenchSuiteMergeRefuses(t *testing.T) {
 	if code, _, stderr := runCLI(t, "", "bench", "merge", a, b); code != exitOK {
 		t.Fatalf("the good shards: exit %d %s", code, stderr)
 	}
+	// A work dir's lantern.db, as a shard's work dir: the README's example.
+	if code, _, stderr := runCLI(t, "", "bench", "merge", filepath.Join(a, "lantern.db"), filepath.Join(b, "lantern.db")); code != exitOK {
+		t.Errorf("merge A/lantern.db B/lantern.db: exit %d %s", code, stderr)
+	}
 	for _, tc := range []struct {
 		name   string
 		shards []string
@@ -206,5 +212,47 @@ func TestBenchSuiteMergeRefuses(t *testing.T) {
 	code, out, _ := runCLI(t, "", "bench", "--list", "--story", shared.File(t, "stories/zork1.z3"))
 	if code != exitOK || !strings.Contains(out, "script walk") {
 		t.Errorf("bench --list after merge --store: exit %d\n%s", code, out)
+	}
+}
+
+// TestBenchShardWorkDirs: one story's shards, each with --workdir, merge
+// by their work dirs (no --story: the shards say which story), per-role
+// table included, and a re-run shard starts clean.
+func TestBenchShardWorkDirs(t *testing.T) {
+	dir, repo := isolate(t)
+	walk := filepath.Join(repo, "game_files", "demo", "walkthrough.txt")
+	cmds, err := oracle.LoadScript(walk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(oracle.New(oracle.Options{Script: cmds}))
+	defer srv.Close()
+	t.Setenv("OLLAMA_HOST", strings.TrimPrefix(srv.URL, "http://"))
+	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
+	common := []string{"bench", "--model", "oracle", "--episodes", "3", "--max-turns", "8"}
+	for i, d := range []string{a, b} {
+		code, out, stderr := runCLI(t, "", append(common, "--shard", []string{"1/2", "2/2"}[i], "--workdir", d)...)
+		if code != exitOK {
+			t.Fatalf("shard %d: exit %d %s %s", i+1, code, out, stderr)
+		}
+	}
+	// Run shard 1 again: its former attempt goes first.
+	code, _, stderr := runCLI(t, "", append(common, "--shard", "1/2", "--workdir", a)...)
+	if code != exitOK || !strings.Contains(stderr, "clearing the former attempt") {
+		t.Fatalf("re-run shard: exit %d %s", code, stderr)
+	}
+	code, out, stderr := runCLI(t, "", "bench", "merge", a, b)
+	if code != exitOK {
+		t.Fatalf("merge A B: exit %d %s", code, stderr)
+	}
+	wantAll(t, "merged shards", out, "3 of 3 episodes (complete)", "Model calls by role", "episode 3")
+	code, out, _ = runCLI(t, "", "bench", "merge", "--json", a, b)
+	rep := decodeReport(t, out)
+	if code != exitOK || len(rep.Roles) == 0 || rep.Roles[len(rep.Roles)-1].Role != "all" || len(rep.Episodes) != 3 || len(rep.RoleWallMS) == 0 {
+		t.Errorf("merged report: roles %+v, %d episodes, role wall %v", rep.Roles, len(rep.Episodes), rep.RoleWallMS)
+	}
+	// The re-run shard's database holds its second attempt alone.
+	if got := episodeSeeds(t, filepath.Join(a, "demo-r1", "lantern.db")); !reflect.DeepEqual(got, []int{0, 1}) {
+		t.Errorf("the re-run shard's episodes have seeds %v, want [0 1]", got)
 	}
 }
