@@ -23,7 +23,6 @@ import (
 	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchprogress"
-	"github.com/lantern-if/lantern/internal/benchshard"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
@@ -141,13 +140,6 @@ report. --export DIR writes the episodes and turns as CSV and JSON Lines.`,
 		if suite {
 			seedFile, _ := fs.GetString("seed-file")
 			return runSuite(ctx, suiteRequest{set: changed(fs), stories: *storyArgs, models: models, cfgFile: a.configFile, seedFile: seedFile}, o, stdout, stderr)
-		}
-		if strings.HasPrefix(strings.TrimSpace(o.shard), "auto") {
-			s, err := benchshard.ParseAny(o.shard, os.Getenv)
-			if err != nil {
-				return usageErrorf("%v", err)
-			}
-			o.shard = s.String()
 		}
 		if name := strings.TrimPrefix(o.agent, "script:"); name != o.agent && isDir([]string{name}) {
 			_, story, err := openStory(cfg.Story, cfg.WorkDir)

@@ -22,7 +22,7 @@ import (
 // benchPlan applies --shard: the episodes this run plays and the seed its
 // first one takes. An unsharded run plays them all.
 func benchPlan(shardText string, episodes, seed int, model string) (first, count, firstSeed int, info *bench.ShardInfo, err error) {
-	s, err := benchshard.Parse(shardText)
+	s, err := benchshard.ParseAny(shardText, os.Getenv)
 	if err != nil {
 		return 0, 0, 0, nil, err
 	}
