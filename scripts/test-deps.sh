@@ -2,9 +2,18 @@
 # Installs what the tests need, idempotently: Debian's frotz (for /usr/games/dfrotz,
 # the reference interpreter of the differential tests), tmux (for
 # scripts/tui-tmux-test.sh, which drives the TUI in a real terminal) and chromium
-# (a headless browser renders `lantern episodes export --format html`). Does
-# nothing when all are present.
+# (a headless browser renders `lantern episodes export --format html`), and
+# through scripts/slurm-deps.sh Slurm and munge. Does nothing when all are present.
 set -euo pipefail
+
+# Slurm and munge, for scripts/slurm-test.sh: where they cannot be installed
+# (exit 2) the Slurm test skips, unless LANTERN_REQUIRE_SHARED=1.
+rc=0
+"$(dirname "$0")/slurm-deps.sh" || rc=$?
+if [[ $rc -ne 0 && ( $rc -ne 2 || ${LANTERN_REQUIRE_SHARED:-} == 1 ) ]]; then
+  echo "test-deps: scripts/slurm-deps.sh failed (exit $rc)" >&2
+  exit 1
+fi
 
 missing=()
 [[ -x /usr/games/dfrotz ]] || missing+=(frotz)

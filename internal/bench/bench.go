@@ -132,6 +132,13 @@ type Report struct {
 	// Index is the work dir's lantern.db that lists the run when it
 	// played in a work dir of its own (DB).
 	Index string `json:"index_database,omitempty"`
+	// Format is FormatVersion; Lantern the version that played the run;
+	// Seeds each episode's seed, in the order of Episodes.
+	Format  int    `json:"format_version"`
+	Lantern string `json:"lantern_version,omitempty"`
+	Seeds   []int  `json:"seeds"`
+	// RoleWallMS is the time spent waiting on each role's model calls.
+	RoleWallMS map[string]float64 `json:"role_wall_ms,omitempty"`
 }
 
 // ShardInfo is the part of a benchmark a run played.

@@ -137,8 +137,13 @@ func RunTitle(r *Report) string {
 	if r.ID != 0 {
 		id = fmt.Sprintf("run %d", r.ID)
 	}
-	return fmt.Sprintf("Bench %s: %s (release %d), %s, %d of %d episodes (%s), at most %d turns, seed %d",
-		id, r.Story, r.Release, r.Label, len(r.Episodes), r.Requested, state, r.MaxTurns, r.Seed)
+	played := fmt.Sprintf("%d of %d episodes", len(r.Episodes), r.Requested)
+	if r.Shard != nil {
+		played = fmt.Sprintf("shard %d/%d: %d of episodes %d to %d of %d", r.Shard.Index, r.Shard.Count, len(r.Episodes),
+			r.Shard.FirstEpisode, r.Shard.FirstEpisode+r.Requested-1, r.Shard.Total)
+	}
+	return fmt.Sprintf("Bench %s: %s (release %d), %s, %s (%s), at most %d turns, seed %d",
+		id, r.Story, r.Release, r.Label, played, state, r.MaxTurns, r.Seed)
 }
 
 func Print(w io.Writer, r *Report, width int) {

@@ -2,6 +2,7 @@ package benchview
 
 import (
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,4 +100,10 @@ func ramp(n int) []float64 {
 		out[i] = float64(i / 10 * 5)
 	}
 	return out
+}
+
+func TestBars(t *testing.T) {
+	got := Bars("Normalised score", []Bar{{Label: "905", Value: 1, Err: 0}, {Label: "advent", Value: 0.25, Err: 0.125},
+		{Label: ""}, {Label: "no max", Value: math.NaN()}}, 20)
+	golden(t, "bars", got)
 }

@@ -55,16 +55,28 @@ outputs get a status line every 30 seconds.
 
 --shard i/n plays the i-th of n equal parts of the episodes (each with the
 seed the whole run gives it), for splitting a benchmark across machines;
-lantern bench merge joins the parts' databases into one report.`,
+--shard auto takes i and n from a Slurm job array (SLURM_ARRAY_TASK_ID) or a
+Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with LANTERN_SHARD_COUNT), both
+counted from 0. Give each shard a --workdir of its own (a re-run clears it);
+lantern bench merge joins the shards into one report.
+
+--story repeated, or a folder (every story in it with a binding), plays a
+suite: per game and overall, the score as a share of the maximum (mean ±
+standard error over the episodes), highscore, steps, deaths and model cost,
+and a chart; --agent script:DIR plays DIR/<story name>.txt for each story,
+--seed-file gives stories their own seeds, --model a,b,c sweeps models in one
+report. --export DIR writes the episodes and turns as CSV and JSON Lines.`,
 		Example: `  lantern bench --episodes 3 --max-turns 100 --model qwen3:4b
   lantern bench --agent script:game_files/demo/walkthrough.txt --episodes 2
   lantern bench --compare prev last
   lantern bench --json --model qwen3:8b > qwen3-8b.json
-  lantern bench --shard 2/3 --episodes 9 --model qwen3:4b`,
+  lantern bench --shard 2/3 --episodes 9 --model qwen3:4b --workdir shard-2
+  lantern bench --story games/ --agent script:walkthroughs/ --episodes 2
+  lantern bench --story a.z5 --story b.z8 --model qwen3:4b,qwen3:8b --export out/`,
 	}
 	cmd.AddCommand(newBenchMergeCmd(a))
 	fs := cmd.Flags()
-	sessionFlags(fs)
+	storyArgs, logFile, export := suiteFlags(fs)
 	episodes := episodeFlags(fs, 3)
 	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay a walkthrough (restarted each episode)")
 	label := fs.String("label", "", "a name for the run (default: the agent's model, or the script)")
@@ -87,10 +99,21 @@ lantern bench merge joins the parts' databases into one report.`,
 		if *episodes < 1 {
 			return usageErrorf("--episodes must be at least 1")
 		}
-		cfg, err := loadConfig("bench", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile")
+		set := changed(fs)
+		models := splitModels(set["model"])
+		delete(set, "story")
+		delete(set, "model")
+		if len(*storyArgs) == 1 && !isDir(*storyArgs) {
+			set["story"] = (*storyArgs)[0]
+		}
+		if len(models) == 1 {
+			set["model"] = models[0]
+		}
+		cfg, err := loadConfig("bench", set, a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile")
 		if err != nil {
 			return err
 		}
+		suite := len(*storyArgs) > 1 || isDir(*storyArgs) || len(models) > 1 || fs.Changed("seed-file")
 		if *compare || *list {
 			db, closeDB, err := openBenchDB(cfg)
 			if err != nil {
@@ -102,15 +125,30 @@ lantern bench merge joins the parts' databases into one report.`,
 			}
 			return compareBenchRuns(ctx, db, fs.Arg(0), fs.Arg(1), *asJSON, *width, stdout, stderr)
 		}
+		if *compare && suite || *list && suite {
+			return usageErrorf("--compare and --list read one story's runs: name one --story")
+		}
 		modelSet := fs.Changed("model")
-		log, closeLog, err := commandLog("bench", cfg.WorkDir, a.logLevel, cfg)
+		log, closeLog, err := benchLog(*logFile, cfg.WorkDir, a.logLevel, cfg, stderr)
 		if err != nil {
 			return usageError(fmt.Errorf("log: %w", err))
 		}
 		defer closeLog()
-		log.Info("bench", "episodes", *episodes, "agent", *agentSpec, "label", *label)
-		return runBench(ctx, cfg, benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width,
-			shard: *shard, workdirSet: fs.Changed("workdir"), log: log}, stdout, stderr)
+		log.Info("bench", "episodes", *episodes, "agent", *agentSpec, "label", *label, "stories", *storyArgs, "models", models, "shard", *shard)
+		o := benchOptions{episodes: *episodes, agent: *agentSpec, label: *label, modelSet: modelSet, json: *asJSON, width: *width,
+			shard: *shard, workdirSet: fs.Changed("workdir"), log: log, export: *export}
+		if suite {
+			seedFile, _ := fs.GetString("seed-file")
+			return runSuite(ctx, suiteRequest{set: changed(fs), stories: *storyArgs, models: models, cfgFile: a.configFile, seedFile: seedFile}, o, stdout, stderr)
+		}
+		if name := strings.TrimPrefix(o.agent, "script:"); name != o.agent && isDir([]string{name}) {
+			_, story, err := openStory(cfg.Story, cfg.WorkDir)
+			if err != nil {
+				return err
+			}
+			o.agent = agentFor(o.agent, filepath.Base(story))
+		}
+		return runBench(ctx, cfg, o, stdout, stderr)
 	}
 	return cmd
 }
@@ -127,114 +165,41 @@ type benchOptions struct {
 	shard      string
 	workdirSet bool
 	log        *slog.Logger // the command's log
+	// playDir, when set, is where the run plays (a suite's work dir):
+	// no fresh dir, no index entry.
+	playDir string
+	export  string // a folder for the CSV/JSONL exports ("": none)
 }
 
 func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, stderr io.Writer) error {
-	story, name, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
-	if err != nil {
-		return err
-	}
-	info := story.Info()
-	rep := &bench.Report{Story: filepath.Base(name), StoryMD5: info.MD5, Release: info.Release, MaxScore: binding.MaxScore, Agent: o.agent,
-		Seed: cfg.Loop.Seed, MaxTurns: cfg.Loop.MaxTurnsPerEpisode, Requested: o.episodes, Label: o.label}
 	firstEpisode, count, firstSeed, shardInfo, err := benchPlan(o.shard, o.episodes, cfg.Loop.Seed, cfg.Model(config.RoleAgent))
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	rep.Shard, rep.Requested = shardInfo, count
-
-	agent, err := agentFromSpec(o.agent)
-	if err != nil {
-		return err
-	}
-	queue := &bench.CallQueue{}
-	var client *llm.Client
-	if agent == nil || o.modelSet {
-		client, err = newClientLog(cfg, queue.Add, o.log)
-		if err != nil {
+	shardDir := o.workdirSet && shardInfo != nil
+	if shardDir {
+		// A re-run shard starts clean: what a failed attempt left goes.
+		if err := prepareShardDir(cfg.WorkDir, stderr); err != nil {
 			return err
 		}
-		if err := benchPreflight(ctx, client, cfg, agent == nil); err != nil {
-			return err
-		}
-		rep.Host = client.Host()
-		rep.Models = map[string]string{}
-		for _, r := range config.RoleNames() {
-			rep.Models[r] = cfg.Model(r)
-		}
 	}
-	if rep.Label == "" {
-		switch {
-		case agent == nil:
-			rep.Label = cfg.Model(config.RoleAgent)
-		default:
-			rep.Label = "script " + filepath.Base(strings.TrimPrefix(o.agent, "script:"))
+	rep, code, err := playBench(ctx, cfg, o, benchSegment{first: firstEpisode, count: count, seed: firstSeed, shard: shardInfo}, stderr)
+	if err != nil {
+		return err
+	}
+	if shardDir {
+		// The work dir's manifest: what bench merge reads of a shard.
+		if err := writeSuiteManifest(cfg.WorkDir, singleSuite(rep, o.episodes)); err != nil {
+			fmt.Fprintln(stderr, "lantern bench:", err)
+			code = exitError
 		}
 	}
-	workDir, err := benchWorkDir(cfg, name, info.Release, o.workdirSet)
-	if err != nil {
-		return err
+	if o.export != "" {
+		if err := exportBench(o.export, []*bench.Report{rep}); err != nil {
+			fmt.Fprintln(stderr, "lantern bench:", err)
+			code = exitError
+		}
 	}
-	played := *cfg // the run's own work dir, and the seed of its first episode
-	played.WorkDir = workDir
-	played.Loop.Seed = firstSeed
-	sess, err := openSession(&played, storyFile{story, name, binding}, client, agent, count, false)
-	if err != nil {
-		return err
-	}
-	defer sess.Close()
-	rep.DB = filepath.Join(sess.Dir, "lantern.db")
-	before, err := sess.DB.LastEpisodeID(context.Background())
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "lantern bench: %s, %s, %d episode(s) of at most %d turns\n", rep.Story, rep.Label, count, rep.MaxTurns)
-	if rep.Shard != nil {
-		fmt.Fprintf(stderr, "lantern bench: shard %d/%d: episodes %d to %d of %d\n", rep.Shard.Index, rep.Shard.Count, firstEpisode, firstEpisode+count-1, o.episodes)
-	}
-	fmt.Fprintf(stderr, "lantern bench: work dir %s\n", workDir)
-	rep.Started = time.Now()
-	if err := sess.Start(ctx, session.StartOptions{}); err != nil {
-		return err
-	}
-	progress := benchprogress.NewTracker(benchprogress.New(stderr), benchprogress.Run{FirstEpisode: firstEpisode, Count: count,
-		MaxTurns: rep.MaxTurns, MaxScore: rep.MaxScore}, nil)
-	code := collectBench(ctx, sess, queue, rep, progress)
-	progress.Close()
-	if err := sess.Stop(10 * time.Second); err != nil && rep.Error == "" {
-		rep.Error = err.Error()
-	}
-	rep.Ended = time.Now()
-	rep.Complete = len(rep.Episodes) == count && rep.Error == "" && ctx.Err() == nil
-	if ctx.Err() != nil && rep.Error == "" {
-		rep.Error = "interrupted"
-	}
-	rep.Summary = bench.Summarize(rep.Episodes)
-	rep.Roles = bench.RoleStats(client, rep.Summary)
-	after, _ := sess.DB.LastEpisodeID(context.Background())
-	data, err := json.Marshal(rep)
-	if err != nil {
-		return err
-	}
-	first := int64(0)
-	if after > before {
-		first = before + 1
-	} else {
-		after = 0
-	}
-	all := rep.Summary[len(rep.Summary)-1]
-	run := rundb.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent],
-		Episodes: len(rep.Episodes), FirstEpisode: first, LastEpisode: after, Score: all.Score, Complete: rep.Complete,
-		Started: rep.Started, Ended: rep.Ended, Report: data}
-	id, err := sess.DB.SaveBenchRun(context.Background(), run)
-	if err == nil && !o.workdirSet {
-		id, rep.Index, err = indexBenchRun(context.Background(), cfg, name, info.Release, info.MD5, run)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
-		code = exitError
-	}
-	rep.ID = id
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -251,6 +216,135 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		}
 	}
 	return status(code)
+}
+
+// benchSegment is the consecutive episodes one session plays: the
+// benchmark's number of the first, how many, the first one's seed and the
+// shard they belong to (nil: the whole run).
+type benchSegment struct {
+	first, count, seed int
+	shard              *bench.ShardInfo
+}
+
+// playBench plays a segment of one story's benchmark and stores its report
+// in the run's lantern.db (and, for a run in a fresh work dir, in the
+// configured work dir's index); the report comes back with the exit code
+// its play earned.
+func playBench(ctx context.Context, cfg *config.Config, o benchOptions, seg benchSegment, stderr io.Writer) (*bench.Report, int, error) {
+	story, name, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
+	if err != nil {
+		return nil, exitError, err
+	}
+	info := story.Info()
+	rep := &bench.Report{Story: filepath.Base(name), StoryMD5: info.MD5, Release: info.Release, MaxScore: binding.MaxScore, Agent: o.agent,
+		Seed: cfg.Loop.Seed, MaxTurns: cfg.Loop.MaxTurnsPerEpisode, Requested: o.episodes, Label: o.label,
+		Format: bench.FormatVersion, Lantern: version()}
+	firstEpisode, count, firstSeed := seg.first, seg.count, seg.seed
+	rep.Shard, rep.Requested = seg.shard, count
+
+	agent, err := agentFromSpec(o.agent)
+	if err != nil {
+		return nil, exitError, err
+	}
+	queue := &bench.CallQueue{}
+	roleTime := &roleClock{}
+	var client *llm.Client
+	if agent == nil || o.modelSet {
+		client, err = newClientLog(cfg, roleTime.add(queue.Add), o.log)
+		if err != nil {
+			return nil, exitError, err
+		}
+		if err := benchPreflight(ctx, client, cfg, agent == nil); err != nil {
+			return nil, exitError, err
+		}
+		rep.Host = client.Host()
+		rep.Models = map[string]string{}
+		for _, r := range config.RoleNames() {
+			rep.Models[r] = cfg.Model(r)
+		}
+	}
+	if rep.Label == "" {
+		switch {
+		case agent == nil:
+			rep.Label = cfg.Model(config.RoleAgent)
+		default:
+			rep.Label = "script " + filepath.Base(strings.TrimPrefix(o.agent, "script:"))
+		}
+	}
+	workDir := o.playDir
+	if workDir == "" {
+		workDir, err = benchWorkDir(cfg, name, info.Release, o.workdirSet)
+		if err != nil {
+			return nil, exitError, err
+		}
+	}
+	played := *cfg // the run's own work dir, and the seed of its first episode
+	played.WorkDir = workDir
+	played.Loop.Seed = firstSeed
+	sess, err := openSession(&played, storyFile{story, name, binding}, client, agent, count, false)
+	if err != nil {
+		return nil, exitError, err
+	}
+	defer sess.Close()
+	rep.DB = filepath.Join(sess.Dir, "lantern.db")
+	before, err := sess.DB.LastEpisodeID(context.Background())
+	if err != nil {
+		return nil, exitError, err
+	}
+	fmt.Fprintf(stderr, "lantern bench: %s, %s, %d episode(s) of at most %d turns\n", rep.Story, rep.Label, count, rep.MaxTurns)
+	if rep.Shard != nil {
+		fmt.Fprintf(stderr, "lantern bench: shard %d/%d: episodes %d to %d of %d\n", rep.Shard.Index, rep.Shard.Count, firstEpisode, firstEpisode+count-1, rep.Shard.Total)
+	}
+	fmt.Fprintf(stderr, "lantern bench: work dir %s\n", workDir)
+	rep.Started = time.Now()
+	if err := sess.Start(ctx, session.StartOptions{}); err != nil {
+		return nil, exitError, err
+	}
+	progress := benchprogress.NewTracker(benchprogress.New(stderr), benchprogress.Run{FirstEpisode: firstEpisode, Count: count,
+		MaxTurns: rep.MaxTurns, MaxScore: rep.MaxScore}, nil)
+	code := collectBench(ctx, sess, queue, rep, progress)
+	progress.Close()
+	if err := sess.Stop(10 * time.Second); err != nil && rep.Error == "" {
+		rep.Error = err.Error()
+	}
+	rep.Ended = time.Now()
+	rep.Complete = len(rep.Episodes) == count && rep.Error == "" && ctx.Err() == nil
+	if ctx.Err() != nil && rep.Error == "" {
+		rep.Error = "interrupted"
+	}
+	rep.Summary = bench.Summarize(rep.Episodes)
+	rep.Roles = bench.RoleStats(client, rep.Summary)
+	rep.RoleWallMS = roleTime.ms()
+	for _, e := range rep.Episodes {
+		rep.Seeds = append(rep.Seeds, rep.EpisodeSeed(e))
+	}
+	after, _ := sess.DB.LastEpisodeID(context.Background())
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return nil, exitError, err
+	}
+	first := int64(0)
+	if after > before {
+		first = before + 1
+	} else {
+		after = 0
+	}
+	all := rep.Summary[len(rep.Summary)-1]
+	run := rundb.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent],
+		Episodes: len(rep.Episodes), FirstEpisode: first, LastEpisode: after, Score: all.Score, Complete: rep.Complete,
+		Started: rep.Started, Ended: rep.Ended, Report: data}
+	id, err := sess.DB.SaveBenchRun(context.Background(), run)
+	if err == nil && !o.workdirSet && o.playDir == "" && rep.Shard == nil {
+		// A shard writes its own work dir only: its nodes may share the
+		// configured one (NFS), where SQLite's locks do not hold.
+		id, rep.Index, err = indexBenchRun(context.Background(), cfg, name, info.Release, info.MD5, run)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "lantern bench:", err)
+		code = exitError
+	}
+	rep.ID = id
+	return rep, code, nil
 }
 
 // benchPreflight fails fast when the server or a model the run needs is

@@ -2,16 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/session"
@@ -28,7 +22,7 @@ import (
 // benchPlan applies --shard: the episodes this run plays and the seed its
 // first one takes. An unsharded run plays them all.
 func benchPlan(shardText string, episodes, seed int, model string) (first, count, firstSeed int, info *bench.ShardInfo, err error) {
-	s, err := benchshard.Parse(shardText)
+	s, err := benchshard.ParseAny(shardText, os.Getenv)
 	if err != nil {
 		return 0, 0, 0, nil, err
 	}
@@ -76,158 +70,4 @@ func indexBenchRun(ctx context.Context, cfg *config.Config, storyName string, re
 	run.FirstEpisode, run.LastEpisode = 0, 0 // the episodes are in the run's own database
 	id, err := db.SaveBenchRun(ctx, run)
 	return id, path, err
-}
-
-func newBenchMergeCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "merge DB...",
-		Short: "join the shards of one benchmark into one report",
-		Long: `Joins the shards of one benchmark (lantern bench --shard i/n on each
-machine) into one report. Each DB is a shard's lantern.db, or the work dir
-its run printed; the last run stored in each is taken. The shards must come
-from the same story, agent, seed and turn limit, and play every episode once.`,
-		Example: `  lantern bench --shard 1/2 --episodes 10    # on one machine
-  lantern bench --shard 2/2 --episodes 10    # on another
-  lantern bench merge a/lantern.db b/lantern.db`,
-	}
-	fs := cmd.Flags()
-	fs.String("story", "", "story file (default: the configured one, else the built-in demo)")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	width := fs.Int("width", 60, "width of the score chart")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-		if len(args) == 0 {
-			return usageErrorf("name the shards' databases: lantern bench merge DB...")
-		}
-		cfg, err := loadConfig("bench", changed(fs), a.configFile, stderr, "story")
-		if err != nil {
-			return err
-		}
-		story, name, err := openStory(cfg.Story, cfg.WorkDir)
-		if err != nil {
-			return err
-		}
-		info := story.Info()
-		var reps []*bench.Report
-		for _, arg := range args {
-			rep, err := lastBenchReport(ctx, arg, session.StoryDir(name, info.Release), info.MD5)
-			if err != nil {
-				return err
-			}
-			reps = append(reps, rep)
-		}
-		merged, err := mergeBenchReports(reps)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(merged)
-		}
-		bench.Print(stdout, merged, *width)
-		return nil
-	}
-	return cmd
-}
-
-// lastBenchReport reads the last run stored in a shard's database: the
-// lantern.db named, or the one in a work dir (directly or in its story's
-// folder).
-func lastBenchReport(ctx context.Context, arg, storyDir, md5 string) (*bench.Report, error) {
-	path := arg
-	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
-		path = filepath.Join(arg, "lantern.db")
-		if _, err := os.Stat(path); err != nil {
-			path = filepath.Join(arg, storyDir, "lantern.db")
-		}
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("shard %q: %w", arg, err)
-	}
-	db, err := rundb.OpenRunDB(path, md5)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	runs, err := db.BenchRuns(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("shard %q: %w", arg, err)
-	}
-	if len(runs) == 0 {
-		return nil, fmt.Errorf("shard %q: no bench run of this story is stored in %s", arg, path)
-	}
-	rep, err := loadBenchRun(ctx, db, fmt.Sprint(runs[len(runs)-1].ID))
-	if err != nil {
-		return nil, fmt.Errorf("shard %q: %w", arg, err)
-	}
-	rep.DB = path
-	return rep, nil
-}
-
-// shardKey is what every shard of one benchmark has in common.
-func shardKey(r *bench.Report) string {
-	total := r.Requested
-	if r.Shard != nil {
-		total = r.Shard.Total
-	}
-	var models []string
-	for role, m := range r.Models {
-		models = append(models, role+"="+m)
-	}
-	sort.Strings(models)
-	return fmt.Sprintf("story %s, agent %s, label %q, seed %d, %d turns, %d episodes, models %s",
-		r.StoryMD5, r.Agent, r.Label, r.Seed, r.MaxTurns, total, strings.Join(models, " "))
-}
-
-// mergeBenchReports joins shards into the report one unsharded run would
-// have made: the episodes in order, the metrics computed over all of them.
-func mergeBenchReports(reps []*bench.Report) (*bench.Report, error) {
-	var parts []benchshard.Part
-	for i, r := range reps {
-		p := benchshard.Part{Source: r.DB, Key: shardKey(r), Shard: benchshard.Shard{Index: 1, Count: 1}}
-		if p.Source == "" {
-			p.Source = fmt.Sprintf("shard %d", i+1)
-		}
-		if r.Shard != nil {
-			p.Shard = benchshard.Shard{Index: r.Shard.Index, Count: r.Shard.Count}
-		}
-		for _, e := range r.Episodes {
-			p.Episodes = append(p.Episodes, e.Episode)
-		}
-		parts = append(parts, p)
-	}
-	total := reps[0].Requested
-	if reps[0].Shard != nil {
-		total = reps[0].Shard.Total
-	}
-	if _, err := benchshard.Check(parts, total); err != nil {
-		return nil, err
-	}
-	first := reps[0]
-	out := &bench.Report{Label: first.Label, Story: first.Story, StoryMD5: first.StoryMD5, Release: first.Release, MaxScore: first.MaxScore,
-		Agent: first.Agent, Models: first.Models, Host: first.Host, Seed: first.Seed, MaxTurns: first.MaxTurns, Requested: total,
-		Complete: true, Started: first.Started, Ended: first.Ended}
-	var errs []string
-	for _, r := range reps {
-		out.Episodes = append(out.Episodes, r.Episodes...)
-		out.Dropped += r.Dropped
-		out.Complete = out.Complete && r.Complete
-		if r.Error != "" {
-			errs = append(errs, r.Error)
-		}
-		if r.Started.Before(out.Started) {
-			out.Started = r.Started
-		}
-		if r.Ended.After(out.Ended) {
-			out.Ended = r.Ended
-		}
-		if r.Host != out.Host {
-			out.Host = "" // the shards ran against different servers
-		}
-	}
-	slices.SortStableFunc(out.Episodes, func(a, b bench.Episode) int { return a.Episode - b.Episode })
-	out.Error = strings.Join(errs, "; ")
-	out.Summary = bench.Summarize(out.Episodes)
-	return out, nil
 }

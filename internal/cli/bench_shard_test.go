@@ -96,7 +96,11 @@ func TestBenchShardsMergeToTheWholeRun(t *testing.T) {
 		t.Errorf("runs share a database: %v", dbs)
 	}
 
-	code, out, stderr := runCLI(t, "", "bench", "merge", "--json", two.DB, filepath.Dir(filepath.Dir(one.DB)))
+	code, out, stderr := runCLI(t, "", "bench", "--shard", "2/2", "--episodes", "3", "--agent", "script:"+walk, "--max-turns", "30", "--seed", "7")
+	if code != exitOK || !strings.Contains(out, "shard 2/2: 1 of episodes 3 to 3 of 3 (complete)") {
+		t.Errorf("a shard's header does not say which shard: exit %d %s\n%s", code, stderr, out)
+	}
+	code, out, stderr = runCLI(t, "", "bench", "merge", "--json", two.DB, filepath.Dir(filepath.Dir(one.DB)))
 	if code != exitOK {
 		t.Fatalf("merge: exit %d\n%s", code, stderr)
 	}
@@ -133,13 +137,13 @@ func TestBenchShardsMergeToTheWholeRun(t *testing.T) {
 			t.Errorf("%s: exit %d, want an error saying %q:\n%s", tc.name, code, tc.want, stderr)
 		}
 	}
-	if code, out, _ := runCLI(t, "", "bench", "merge", "--help"); code != exitOK || !strings.Contains(out, "lantern bench merge DB...") {
+	if code, out, _ := runCLI(t, "", "bench", "merge", "--help"); code != exitOK || !strings.Contains(out, "lantern bench merge SHARD...") {
 		t.Errorf("merge --help: exit %d %s", code, out)
 	}
 	if code, out, _ := runCLI(t, "", "bench", "--help"); code != exitOK || !strings.Contains(out, "--shard") || !strings.Contains(out, "lantern bench merge") {
 		t.Errorf("bench --help: exit %d %s", code, out)
 	}
-	if code, _, stderr := runCLI(t, "", "bench", "merge"); code != exitUsage || !strings.Contains(stderr, "DB...") {
+	if code, _, stderr := runCLI(t, "", "bench", "merge"); code != exitUsage || !strings.Contains(stderr, "SHARD...") {
 		t.Errorf("merge without databases: exit %d %s", code, stderr)
 	}
 	for _, bad := range []string{"0/2", "3/2", "x"} {

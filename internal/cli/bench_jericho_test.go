@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lantern-if/lantern/internal/bench"
+	"github.com/lantern-if/lantern/internal/shared"
+)
+
+var updateSuiteGolden = flag.Bool("update-suite", false, "rewrite internal/cli/testdata/bench_jericho_suite.golden")
+
+// jerichoShortScores are the walkthroughs Jericho itself wins short of the
+// maximum, at these scores (microsoft/jericho issue 43 and pull 26).
+var jerichoShortScores = map[string]int{"anchor.z8": 99, "balances.z5": 50, "curses.z5": 450, "lostpig.z8": 6, "theatre.z5": 47, "yomomma.z8": 34}
+
+// TestBenchJerichoSuite plays the shared Jericho games as one suite, two
+// episodes each (the first with Jericho's seed for the game, read from
+// walkthroughs.json as the seed file; the second with the next seed), each
+// game by its walkthrough. Every episode that wins scores the story's
+// maximum (a normalised 1.0), except the walkthroughs Jericho itself wins
+// short of it, at exactly Jericho's score; the first episode wins on every
+// game whose walkthrough the script format can replay (a blank command,
+// Jericho's bare Enter, is not a line a script can hold). The suite plays
+// as two shards at once, merged; the per-game table and chart are golden.
+func TestBenchJerichoSuite(t *testing.T) {
+	dir, repo := isolate(t)
+	jdir := filepath.Join(shared.Dir(t), "jericho")
+	data, err := os.ReadFile(filepath.Join(jdir, "walkthroughs.json"))
+	if err != nil {
+		if shared.Required() {
+			t.Fatal(err)
+		}
+		t.Skipf("jericho suite: %v", err)
+	}
+	var walks map[string]struct {
+		Seed        int      `json:"seed"`
+		Walkthrough []string `json:"walkthrough"`
+		MaxScore    int      `json:"max_score"`
+	}
+	if err := json.Unmarshal(data, &walks); err != nil {
+		t.Fatal(err)
+	}
+	walkDir := filepath.Join(dir, "walk")
+	os.MkdirAll(walkDir, 0o755)
+	blank := map[string]bool{} // games whose walkthrough has a blank command
+	longest := 0
+	for file, w := range walks {
+		blank[file] = slices.Contains(w.Walkthrough, "")
+		longest = max(longest, len(w.Walkthrough))
+		text := strings.Join(w.Walkthrough, "\n") + "\n"
+		if err := os.WriteFile(filepath.Join(walkDir, storyBase(file)+".txt"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two shards at once (the runs wait on the disk more than on the
+	// processor), merged: the report is the unsharded suite's.
+	args := []string{"bench", "--story", jdir, "--agent", "script:" + walkDir, "--seed-file", filepath.Join(jdir, "walkthroughs.json"),
+		"--episodes", "2", "--max-turns", fmt.Sprint(longest + 10), "--label", "Jericho walkthroughs"}
+	shards := []string{filepath.Join(dir, "shard-1"), filepath.Join(dir, "shard-2")}
+	var wg sync.WaitGroup
+	codes, stderrs := make([]int, 2), make([]string, 2)
+	for i := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _, stderrs[i] = runCLI(t, "", append(args, "--shard", fmt.Sprintf("%d/2", i+1), "--workdir", shards[i])...)
+		}()
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != exitOK {
+			t.Fatalf("shard %d/2: exit %d\n%s", i+1, c, lastLines(stderrs[i], 20))
+		}
+	}
+	code, out, stderr := runCLI(t, "", "bench", "merge", shards[0], shards[1])
+	if code != exitOK {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	code, raw, stderr := runCLI(t, "", "bench", "merge", "--json", shards[0], shards[1])
+	var suite bench.Suite
+	if err := json.Unmarshal([]byte(raw), &suite); code != exitOK || err != nil {
+		t.Fatalf("merge --json: exit %d, %v\n%s", code, err, stderr)
+	}
+	if len(suite.Runs) != len(walks) || len(suite.Games) != len(walks) || !suite.Complete || suite.Format != bench.FormatVersion {
+		t.Fatalf("suite: %d runs, %d games of %d; complete %v, format %d", len(suite.Runs), len(suite.Games), len(walks), suite.Complete, suite.Format)
+	}
+	for _, r := range suite.Runs {
+		w := walks[r.Story]
+		if r.MaxScore != w.MaxScore {
+			t.Errorf("%s: max score %d, Jericho's %d", r.Story, r.MaxScore, w.MaxScore)
+		}
+		if len(r.Episodes) != 2 || !slices.Equal(r.Seeds, []int{w.Seed, w.Seed + 1}) {
+			t.Errorf("%s: %d episodes, seeds %v; want 2 with %d and %d", r.Story, len(r.Episodes), r.Seeds, w.Seed, w.Seed+1)
+			continue
+		}
+		for _, e := range r.Episodes {
+			if e.Ending != "victory" {
+				continue
+			}
+			want := 1.0
+			if s, ok := jerichoShortScores[r.Story]; ok {
+				want = float64(s) / float64(w.MaxScore)
+			}
+			if got := r.Normalized(e); math.Abs(got-want) > 1e-9 {
+				t.Errorf("%s episode %d won with %d of %d: normalised %.3f, want %.3f", r.Story, e.Episode, e.Score, w.MaxScore, got, want)
+			}
+		}
+		if first := r.Episodes[0]; !blank[r.Story] && first.Ending != "victory" {
+			t.Errorf("%s: the walkthrough with Jericho's seed %d ended %q at %d", r.Story, w.Seed, first.Ending, first.Score)
+		}
+	}
+	got := strings.ReplaceAll(out, walkDir, "WALK")
+	got = strings.ReplaceAll(got, "Lantern "+version()+",", "Lantern VERSION,")
+	path := filepath.Join(repo, "internal", "cli", "testdata", "bench_jericho_suite.golden")
+	if *updateSuiteGolden {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run TestBenchJerichoSuite -update-suite writes it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("the suite's report differs from %s:\n%s", path, got)
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
