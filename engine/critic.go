@@ -297,15 +297,26 @@ func clipRunes(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// Evaluate judges one proposal. prompt is the agent's prompt for the turn:
-// the critic's request continues it (the agent's messages, then the
-// judging instruction, the reasoning and the command), so it shows the
-// critic the same state and, sharing the agent's prompt as its prefix, is
-// served from Ollama's prompt cache, which the agent's next prompt then
-// finds warm up to the sections that changed. insisted means the agent
-// proposed the same action again after a model rejection in this turn: it
-// is let through once.
-func (c *Critic) Evaluate(ctx context.Context, s Scope, prompt []llm.Message, p Proposal, turn int, advisory, insisted bool) (Verdict, error) {
+// Judging is what the critic knows of a proposal's turn besides its scope.
+type Judging struct {
+	// Prompt is the agent's prompt for the turn: the critic's request
+	// continues it (the agent's messages, then the judging instruction,
+	// the reasoning and the command), so it shows the critic the same
+	// state and, sharing the agent's prompt as its prefix, is served from
+	// the server's prompt cache, which the agent's next prompt then finds
+	// warm up to the sections that changed.
+	Prompt []llm.Message
+	Turn   int
+	// Advisory: the agent plays a script, a rejection is only noted.
+	Advisory bool
+	// Insisted: the agent proposed the same action again after a model
+	// rejection in this turn; it is let through once.
+	Insisted bool
+}
+
+// Evaluate judges one proposal.
+func (c *Critic) Evaluate(ctx context.Context, s Scope, p Proposal, j Judging) (Verdict, error) {
+	prompt, turn, advisory, insisted := j.Prompt, j.Turn, j.Advisory, j.Insisted
 	action := p.Action
 	if why := s.groundTruth(action); why != "" {
 		v := Verdict{Action: action, Score: -1, Justification: why, Stage: StageGroundTruth, Accepted: advisory}

@@ -450,7 +450,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 		proposalNo := attempt + len(t.reviews) // numbered across the person's rejections
 		e.emit(ctx, ProposalMade{Turn: t.number, Attempt: proposalNo, Action: p.Action, Reasoning: p.Reasoning, Thinking: p.Thinking})
 		norm := mapper.NormalizeAction(p.Action)
-		v, err := e.critic.Evaluate(ctx, scope, t.prompt, p, t.number, e.agent.Scripted(), modelRejected[norm])
+		v, err := e.critic.Evaluate(ctx, scope, p, Judging{Prompt: t.prompt, Turn: t.number, Advisory: e.agent.Scripted(), Insisted: modelRejected[norm]})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
