@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
 )
 
 // helperEnv selects a helper mode when the test binary runs itself as a

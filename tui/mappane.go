@@ -281,4 +281,3 @@ func (p *mapPane) view() []string {
 	}
 	return out
 }
-

@@ -149,7 +149,7 @@ type Session struct {
 	planMap *mapper.Map
 	resumed []afterWork
 	inline  bool // Options.Inline
-	log  *slog.Logger
+	log     *slog.Logger
 	// savedMap is the map as last stored in lantern.db (JSON).
 	savedMap string
 }
