@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
 	"log/slog"
 	"math"
@@ -87,6 +88,9 @@ lantern bench merge joins the parts' databases into one report.`,
 		if *episodes < 1 {
 			return usageErrorf("--episodes must be at least 1")
 		}
+		if err := checkIntFlags(fs, intRange{"episodes", 1, maxEpisodes}, intRange{"width", 10, 1000}); err != nil {
+			return err
+		}
 		cfg, err := loadConfig("bench", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
 		if err != nil {
 			return err
@@ -105,7 +109,7 @@ lantern bench merge joins the parts' databases into one report.`,
 		modelSet := fs.Changed("model")
 		log, closeLog, err := commandLog("bench", cfg.WorkDir, a.logLevel, cfg)
 		if err != nil {
-			return usageError(fmt.Errorf("log: %w", err))
+			return err
 		}
 		defer closeLog()
 		log.Info("bench", "episodes", *episodes, "agent", *agentSpec, "label", *label)
@@ -229,12 +233,12 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		id, rep.Index, err = indexBenchRun(context.Background(), cfg, name, info.Release, info.MD5, run)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
+		fmt.Fprintln(stderr, "lantern bench:", errText(err))
 		code = exitError
 	}
 	rep.ID = id
 	if o.json {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(sanitize.NewJSONWriter(stdout))
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			return status(exitError)
@@ -243,7 +247,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		bench.Print(stdout, rep, o.width)
 	}
 	if rep.Error != "" {
-		fmt.Fprintf(stderr, "lantern bench: the run stopped early: %s\n", rep.Error)
+		fmt.Fprintf(stderr, "lantern bench: the run stopped early: %s\n", sanitize.Line(sanitize.Clip(rep.Error, 4096)))
 		if code == exitOK {
 			code = exitError
 		}
@@ -513,7 +517,7 @@ func compareBenchRuns(ctx context.Context, db *rundb.RunDB, refA, refB string, a
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(sanitize.NewJSONWriter(stdout))
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(bench.Comparison{A: a, B: b}); err != nil {
 			return status(exitError)

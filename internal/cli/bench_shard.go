@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,6 +100,9 @@ from the same story, agent, seed and turn limit, and play every episode once.`,
 		if len(args) == 0 {
 			return usageErrorf("name the shards' databases: lantern bench merge DB...")
 		}
+		if err := checkIntFlags(fs, intRange{"width", 10, 1000}); err != nil {
+			return err
+		}
 		cfg, err := loadConfig("bench", changed(fs), a.configFile, stderr, "story")
 		if err != nil {
 			return err
@@ -121,7 +125,7 @@ from the same story, agent, seed and turn limit, and play every episode once.`,
 			return err
 		}
 		if *asJSON {
-			enc := json.NewEncoder(stdout)
+			enc := json.NewEncoder(sanitize.NewJSONWriter(stdout))
 			enc.SetIndent("", "  ")
 			return enc.Encode(merged)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -93,6 +94,9 @@ previous version as Memories.md.backup.`, func(cmd *cobra.Command, path string) 
 	location := 0
 	show := sub("show", "print every location's memories, or one location's", `Prints every location's memories, or with --location N that location's,
 followed by what the agent's context shows of them.`, func(cmd *cobra.Command, path string) error {
+		if err := checkIntFlags(cmd.Flags(), intRange{"location", 0, math.MaxInt32}); err != nil {
+			return err
+		}
 		return memory.Show(cmd.OutOrStdout(), path, location)
 	})
 	show.Flags().IntVar(&location, "location", 0, "show only this location (its ID)")

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
 	"os"
 	"path/filepath"
@@ -100,7 +101,7 @@ func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir stri
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(out)
+	enc := json.NewEncoder(sanitize.NewJSONWriter(out))
 	emit := func(obs env.Observation) error {
 		if exits && obs.Ended == env.NotEnded {
 			obs.ValidExits = game.ValidExits()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
 	"os"
 	"strings"
@@ -54,13 +55,19 @@ standard input every further proposal is accepted.`,
 	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if err := checkIntFlags(fs, intRange{"episodes", 1, maxEpisodes}); err != nil {
+			return err
+		}
+		if *autoAccept < 0 {
+			return usageErrorf("--auto-accept must be 0 (wait) or more, not %s", *autoAccept)
+		}
 		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
 		if err != nil {
 			return err
 		}
 		log, closeLog, err := commandLog("run", cfg.WorkDir, a.logLevel, cfg)
 		if err != nil {
-			return usageError(fmt.Errorf("log: %w", err))
+			return err
 		}
 		defer closeLog()
 		story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
@@ -80,7 +87,7 @@ standard input every further proposal is accepted.`,
 				return err
 			}
 			if !client.Loopback() {
-				fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", client.Host())
+				fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", clip(client.Host()))
 			}
 		}
 		sess, err := openSession(cfg, storyFile{story, path, binding}, client, agent, *episodes, false)
@@ -176,7 +183,7 @@ type runLine struct {
 
 // report prints the engine's turns until it stops.
 func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, decide func(engine.ReviewRequested)) int {
-	enc := json.NewEncoder(stdout)
+	enc := json.NewEncoder(sanitize.NewJSONWriter(stdout))
 	code := exitOK
 	var pending *runLine
 	flush := func() {
@@ -214,7 +221,7 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 				pending.PromptTokens, pending.EvalTokens = v.LLM.PromptTokens, v.LLM.EvalTokens
 			}
 		case engine.ErrorEvent:
-			fmt.Fprintln(stderr, "lantern run:", v.Err)
+			fmt.Fprintln(stderr, "lantern run:", errText(v.Err))
 			if v.Fatal {
 				code = exitError
 			}
@@ -240,13 +247,17 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 		case engine.Stopped:
 			flush()
 			if v.Err != nil {
-				fmt.Fprintln(stderr, "lantern run:", v.Err)
+				fmt.Fprintln(stderr, "lantern run:", errText(v.Err))
 				code = exitError
 			}
 		}
 	}
 	return code
 }
+
+// errText is an error for one line of a command's output: its controls
+// neutralised, clipped to a few KB (a server's error body may be huge).
+func errText(err error) string { return sanitize.Line(sanitize.Clip(err.Error(), 4096)) }
 
 func ms(d interface{ Seconds() float64 }) float64 { return d.Seconds() * 1000 }
 
