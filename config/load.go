@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -129,13 +130,20 @@ type loader struct {
 	problems   []Problem
 }
 
+// MaxFileBytes bounds a configuration file: a file larger than this (or
+// not a regular file at all: /dev/zero, a FIFO) is refused before it is
+// read.
+const MaxFileBytes = 4 << 20
+
 func (l *loader) problem(p Problem) { l.problems = append(l.problems, p) }
 
 func (l *loader) file(level, path string, required bool) {
 	if path == "" {
 		return
 	}
-	data, err := os.ReadFile(path)
+	// A configuration is a small regular file: /dev/zero or a FIFO is
+	// refused before a byte is read.
+	data, err := atomicfile.ReadRegular(path, MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !required {
 			l.c.Files = append(l.c.Files, File{Level: level, Path: path})

@@ -61,6 +61,10 @@ type Store struct {
 	beforeWrite func()
 }
 
+// MaxFileBytes bounds a Memories.md: a file larger than this (or not a
+// regular file at all: /dev/zero, a FIFO) is refused before it is read.
+const MaxFileBytes = 64 << 20
+
 // fingerprint identifies a version of the file.
 type fingerprint struct {
 	exists bool
@@ -203,7 +207,7 @@ func (s *Store) refreshLocked() (bool, error) {
 	}
 	if err != nil {
 		fi = nil
-	} else if data, err = os.ReadFile(s.path); err != nil {
+	} else if data, err = atomicfile.ReadRegular(s.path, MaxFileBytes); err != nil {
 		return false, fmt.Errorf("read: %w", err)
 	}
 	if fi == nil || !s.fp.exists || sha256.Sum256(data) != s.fp.sum {

@@ -126,7 +126,7 @@ func fmtInPlace(path string) (bool, error) {
 		return false, fmt.Errorf("%s is locked by another Lantern; try again when it is idle (%v)", path, err)
 	}
 	defer lock.Unlock()
-	old, err := os.ReadFile(path)
+	old, err := atomicfile.ReadRegular(path, memory.MaxFileBytes)
 	if err != nil {
 		return false, err
 	}
@@ -136,6 +136,10 @@ func fmtInPlace(path string) (bool, error) {
 	}
 	if bytes.Equal(old, buf.Bytes()) {
 		return false, nil
+	}
+	// What the person named is written (a link's target, never the link).
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
 	}
 	return true, atomicfile.Write(path, buf.Bytes(), fi.Mode().Perm(), true)
 }

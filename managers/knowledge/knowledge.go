@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
 
@@ -130,10 +129,14 @@ func (m *Manager) Reset() {
 	m.batch, m.deaths, m.turn, m.lastUpdate = nil, nil, 0, 0
 }
 
+// MaxFileBytes bounds knowledgebase.md: a file larger than this (or not a
+// regular file at all: /dev/zero, a FIFO) is refused before it is read.
+const MaxFileBytes = 16 << 20
+
 // Full is the whole knowledge base, or
 // NoKnowledge when the file is missing or empty.
 func (m *Manager) Full() string {
-	data, err := os.ReadFile(m.cfg.Path)
+	data, err := atomicfile.ReadRegular(m.cfg.Path, MaxFileBytes)
 	if err != nil || strings.TrimSpace(string(data)) == "" {
 		return NoKnowledge
 	}
@@ -152,7 +155,7 @@ func (m *Manager) ForAgent() string {
 
 // Load reads and parses the file; a missing file is an empty document.
 func (m *Manager) Load() (Doc, error) {
-	data, err := os.ReadFile(m.cfg.Path)
+	data, err := atomicfile.ReadRegular(m.cfg.Path, MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Doc{Story: m.cfg.Story}, nil
 	}
@@ -390,7 +393,7 @@ func (m *Manager) Status() Status {
 	st := Status{Path: m.cfg.Path, Budget: m.cfg.BudgetTokens, Updates: m.updates, LastUpdate: m.lastUpdate,
 		Pending: len(m.batch), LastError: m.lastErr}
 	m.mu.Unlock()
-	if data, err := os.ReadFile(m.cfg.Path); err == nil {
+	if data, err := atomicfile.ReadRegular(m.cfg.Path, MaxFileBytes); err == nil {
 		d := Parse(string(data))
 		st.Exists, st.Tokens, st.Lessons, st.Notes = true, Tokens(string(data)), len(d.Lessons), len(d.Notes)
 	}
