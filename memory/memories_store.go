@@ -51,6 +51,11 @@ type Store struct {
 	// replaced file after it was watched past the rename.
 	lateMerged int
 
+	// files is the file layer every write goes through; unwritten says
+	// the cache holds changes a failed write could not put on disk.
+	files     atomicfile.Writer
+	unwritten bool
+
 	budget      Budget
 	lockTimeout time.Duration
 	settle      time.Duration // see WithSettle
@@ -149,8 +154,10 @@ func (s *Store) Close() error {
 	s.closed = true
 	// A save that landed in a replaced file since the last change is put
 	// back before the store lets go.
-	if len(s.watched) > 0 && s.lockFile() == nil {
-		if _, err := s.refreshLocked(); err == nil && s.mergeLateLocked() {
+	// So is what a failed write left in the cache, if the file can be
+	// written by now.
+	if (len(s.watched) > 0 || s.unwritten) && s.lockFile() == nil {
+		if _, err := s.refreshLocked(); err == nil && (s.mergeLateLocked() || s.unwritten) {
 			s.writeLocked(s.file.Bytes())
 		}
 		s.lock.Unlock()
@@ -220,7 +227,11 @@ func (s *Store) refreshLocked() (bool, error) {
 			return false, nil
 		}
 		s.setDisk(nil, fingerprint{})
-		s.file = Parse(nil)
+		next := Parse(nil)
+		if s.unwritten {
+			s.noteRecentLocked(mergeMissing(next, s.file))
+		}
+		s.file = next
 		s.reloads++
 		return true, nil
 	}
@@ -232,6 +243,11 @@ func (s *Store) refreshLocked() (bool, error) {
 	s.perm = fi.Mode().Perm()
 	next := Parse(decodeText(data))
 	s.keepRecent(next)
+	if s.unwritten {
+		// What a failed write left in the cache is kept over the new
+		// version on disk.
+		s.noteRecentLocked(mergeMissing(next, s.file))
+	}
 	s.keepGeneration(s.file, next)
 	s.setDisk(data, fp)
 	s.file = next
@@ -310,7 +326,7 @@ func (s *Store) updateLocked(what string, op func(*File) error, pending bool) er
 		}
 		data := work.Bytes()
 		if s.fp.exists && bytes.Equal(data, s.disk) {
-			s.file = work
+			s.file, s.unwritten = work, false
 			return nil
 		}
 		if s.beforeWrite != nil {
@@ -321,10 +337,14 @@ func (s *Store) updateLocked(what string, op func(*File) error, pending bool) er
 		// The file being replaced stays open: an editor saving in place
 		// may still be writing into it after the rename.
 		oldFile, _ := os.Open(s.path)
-		if err := atomicfile.Write(s.path, data, s.perm, true); err != nil {
+		if err := s.files.Write(s.path, data, s.perm, true); err != nil {
 			closeFile(oldFile)
-			return fmt.Errorf("%s: %w", what, err)
+			// The change is kept in the cache, not dropped: the next
+			// change or Flush writes it.
+			s.file, s.unwritten = work, true
+			return fmt.Errorf("%s: %w", what, &WriteError{Path: s.path, Err: err})
 		}
+		s.unwritten = false
 		expected, existed, expMtime := s.disk, s.fp.exists, s.fp.mtime
 		s.file = work
 		fp := fingerprint{exists: true, size: int64(len(data)), sum: sha256.Sum256(data)}
@@ -398,10 +418,12 @@ func closeFile(f *os.File) {
 // returning an error).
 func (s *Store) writeLocked(data []byte) {
 	oldFile, _ := os.Open(s.path)
-	if atomicfile.Write(s.path, data, s.perm, true) != nil {
+	if s.files.Write(s.path, data, s.perm, true) != nil {
 		closeFile(oldFile)
+		s.unwritten = true
 		return
 	}
+	s.unwritten = false
 	if s.fp.exists {
 		s.watchReplaced(oldFile, int64(len(s.disk)), s.fp.mtime)
 	} else {
