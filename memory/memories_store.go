@@ -55,6 +55,7 @@ type Store struct {
 	// the cache holds changes a failed write could not put on disk.
 	files     atomicfile.Writer
 	unwritten bool
+	writeErr  error // the last failed write's, while unwritten
 
 	budget      Budget
 	lockTimeout time.Duration
@@ -342,7 +343,8 @@ func (s *Store) updateLocked(what string, op func(*File) error, pending bool) er
 			// The change is kept in the cache, not dropped: the next
 			// change or Flush writes it.
 			s.file, s.unwritten = work, true
-			return fmt.Errorf("%s: %w", what, &WriteError{Path: s.path, Err: err})
+			s.writeErr = &WriteError{Path: s.path, Err: err}
+			return fmt.Errorf("%s: %w", what, s.writeErr)
 		}
 		s.unwritten = false
 		expected, existed, expMtime := s.disk, s.fp.exists, s.fp.mtime
@@ -418,9 +420,9 @@ func closeFile(f *os.File) {
 // returning an error).
 func (s *Store) writeLocked(data []byte) {
 	oldFile, _ := os.Open(s.path)
-	if s.files.Write(s.path, data, s.perm, true) != nil {
+	if err := s.files.Write(s.path, data, s.perm, true); err != nil {
 		closeFile(oldFile)
-		s.unwritten = true
+		s.unwritten, s.writeErr = true, &WriteError{Path: s.path, Err: err}
 		return
 	}
 	s.unwritten = false

@@ -41,6 +41,17 @@ func (s *Store) Unwritten() bool {
 	return s.unwritten
 }
 
+// WriteErr is the last failed write's *WriteError while the store holds
+// changes the file lacks; nil otherwise.
+func (s *Store) WriteErr() error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if !s.unwritten {
+		return nil
+	}
+	return s.writeErr
+}
+
 // Pending is the whole file as the store would write it, while it holds
 // changes the file lacks; nil otherwise.
 func (s *Store) Pending() []byte {

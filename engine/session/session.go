@@ -58,6 +58,10 @@ type Options struct {
 	// synthesis and the supervisor (all off by default; DefaultPlanning
 	// turns them all on).
 	Planning Planning
+	// Files is the file layer of the work dir's writes (Memories.md,
+	// knowledgebase.md, current_state.json); nil is the real one, tests
+	// inject faults.
+	Files atomicfile.FS
 }
 
 // Planning configures the managers that plan across turns and episodes.
@@ -127,6 +131,9 @@ type Session struct {
 	// view is what the research tools read (the agent's goroutine): a
 	// snapshot the engine's goroutine replaces after each turn.
 	view atomic.Pointer[researchView]
+
+	// files writes the work dir's files (written.go).
+	files atomicfile.Writer
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -198,7 +205,7 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 	if err != nil {
 		return nil, err
 	}
-	store, err := memory.Open(filepath.Join(dir, "Memories.md"))
+	store, err := memory.Open(filepath.Join(dir, "Memories.md"), memory.WithFiles(opts.Files))
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -208,7 +215,7 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 		window = 3
 	}
 	s := &Session{Dir: dir, Env: en, DB: db, Memories: store, Map: mapper.New(), id: en.Story(), lock: lock, client: opts.Client,
-		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning, checkpoints: opts.Autosave}
+		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning, checkpoints: opts.Autosave, files: atomicfile.Writer{FS: opts.Files}}
 	if opts.Binding != nil {
 		s.maxScore = opts.Binding.MaxScore
 	}
@@ -216,6 +223,7 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 		s.Close()
 		return nil, err
 	}
+	s.restorePending(context.Background())
 	agent := opts.Agent
 	if agent == nil {
 		if opts.Client == nil {
@@ -298,6 +306,7 @@ func (s *Session) notes() []string {
 // afterTurn records the turn, keeps the agent's note, exports the state,
 // then runs the planning managers (objectives, knowledge, supervisor).
 func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
+	s.flushPending(ctx)
 	events, err := s.recordTurn(ctx, rec)
 	events = append(events, s.planTurn(ctx, rec)...)
 	if err == nil && s.client != nil {
@@ -305,7 +314,7 @@ func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engin
 		m := s.client.Metrics.Turn(rec.Turn)
 		err = s.DB.UpdateTurnTokens(ctx, s.episode, rec.Turn, m.PromptTokens, m.EvalTokens)
 	}
-	return events, err
+	return events, errors.Join(err, s.unwritten(ctx))
 }
 
 // recordTurn is the turn's bookkeeping: the run database, memory
@@ -318,7 +327,9 @@ func (s *Session) recordTurn(ctx context.Context, rec engine.TurnRecord) ([]engi
 	}
 	var events []engine.Event
 	if rec.After.Location.ID != rec.Before.Location.ID && rec.After.Location.ID != 0 {
-		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil {
+		// A visit that could not be written is kept by the store (unwritten
+		// pauses the engine below); synthesis still runs.
+		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil && !errors.Is(err, memory.ErrNotWritten) {
 			return nil, errors.Join(dbErr, err)
 		}
 	}
@@ -525,7 +536,11 @@ func (s *Session) exportState(rec engine.TurnRecord) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Replace(filepath.Join(s.Dir, "current_state.json"), data, 0o644)
+	path := filepath.Join(s.Dir, "current_state.json")
+	if err := s.files.Replace(path, data, 0o644); err != nil {
+		return &engine.NotWrittenError{File: path, Err: err}
+	}
+	return nil
 }
 
 // openPlanning makes the planning managers in dependency order:
@@ -541,7 +556,7 @@ func (s *Session) openPlanning(client *llm.Client, story string) error {
 		return nil
 	}
 	s.Knowledge = knowledge.New(model(p.Knowledge), knowledge.Config{Path: filepath.Join(s.Dir, knowledge.FileName), Story: story,
-		UpdateInterval: p.KnowledgeInterval, BudgetTokens: p.KnowledgeBudget})
+		UpdateInterval: p.KnowledgeInterval, BudgetTokens: p.KnowledgeBudget, Files: s.files.FS})
 	s.Objectives = objectives.New(objectives.Deps{Client: model(p.Objectives), Knowledge: s.Knowledge, Memories: s.Memories, Map: s.Map},
 		objectives.Config{UpdateInterval: p.ObjectiveInterval, RefineInterval: p.RefineInterval, Plain: p.PlainObjectives})
 	if !p.Supervisor {
@@ -642,6 +657,9 @@ func (s *Session) synthesize(ctx context.Context, ep engine.EpisodeEnded) error 
 	}
 	_, err := s.Knowledge.SynthesizeEpisode(ctx, knowledge.Episode{Number: ep.Episode, Reason: string(ep.Reason), Score: ep.Score,
 		MaxScore: s.maxScore, Moves: ep.Moves, Turns: ep.Turns})
+	if errors.Is(err, knowledge.ErrNotWritten) {
+		return s.unwritten(ctx)
+	}
 	return err
 }
 

@@ -48,6 +48,9 @@ type Config struct {
 	// the oldest entries go first.
 	MaxLessons int
 	MaxNotes   int
+	// Files is the file layer writes go through (nil: the real one;
+	// tests inject faults).
+	Files atomicfile.FS
 }
 
 func (c Config) withDefaults() Config {
@@ -111,6 +114,13 @@ type Manager struct {
 	lastUpdate int
 	updates    int
 	lastErr    string
+
+	// pending is the file as it should be when a write failed (a full
+	// disk, an immutable file): reads see it and the next write, or Flush,
+	// puts it on disk. wmu guards it.
+	wmu      sync.Mutex
+	pending  []byte
+	writeErr error
 }
 
 // New makes a knowledge manager; client may be nil (then only the ground
@@ -136,7 +146,7 @@ const MaxFileBytes = 16 << 20
 // Full is the whole knowledge base, or
 // NoKnowledge when the file is missing or empty.
 func (m *Manager) Full() string {
-	data, err := atomicfile.ReadRegular(m.cfg.Path, MaxFileBytes)
+	data, err := m.read()
 	if err != nil || strings.TrimSpace(string(data)) == "" {
 		return NoKnowledge
 	}
@@ -155,7 +165,7 @@ func (m *Manager) ForAgent() string {
 
 // Load reads and parses the file; a missing file is an empty document.
 func (m *Manager) Load() (Doc, error) {
-	data, err := atomicfile.ReadRegular(m.cfg.Path, MaxFileBytes)
+	data, err := m.read()
 	if errors.Is(err, fs.ErrNotExist) {
 		return Doc{Story: m.cfg.Story}, nil
 	}
@@ -306,8 +316,8 @@ func (m *Manager) edit(ctx context.Context, fn func(*Doc) error) error {
 		return err
 	}
 	fitErr := m.fit(ctx, &d)
-	if err := atomicfile.Write(m.cfg.Path, []byte(d.Render()), 0o644, true); err != nil {
-		return fmt.Errorf("knowledge: %w", err)
+	if err := m.write([]byte(d.Render())); err != nil {
+		return err
 	}
 	return fitErr
 }

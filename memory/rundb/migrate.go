@@ -24,6 +24,7 @@ type migration struct {
 var migrations = [...]migration{
 	{"episodes, turns, notes, checkpoints, rounds, reviews and bench runs", schema + roundSchema + reviewsSchema + benchSchema},
 	{"a note edited by the person keeps when", `ALTER TABLE notes ADD COLUMN edited_at TEXT;`},
+	{"work-dir files a turn could not write, kept until written", pendingSchema},
 }
 
 // SchemaVersion is the schema version this build writes.
