@@ -446,7 +446,7 @@ func (s *Store) Add(loc int, name string, m Memory) error {
 	if loc <= 0 {
 		return fmt.Errorf("%s: location must be positive: %w", what, ErrInvalid)
 	}
-	m, err := normalize(m)
+	m, err := normalize(neutral(m))
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -475,7 +475,7 @@ func (s *Store) Edit(ref Ref, fn func(*Memory)) error {
 		}
 		m := at.part().mem
 		fn(&m)
-		m, err = normalize(m)
+		m, err = normalize(neutral(m))
 		if err != nil {
 			return err
 		}
@@ -526,7 +526,7 @@ func (s *Store) Supersede(loc int, name string, m Memory, titles []string, by Ac
 	if loc <= 0 {
 		return 0, fmt.Errorf("%s: location must be positive: %w", what, ErrInvalid)
 	}
-	m, err := normalize(m)
+	m, err := normalize(neutral(m))
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", what, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // ErrNotWritten: a change to Memories.md could not be written (a full disk,
@@ -82,4 +83,13 @@ func (s *Store) MergePending(data []byte) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// neutral is m with the control characters of its title and text
+// neutralised: Memories.md is a file for people, and what a model wrote
+// must not move their terminal's cursor when they cat it.
+func neutral(m Memory) Memory {
+	m.Title = sanitize.Line(m.Title)
+	m.Text = sanitize.Text(m.Text)
+	return m
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // ErrNotWritten: knowledgebase.md could not be written. The new version is
@@ -37,8 +38,11 @@ func (m *Manager) read() ([]byte, error) {
 	return atomicfile.ReadRegular(m.cfg.Path, MaxFileBytes)
 }
 
-// write puts data on disk with a backup, or keeps it as pending.
+// write puts data on disk with a backup, or keeps it as pending. The
+// file is for people: the control characters a model wrote are
+// neutralised first.
 func (m *Manager) write(data []byte) error {
+	data = []byte(sanitize.Text(string(data)))
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
 	if err := (atomicfile.Writer{FS: m.cfg.Files}).Write(m.cfg.Path, data, 0o644, true); err != nil {
