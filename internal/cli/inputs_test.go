@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -136,4 +139,55 @@ func TestHugeNamesClipped(t *testing.T) {
 	if n := len(out) + len(stderr); n > 10_000 {
 		t.Fatalf("a 100 KB story name printed %d bytes", n)
 	}
+}
+
+// run --review waiting for a decision on an input that never comes ends
+// when its context does (the signals cancel it), with the turns so far
+// recorded.
+func TestReviewWaitEndsOnSignal(t *testing.T) {
+	_, repo := isolate(t)
+	walk := filepath.Join(repo, "game_files", "demo", "walkthrough.txt")
+	in, w := io.Pipe() // a terminal nobody types into
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out bytes.Buffer
+	errb := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, sampleConfig(t), []string{"run", "--review", "--agent", "script:" + walk, "--max-turns", "20"}, in, &out, errb)
+	}()
+	// Wait for the first review request, then signal.
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(errb.String(), "y / e COMMAND"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no review request: %s", errb.String())
+		}
+	}
+	start := time.Now()
+	cancel()
+	select {
+	case <-done:
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("ended %s after the signal", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run --review still waits 10 s after the signal")
+	}
+}
+
+// lockedBuffer is a buffer one goroutine writes while another reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -118,20 +118,41 @@ standard input every further proposal is accepted.`,
 
 // reviewer answers each review request with the next decision line of in
 // (accepting at its end); a line that is not a decision is reported and
-// the next one read.
+// the next one read. The lines are read aside, so a wait for the next one
+// ends when ctx does (SIGTERM, SIGINT, SIGHUP), without a decision.
 func reviewer(ctx context.Context, e *engine.Engine, in io.Reader, stderr io.Writer) func(engine.ReviewRequested) {
-	lines := bufio.NewScanner(in)
-	lines.Buffer(make([]byte, 0, 4096), 64*1024)
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 0, 4096), 64*1024)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	return func(r engine.ReviewRequested) {
 		d := engine.ReviewDecision{Decision: engine.DecisionAccept}
-		for lines.Scan() {
-			got, err := engine.ParseDecision(lines.Text())
-			if err != nil {
-				fmt.Fprintln(stderr, "lantern run:", err)
-				continue
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case line, ok := <-lines:
+				if !ok {
+					break wait // the end of input accepts
+				}
+				got, err := engine.ParseDecision(line)
+				if err != nil {
+					fmt.Fprintln(stderr, "lantern run:", err)
+					continue
+				}
+				d = got
+				break wait
 			}
-			d = got
-			break
 		}
 		e.Send(ctx, d)
 	}
