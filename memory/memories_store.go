@@ -17,6 +17,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // Store is Memories.md with an in-memory cache keyed by location ID. Every
@@ -217,6 +218,9 @@ func (s *Store) refreshLocked() (bool, error) {
 		fi = nil
 	} else if data, err = atomicfile.ReadRegular(s.path, MaxFileBytes); err != nil {
 		return false, fmt.Errorf("read: %w", err)
+	}
+	if enc := sanitize.ForeignEncoding(data); enc != "" {
+		return false, fmt.Errorf("%s is %s, which Lantern cannot write back; it is left untouched (save it as UTF-8): %w", s.path, enc, ErrEncoding)
 	}
 	if fi == nil || !s.fp.exists || sha256.Sum256(data) != s.fp.sum {
 		if fi, data, err = s.settleLocked(fi, data); err != nil {

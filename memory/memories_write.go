@@ -15,6 +15,10 @@ import (
 // a restart.
 var ErrNotWritten = errors.New("memories not written")
 
+// ErrEncoding: Memories.md is in an encoding Lantern cannot write back
+// (UTF-16 without a byte-order mark, UTF-32); it is refused untouched.
+var ErrEncoding = errors.New("memories file in an encoding Lantern cannot write")
+
 // WriteError says which file could not be written and why; errors.Is(err,
 // ErrNotWritten) holds, and so does errors.Is(err, cause).
 type WriteError struct {

@@ -106,3 +106,24 @@ func TestMergePending(t *testing.T) {
 		t.Fatalf("%d memories after the merge", len(s2.List(1)))
 	}
 }
+
+// A Memories.md in an encoding Lantern cannot write back is refused
+// untouched.
+func TestForeignEncodingRefused(t *testing.T) {
+	text := "# Memories\n\n## Location 3: Kitchen\n"
+	var utf16 []byte
+	for _, r := range text {
+		utf16 = append(utf16, byte(r), 0)
+	}
+	path := filepath.Join(t.TempDir(), "Memories.md")
+	os.WriteFile(path, utf16, 0o644)
+	if s, err := Open(path); !errors.Is(err, ErrEncoding) {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("open: %v, want ErrEncoding", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(utf16) {
+		t.Fatal("the file changed")
+	}
+}

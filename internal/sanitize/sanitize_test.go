@@ -97,3 +97,39 @@ func TestEscapeJSON(t *testing.T) {
 		t.Fatalf("EscapeJSON = %s", got)
 	}
 }
+
+func TestForeignEncoding(t *testing.T) {
+	utf16le := func(s string) []byte {
+		var b []byte
+		for _, r := range s {
+			b = append(b, byte(r), 0)
+		}
+		return b
+	}
+	utf32le := func(s string) []byte {
+		var b []byte
+		for _, r := range s {
+			b = append(b, byte(r), 0, 0, 0)
+		}
+		return b
+	}
+	text := "# Knowledge base: zork\n\n## Strategy\n\n- Light the lamp.\n"
+	tests := []struct {
+		name    string
+		data    []byte
+		foreign bool
+	}{
+		{"UTF-8", []byte(text), false},
+		{"UTF-8 with a mark", append([]byte{0xEF, 0xBB, 0xBF}, text...), false},
+		{"UTF-16 with a mark", append([]byte{0xFF, 0xFE}, utf16le(text)...), false},
+		{"UTF-16 without a mark", utf16le(text), true},
+		{"UTF-32 with a mark", append([]byte{0xFF, 0xFE, 0, 0}, utf32le(text)...), true},
+		{"UTF-32 without a mark", utf32le(text), true},
+		{"empty", nil, false},
+	}
+	for _, tc := range tests {
+		if got := ForeignEncoding(tc.data); (got != "") != tc.foreign {
+			t.Errorf("%s: %q", tc.name, got)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 )
@@ -147,7 +148,7 @@ const MaxFileBytes = 16 << 20
 // NoKnowledge when the file is missing or empty.
 func (m *Manager) Full() string {
 	data, err := m.read()
-	if err != nil || strings.TrimSpace(string(data)) == "" {
+	if err != nil || strings.TrimSpace(string(data)) == "" || sanitize.ForeignEncoding(data) != "" {
 		return NoKnowledge
 	}
 	return string(data)
@@ -171,6 +172,10 @@ func (m *Manager) Load() (Doc, error) {
 	}
 	if err != nil {
 		return Doc{}, fmt.Errorf("knowledge: %w", err)
+	}
+	if enc := sanitize.ForeignEncoding(data); enc != "" {
+		// Writing it back as UTF-8 would make a mixed or garbled file.
+		return Doc{}, fmt.Errorf("knowledge: %s is %s, which Lantern cannot write back; it is left untouched (save it as UTF-8): %w", m.cfg.Path, enc, ErrEncoding)
 	}
 	d := Parse(string(data))
 	if d.Story == "" {

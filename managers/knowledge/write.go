@@ -12,6 +12,10 @@ import (
 // kept (Pending) and written by the next change or Flush.
 var ErrNotWritten = errors.New("knowledge not written")
 
+// ErrEncoding: knowledgebase.md is in an encoding Lantern cannot write
+// back (UTF-16 without a byte-order mark, UTF-32); it is never written.
+var ErrEncoding = errors.New("knowledge file in an encoding Lantern cannot write")
+
 // WriteError names the file and the cause; errors.Is holds for
 // ErrNotWritten and the cause.
 type WriteError struct {
