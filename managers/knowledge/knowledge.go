@@ -193,6 +193,12 @@ func (m *Manager) ProcessTurn(ctx context.Context, t domain.Turn) (bool, error) 
 	if n := len(m.batch) - maxBatchTurns; n > 0 {
 		m.batch = m.batch[n:] // a model that keeps failing must not grow it forever
 	}
+	if iv := m.cfg.UpdateInterval; m.turn == 0 && m.lastUpdate == 0 && iv > 0 && t.Turn > 1 {
+		// The first turn since Reset is a resumed episode's: the updates
+		// keep to the turns an uninterrupted run makes them at (100, 200,
+		// ...), none is added for the resume.
+		m.lastUpdate = (t.Turn - 1) / iv * iv
+	}
 	m.turn = t.Turn
 	if t.Died {
 		m.deaths = append(m.deaths, t)

@@ -64,3 +64,20 @@ func TestForeignEncodingsRefusedUntouched(t *testing.T) {
 		}
 	}
 }
+
+// A resumed episode (its first turn here past turn 100) runs no extra
+// update: the next is at turn 200, as in an uninterrupted run.
+func TestResumePastAnUpdateAddsNone(t *testing.T) {
+	m := newManager(t, nil, Config{UpdateInterval: 100})
+	ctx := context.Background()
+	for turn := 101; turn <= 199; turn++ {
+		m.ProcessTurn(ctx, plain(turn))
+	}
+	if st := m.Status(); st.LastUpdate != 100 {
+		t.Fatalf("last update at turn %d after turns 101-199 of a resumed episode, want none since 100", st.LastUpdate)
+	}
+	m.ProcessTurn(ctx, plain(200))
+	if st := m.Status(); st.LastUpdate != 200 {
+		t.Fatalf("last update at turn %d after turn 200, want 200", st.LastUpdate)
+	}
+}
