@@ -294,7 +294,7 @@ func (m *Manager) SynthesizeEpisode(ctx context.Context, ep Episode) (string, er
 				d.addLesson(l)
 			}
 		}
-		d.Notes = append(d.Notes, note)
+		d.setNote(ep.Number, note)
 		return nil
 	})
 	m.mu.Lock()

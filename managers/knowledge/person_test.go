@@ -81,3 +81,20 @@ func TestResumePastAnUpdateAddsNone(t *testing.T) {
 		t.Fatalf("last update at turn %d after turn 200, want 200", st.LastUpdate)
 	}
 }
+
+// An episode synthesised twice (its end interrupted by a signal or a kill,
+// then resumed) has one note.
+func TestEpisodeNoteOnce(t *testing.T) {
+	m := newManager(t, nil, Config{})
+	ctx := context.Background()
+	for range 2 {
+		if _, err := m.SynthesizeEpisode(ctx, Episode{Number: 1, Reason: "turn cap", Score: 5, Turns: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.SynthesizeEpisode(ctx, Episode{Number: 2, Reason: "death", Turns: 9})
+	d, _ := m.Load()
+	if len(d.Notes) != 2 || !strings.HasPrefix(d.Notes[0], "Episode 1 (") || !strings.HasPrefix(d.Notes[1], "Episode 2 (") {
+		t.Fatalf("notes %q", d.Notes)
+	}
+}

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/internal/sanitize"
@@ -84,3 +85,16 @@ func (m *Manager) Flush() error {
 // RestorePending writes a version kept across a restart (a failed write
 // before the last session ended), the file on disk kept as its backup.
 func (m *Manager) RestorePending(data []byte) error { return m.write(data) }
+
+// setNote keeps one note per episode: an episode synthesised again (its
+// end interrupted, then resumed) replaces its note instead of adding one.
+func (d *Doc) setNote(episode int, note string) {
+	prefix := fmt.Sprintf("Episode %d (", episode)
+	for i, n := range d.Notes {
+		if strings.HasPrefix(n, prefix) {
+			d.Notes[i] = note
+			return
+		}
+	}
+	d.Notes = append(d.Notes, note)
+}
