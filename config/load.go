@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,6 +103,10 @@ func (l *loader) finish() (*Config, error) {
 			errs = append(errs, p)
 		}
 	}
+	if len(errs) > maxProblems {
+		more := len(errs) - maxProblems
+		errs = append(errs[:maxProblems], Problem{Msg: fmt.Sprintf("… and %d more problems", more)})
+	}
 	if len(errs) > 0 {
 		return l.c, &Error{Problems: errs}
 	}
@@ -130,13 +135,27 @@ type loader struct {
 	problems   []Problem
 }
 
+// MaxTables bounds the tables of a configuration file ([section] and
+// [[array]] headers).
+const MaxTables = 1000
+
+// maxProblems bounds the problems reported; the rest are counted.
+const maxProblems = 100
+
+// MaxFileBytes bounds a configuration file: a file larger than this (or
+// not a regular file at all: /dev/zero, a FIFO) is refused before it is
+// read.
+const MaxFileBytes = 4 << 20
+
 func (l *loader) problem(p Problem) { l.problems = append(l.problems, p) }
 
 func (l *loader) file(level, path string, required bool) {
 	if path == "" {
 		return
 	}
-	data, err := os.ReadFile(path)
+	// A configuration is a small regular file: /dev/zero or a FIFO is
+	// refused before a byte is read.
+	data, err := atomicfile.ReadRegular(path, MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !required {
 			l.c.Files = append(l.c.Files, File{Level: level, Path: path})
@@ -163,6 +182,14 @@ type leaf struct {
 
 // apply sets every key of one TOML document.
 func (l *loader) apply(name string, data []byte) {
+	// The TOML decoder checks each table against every one before it: a
+	// file of many thousands would take minutes. A configuration has a
+	// few dozen; one with more than MaxTables is refused before decoding.
+	lines, tables := keyLines(data)
+	if tables > MaxTables {
+		l.problem(Problem{Source: Source{Kind: FromFile, Name: name}, Msg: fmt.Sprintf("%d tables; a configuration has at most %d", tables, MaxTables)})
+		return
+	}
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
 		src := Source{Kind: FromFile, Name: name}
@@ -173,7 +200,6 @@ func (l *loader) apply(name string, data []byte) {
 		l.problem(Problem{Source: src, Msg: "not valid TOML: " + strings.TrimPrefix(err.Error(), "toml: ")})
 		return
 	}
-	lines := keyLines(data)
 	var leaves []leaf
 	l.flatten(name, "", doc, lines, &leaves)
 	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].line < leaves[j].line })
@@ -388,11 +414,17 @@ func rawValue(v any) string {
 }
 
 // keyLines maps every dotted key and table of a TOML document to the line
-// it is written on.
-func keyLines(data []byte) map[string]int {
-	lines := map[string]int{}
-	p := &unstable.Parser{}
+// it is written on, in time linear in the document: a key's line is found
+// from its offset among the line starts, not by counting from the start.
+func keyLines(data []byte) (lines map[string]int, tables int) {
+	lines = map[string]int{}
+	p := &lineParser{}
 	p.Reset(data)
+	for i, c := range data {
+		if c == '\n' {
+			p.ends = append(p.ends, i)
+		}
+	}
 	var table []string
 	for p.NextExpression() {
 		e := p.Expression()
@@ -400,15 +432,27 @@ func keyLines(data []byte) map[string]int {
 		case unstable.Table, unstable.ArrayTable:
 			parts, line := keyParts(p, e.Key())
 			table = parts
+			tables++
 			note(lines, parts, line)
 		case unstable.KeyValue:
 			walkKeyValue(p, table, e, lines)
 		}
 	}
-	return lines
+	return lines, tables
 }
 
-func walkKeyValue(p *unstable.Parser, prefix []string, e *unstable.Node, lines map[string]int) {
+// lineParser is the parser with the offsets of the document's line feeds.
+type lineParser struct {
+	unstable.Parser
+	ends []int
+}
+
+// line is the 1-based line of a node's first byte.
+func (p *lineParser) line(r unstable.Range) int {
+	return sort.SearchInts(p.ends, int(r.Offset)) + 1
+}
+
+func walkKeyValue(p *lineParser, prefix []string, e *unstable.Node, lines map[string]int) {
 	parts, line := keyParts(p, e.Key())
 	full := append(append([]string(nil), prefix...), parts...)
 	note(lines, full, line)
@@ -422,37 +466,31 @@ func walkKeyValue(p *unstable.Parser, prefix []string, e *unstable.Node, lines m
 	}
 }
 
-func keyParts(p *unstable.Parser, it unstable.Iterator) ([]string, int) {
+func keyParts(p *lineParser, it unstable.Iterator) ([]string, int) {
 	var parts []string
 	line := 0
 	for it.Next() {
 		n := it.Node()
 		parts = append(parts, string(n.Data))
 		if line == 0 {
-			line = p.Shape(n.Raw).Start.Line
+			line = p.line(n.Raw)
 		}
 	}
 	return parts, line
 }
 
+// note records the line of a key and, where not yet known, of every table
+// above it (a table made by dotted keys takes its first key's line): the
+// document is read in order, so the first line noted is the earliest.
 func note(lines map[string]int, parts []string, line int) {
-	k := strings.Join(parts, ".")
-	if _, ok := lines[k]; !ok {
-		lines[k] = line
+	for i := 1; i <= len(parts); i++ {
+		k := strings.Join(parts[:i], ".")
+		if _, ok := lines[k]; !ok {
+			lines[k] = line
+		}
 	}
 }
 
 // lineOf finds a key's line; a table never written as a header (made by
 // dotted keys) takes the line of its first key.
-func lineOf(lines map[string]int, key string) int {
-	if n, ok := lines[key]; ok {
-		return n
-	}
-	best := 0
-	for k, n := range lines {
-		if strings.HasPrefix(k, key+".") && (best == 0 || n < best) {
-			best = n
-		}
-	}
-	return best
-}
+func lineOf(lines map[string]int, key string) int { return lines[key] }

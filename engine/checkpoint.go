@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
@@ -147,4 +148,19 @@ func CheckpointMap(state []byte) (mapper.Snapshot, error) {
 		return mapper.Snapshot{}, fmt.Errorf("%w: %v", ErrCheckpoint, err)
 	}
 	return st.Map, nil
+}
+
+// endIfOver ends a resumed episode that was over when its session stopped
+// (killed while it ended: at the turn cap, or after its last turn's death
+// or victory), so no turn is played past its end; the episode's end
+// (synthesis, the record) runs again and is idempotent. It reports whether
+// the engine is done.
+func (e *Engine) endIfOver(ctx context.Context) (bool, error) {
+	if why := e.st.Obs.Ended; why != env.NotEnded {
+		if err := e.endEpisode(ctx, why); err != nil {
+			return true, err
+		}
+		return e.quitting, nil
+	}
+	return e.checkEpisode(ctx)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // PromptExtras supplies the parts of the agent's prompt that live outside
@@ -75,3 +76,25 @@ type Settled struct {
 	Events []Event
 	Err    error
 }
+
+// ErrNotWritten: a file of the work dir that a turn writes (Memories.md
+// and its backup, knowledgebase.md, current_state.json) could not be
+// written after the retries. It is part of the turn as the database row
+// is: a *NotWrittenError wraps ErrNotRecorded too, so the engine pauses and
+// headless runs stop; what was not written is kept (in the session and in
+// lantern.db) and written once the cause is fixed.
+var ErrNotWritten = errors.New("work dir file not written")
+
+// NotWrittenError names the file a turn could not write and the cause;
+// errors.Is holds for ErrNotWritten, ErrNotRecorded and the cause.
+type NotWrittenError struct {
+	File string // the file's path
+	Err  error  // the cause (a full disk, an immutable file, ...)
+}
+
+func (e *NotWrittenError) Error() string {
+	return fmt.Sprintf("%s could not be written (%v); what it should hold is kept and written when the cause is fixed and the session resumes", e.File, e.Err)
+}
+
+// Unwrap makes errors.Is find ErrNotWritten, ErrNotRecorded and the cause.
+func (e *NotWrittenError) Unwrap() []error { return []error{ErrNotWritten, ErrNotRecorded, e.Err} }

@@ -254,6 +254,9 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		if err := e.resumeEpisode(ctx); err != nil {
 			return err
 		}
+		if done, err := e.endIfOver(ctx); err != nil || done {
+			return err
+		}
 	} else if err := e.startEpisode(ctx, false); err != nil {
 		return err
 	}

@@ -2,13 +2,13 @@ package memory
 
 import (
 	"fmt"
+	"github.com/lantern-if/lantern/internal/atomicfile"
 	"io"
-	"os"
 )
 
 // Load reads and parses a Memories.md.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read memories: %w", err)
 	}
@@ -25,7 +25,7 @@ func Check(w io.Writer, path string) int {
 		fmt.Fprintf(w, "%s: %v\n", path, err)
 		return 1
 	}
-	if raw, err := os.ReadFile(path); err == nil {
+	if raw, err := atomicfile.ReadRegular(path, MaxFileBytes); err == nil {
 		if enc := Encoding(raw); enc != "" {
 			fmt.Fprintf(w, "%s: note: the file is %s; Lantern reads it as UTF-8 and writes it back as UTF-8 without the mark\n", path, enc)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // Store is Memories.md with an in-memory cache keyed by location ID. Every
@@ -53,6 +54,12 @@ type Store struct {
 	// replaced file after it was watched past the rename.
 	lateMerged int
 
+	// files is the file layer every write goes through; unwritten says
+	// the cache holds changes a failed write could not put on disk.
+	files     atomicfile.Writer
+	unwritten bool
+	writeErr  error // the last failed write's, while unwritten
+
 	budget      Budget
 	lockTimeout time.Duration
 	settle      time.Duration // see WithSettle
@@ -62,6 +69,10 @@ type Store struct {
 	// file and before it writes it.
 	beforeWrite func()
 }
+
+// MaxFileBytes bounds a Memories.md: a file larger than this (or not a
+// regular file at all: /dev/zero, a FIFO) is refused before it is read.
+const MaxFileBytes = 64 << 20
 
 // fingerprint identifies a version of the file.
 type fingerprint struct {
@@ -147,8 +158,10 @@ func (s *Store) Close() error {
 	s.closed = true
 	// A save that landed in a replaced file since the last change is put
 	// back before the store lets go.
-	if len(s.watched) > 0 && s.lockFile() == nil {
-		if _, err := s.refreshLocked(); err == nil && s.mergeLateLocked() {
+	// So is what a failed write left in the cache, if the file can be
+	// written by now.
+	if (len(s.watched) > 0 || s.unwritten) && s.lockFile() == nil {
+		if _, err := s.refreshLocked(); err == nil && (s.mergeLateLocked() || s.unwritten) {
 			s.writeLocked(s.file.Bytes())
 		}
 		s.lock.Unlock()
@@ -205,8 +218,11 @@ func (s *Store) refreshLocked() (bool, error) {
 	}
 	if err != nil {
 		fi = nil
-	} else if data, err = os.ReadFile(s.path); err != nil {
+	} else if data, err = atomicfile.ReadRegular(s.path, MaxFileBytes); err != nil {
 		return false, fmt.Errorf("read: %w", err)
+	}
+	if enc := sanitize.ForeignEncoding(data); enc != "" {
+		return false, fmt.Errorf("%s is %s, which Lantern cannot write back; it is left untouched (save it as UTF-8): %w", s.path, enc, ErrEncoding)
 	}
 	if fi == nil || !s.fp.exists || sha256.Sum256(data) != s.fp.sum {
 		if fi, data, err = s.settleLocked(fi, data); err != nil {
@@ -218,7 +234,11 @@ func (s *Store) refreshLocked() (bool, error) {
 			return false, nil
 		}
 		s.setDisk(nil, fingerprint{})
-		s.file = Parse(nil)
+		next := Parse(nil)
+		if s.unwritten {
+			s.noteRecentLocked(mergeMissing(next, s.file))
+		}
+		s.file = next
 		s.reloads++
 		return true, nil
 	}
@@ -230,6 +250,11 @@ func (s *Store) refreshLocked() (bool, error) {
 	s.perm = fi.Mode().Perm()
 	next := Parse(decodeText(data))
 	s.keepRecent(next)
+	if s.unwritten {
+		// What a failed write left in the cache is kept over the new
+		// version on disk.
+		s.noteRecentLocked(mergeMissing(next, s.file))
+	}
 	s.keepGeneration(s.file, next)
 	s.setDisk(data, fp)
 	s.file = next
@@ -314,7 +339,7 @@ func (s *Store) updateLocked(what string, op func(*File) error, pending bool) er
 		}
 		data := work.Bytes()
 		if s.fp.exists && bytes.Equal(data, s.disk) {
-			s.file = work
+			s.file, s.unwritten = work, false
 			return nil
 		}
 		if s.beforeWrite != nil {
@@ -325,10 +350,15 @@ func (s *Store) updateLocked(what string, op func(*File) error, pending bool) er
 		// The file being replaced stays open: an editor saving in place
 		// may still be writing into it after the rename.
 		oldFile, _ := os.Open(s.path)
-		if err := atomicfile.Write(s.path, data, s.perm, true); err != nil {
+		if err := s.files.Write(s.path, data, s.perm, true); err != nil {
 			closeFile(oldFile)
-			return fmt.Errorf("%s: %w", what, err)
+			// The change is kept in the cache, not dropped: the next
+			// change or Flush writes it.
+			s.file, s.unwritten = work, true
+			s.writeErr = &WriteError{Path: s.path, Err: err}
+			return fmt.Errorf("%s: %w", what, s.writeErr)
 		}
+		s.unwritten = false
 		expected, existed, expMtime := s.disk, s.fp.exists, s.fp.mtime
 		s.file = work
 		fp := fingerprint{exists: true, size: int64(len(data)), sum: sha256.Sum256(data)}
@@ -402,10 +432,12 @@ func closeFile(f *os.File) {
 // returning an error).
 func (s *Store) writeLocked(data []byte) {
 	oldFile, _ := os.Open(s.path)
-	if atomicfile.Write(s.path, data, s.perm, true) != nil {
+	if err := s.files.Write(s.path, data, s.perm, true); err != nil {
 		closeFile(oldFile)
+		s.unwritten, s.writeErr = true, &WriteError{Path: s.path, Err: err}
 		return
 	}
+	s.unwritten = false
 	if s.fp.exists {
 		s.watchReplaced(oldFile, int64(len(s.disk)), s.fp.mtime)
 	} else {
@@ -433,7 +465,7 @@ func (s *Store) AddBy(loc int, name string, m Memory, by Actor) error {
 	if loc <= 0 {
 		return fmt.Errorf("%s: location must be positive: %w", what, ErrInvalid)
 	}
-	m, err := normalize(m)
+	m, err := normalize(neutral(m))
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -462,7 +494,7 @@ func (s *Store) Edit(ref Ref, fn func(*Memory)) error {
 		}
 		m := at.part().mem
 		fn(&m)
-		m, err = normalize(m)
+		m, err = normalize(neutral(m))
 		if err != nil {
 			return err
 		}
@@ -536,7 +568,7 @@ func (s *Store) Supersede(loc int, name string, m Memory, titles []string, by Ac
 	if loc <= 0 {
 		return 0, fmt.Errorf("%s: location must be positive: %w", what, ErrInvalid)
 	}
-	m, err := normalize(m)
+	m, err := normalize(neutral(m))
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", what, err)
 	}

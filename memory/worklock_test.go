@@ -67,3 +67,39 @@ func TestWorkLockTwoProcesses(t *testing.T) {
 	}
 	l.Unlock()
 }
+
+// The lock is the process's, not the file's: deleting or replacing
+// lantern.lock while a Lantern owns the dir lets no second one in.
+func TestWorkLockSurvivesDeletedLockFile(t *testing.T) {
+	for _, replace := range []bool{false, true} {
+		dir := t.TempDir()
+		first, err := LockWorkDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := dir + "/" + WorkLockName
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if replace {
+			if err := os.WriteFile(path, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if l, err := LockWorkDir(dir); !errors.Is(err, ErrInUse) {
+			if l != nil {
+				l.Unlock()
+			}
+			t.Fatalf("replace=%v: a second lock after the file was deleted: %v, want ErrInUse", replace, err)
+		}
+		if _, inUse, err := WorkDirOwner(dir); err != nil || !inUse {
+			t.Fatalf("replace=%v: WorkDirOwner in use %v, %v", replace, inUse, err)
+		}
+		first.Unlock()
+		l, err := LockWorkDir(dir)
+		if err != nil {
+			t.Fatalf("lock after the owner left: %v", err)
+		}
+		l.Unlock()
+	}
+}

@@ -1,6 +1,14 @@
 package zmachine
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrEndOfInput: a Saver whose error wraps it has no more input to ask a
+// file name from; the machine halts as on quit, since a story that asks
+// again without reading a line would otherwise loop (dfrotz exits there).
+var ErrEndOfInput = errors.New("end of input")
 
 // The story's own SAVE and RESTORE opcodes. The machine makes and reads
 // Quetzal images; where they are kept is the host's business (Options.Saver).
@@ -10,7 +18,12 @@ func (m *Machine) saveOp() {
 	ok := false
 	if m.opts.Saver != nil {
 		data := m.SaveQuetzal()
-		ok = m.opts.Saver.Save(data) == nil
+		err := m.opts.Saver.Save(data)
+		if errors.Is(err, ErrEndOfInput) {
+			m.state = Halted
+			return
+		}
+		ok = err == nil
 	}
 	m.saveResult(ok)
 }
@@ -35,6 +48,10 @@ func (m *Machine) restoreOp() {
 		return
 	}
 	data, err := m.opts.Saver.Restore()
+	if errors.Is(err, ErrEndOfInput) {
+		m.state = Halted
+		return
+	}
 	if err != nil {
 		m.saveResult(false)
 		return

@@ -52,6 +52,7 @@ const AutosaveName = "autosave.qzl"
 // Env is the game environment over one machine. It is not safe for
 // concurrent use; the engine goroutine owns it.
 type Env struct {
+	saves   int // the story's SAVEs since the last command (meta.go)
 	story   *zmachine.Story
 	m       *zmachine.Machine
 	b       *Binding
@@ -152,6 +153,7 @@ func (e *Env) Start() (Observation, error) {
 
 // send gives the machine one command: a line, or a key when it reads one.
 func (e *Env) send(cmd string) error {
+	e.saves = 0
 	if e.m.State() != zmachine.WaitChar {
 		return e.m.SendLine(cmd)
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/lantern-if/lantern/zmachine"
 )
 
 // Meta-commands are handled here, for every actor: a model (or a person)
@@ -188,6 +190,18 @@ func (e *Env) writeFile(name string, data []byte) error {
 // of Lantern's naming.
 type storySaver struct{ e *Env }
 
-func (s storySaver) Save(data []byte) error { return s.e.writeFile(storySaveName, data) }
+func (s storySaver) Save(data []byte) error {
+	// A story that saves again and again without reading a command would
+	// write the file without end (and never return to the loop, which
+	// obeys signals): after maxSavesPerCommand it ends as at the end of
+	// input.
+	if s.e.saves++; s.e.saves > maxSavesPerCommand {
+		return fmt.Errorf("%w: the story saved %d times without reading a command", zmachine.ErrEndOfInput, maxSavesPerCommand)
+	}
+	return s.e.writeFile(storySaveName, data)
+}
+
+// maxSavesPerCommand bounds the story's SAVEs between two commands.
+const maxSavesPerCommand = 8
 
 func (s storySaver) Restore() ([]byte, error) { return s.e.readFile(storySaveName) }

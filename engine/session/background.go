@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -161,6 +162,9 @@ func (s *Session) doAfterWork(w afterWork) engine.Settled {
 	}
 	s.planMap.Restore(w.Map)
 	out.Events = append(out.Events, s.planTurn(ctx, t, w.Stuck)...)
+	// What the managers wrote is part of the turn: a file they could not
+	// write pauses play (a *engine.NotWrittenError), kept until written.
+	out.Err = s.unwritten(context.WithoutCancel(ctx))
 	if ctx.Err() != nil {
 		return out // stopped: the work stays stored for the resume
 	}
@@ -173,7 +177,7 @@ func (s *Session) doAfterWork(w afterWork) engine.Settled {
 	}
 	if w.Episode > 0 {
 		if err := s.DB.FinishAfterWork(context.WithoutCancel(ctx), w.Episode, t.Turn); err != nil {
-			out.Err = fmt.Errorf("%w: %w", engine.ErrNotRecorded, err)
+			out.Err = errors.Join(out.Err, fmt.Errorf("%w: %w", engine.ErrNotRecorded, err))
 		}
 	}
 	return out

@@ -70,6 +70,10 @@ type Options struct {
 	// they run beside the next proposal (with one server slot this only
 	// reorders the calls; with several it hides them).
 	Inline bool
+	// Files is the file layer of the work dir's writes (Memories.md,
+	// knowledgebase.md, current_state.json); nil is the real one, tests
+	// inject faults.
+	Files atomicfile.FS
 }
 
 // Planning configures the managers that plan across turns and episodes.
@@ -152,6 +156,9 @@ type Session struct {
 	log     *slog.Logger
 	// savedMap is the map as last stored in lantern.db (JSON).
 	savedMap string
+
+	// files writes the work dir's files (written.go).
+	files atomicfile.Writer
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -223,7 +230,7 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 	if err != nil {
 		return nil, err
 	}
-	store, err := memory.Open(filepath.Join(dir, "Memories.md"))
+	store, err := memory.Open(filepath.Join(dir, "Memories.md"), memory.WithFiles(opts.Files))
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -233,7 +240,8 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 		window = 3
 	}
 	s := &Session{Dir: dir, Env: en, DB: db, Memories: store, Map: mapper.New(), id: en.Story(), lock: lock, client: opts.Client,
-		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning, checkpoints: opts.Autosave, planMap: mapper.New(), inline: opts.Inline}
+		synth: memsynth.New(opts.Client, store, window), plan: opts.Planning, checkpoints: opts.Autosave, planMap: mapper.New(), inline: opts.Inline,
+		files: atomicfile.Writer{FS: opts.Files}}
 	s.bo = newBackOffice(s)
 	if opts.Binding != nil {
 		s.maxScore = opts.Binding.MaxScore
@@ -246,6 +254,7 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 		s.Close()
 		return nil, err
 	}
+	s.restorePending(context.Background())
 	agent := opts.Agent
 	if agent == nil {
 		if opts.Client == nil {
@@ -334,6 +343,7 @@ func (s *Session) notes() []string {
 // current_state.json), then gives its memory synthesis and planning to the
 // back office, which runs them beside the next turns.
 func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
+	s.flushPending(ctx)
 	w := afterWork{Turn: managed(rec), Stuck: rec.Stuck, Map: rec.Map, Prompt: rec.Prompt}
 	events, err := s.recordTurn(ctx, rec, storedWork(w))
 	w.Episode = s.episode
@@ -344,7 +354,7 @@ func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engin
 	if mapErr := s.saveStoryMap(ctx); mapErr != nil {
 		events = append(events, engine.ErrorEvent{Turn: rec.Turn, Err: mapErr})
 	}
-	return events, err
+	return events, errors.Join(err, s.unwritten(ctx))
 }
 
 // recordTurn is the turn's bookkeeping: the run database (with the work
@@ -356,7 +366,9 @@ func (s *Session) recordTurn(ctx context.Context, rec engine.TurnRecord, work []
 	}
 	var events []engine.Event
 	if rec.After.Location.ID != rec.Before.Location.ID && rec.After.Location.ID != 0 {
-		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil {
+		// A visit that could not be written is kept by the store (unwritten
+		// pauses the engine below); synthesis still runs.
+		if err := s.Memories.RecordVisit(rec.After.Location.ID, rec.After.Location.Name, rec.Episode); err != nil && !errors.Is(err, memory.ErrNotWritten) {
 			return nil, errors.Join(dbErr, err)
 		}
 	}
@@ -564,7 +576,11 @@ func (s *Session) exportState(rec engine.TurnRecord) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Replace(filepath.Join(s.Dir, "current_state.json"), data, 0o644)
+	path := filepath.Join(s.Dir, "current_state.json")
+	if err := s.files.Replace(path, data, 0o644); err != nil {
+		return &engine.NotWrittenError{File: path, Err: err}
+	}
+	return nil
 }
 
 // openPlanning makes the planning managers in dependency order:
@@ -580,7 +596,7 @@ func (s *Session) openPlanning(client *llm.Client, story string) error {
 		return nil
 	}
 	s.Knowledge = knowledge.New(model(p.Knowledge), knowledge.Config{Path: filepath.Join(s.Dir, knowledge.FileName), Story: story,
-		UpdateInterval: p.KnowledgeInterval, BudgetTokens: p.KnowledgeBudget})
+		UpdateInterval: p.KnowledgeInterval, BudgetTokens: p.KnowledgeBudget, Files: s.files.FS})
 	s.Objectives = objectives.New(objectives.Deps{Client: model(p.Objectives), Knowledge: s.Knowledge, Memories: s.Memories, Map: s.planMap},
 		objectives.Config{UpdateInterval: p.ObjectiveInterval, RefineInterval: p.RefineInterval, Plain: p.PlainObjectives})
 	if !p.Supervisor {
@@ -686,6 +702,9 @@ func (s *Session) synthesize(ctx context.Context, ep engine.EpisodeEnded) error 
 	}
 	_, err := s.Knowledge.SynthesizeEpisode(ctx, knowledge.Episode{Number: ep.Episode, Reason: string(ep.Reason), Score: ep.Score,
 		MaxScore: s.maxScore, Moves: ep.Moves, Turns: ep.Turns})
+	if errors.Is(err, knowledge.ErrNotWritten) {
+		return s.unwritten(ctx)
+	}
 	return err
 }
 

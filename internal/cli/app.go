@@ -17,6 +17,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/internal/scriptagent"
 )
 
@@ -89,6 +90,33 @@ type app struct {
 	// process, not the tests, which run commands in their own process).
 	signals     bool
 	stopSignals context.CancelFunc
+	// safe are the neutralising writers prepare put around a command's
+	// output, flushed when the command ends.
+	safe []*sanitize.Writer
+}
+
+// styledOutput names the commands whose output is not passed through
+// sanitize.Writer: the TUI and bench draw with escape sequences of their own
+// (and neutralise the outside text they show field by field), and play
+// prints the story as dfrotz does, byte for byte.
+var styledOutput = map[string]bool{"lantern": true, "tui": true, "play": true, "bench": true, "help": true, "completion": true, "__complete": true}
+
+// prepare runs before every command: its signals, and its output
+// neutralised, so no control character a model, a server or a file sent
+// (ESC, CSI, OSC, the C1 controls) reaches the person's terminal.
+func (a *app) prepare(cmd *cobra.Command, args []string) {
+	a.armSignals(cmd, args)
+	top := cmd
+	for top.HasParent() && top.Parent().HasParent() {
+		top = top.Parent()
+	}
+	if styledOutput[top.Name()] {
+		return
+	}
+	out, errw := sanitize.NewWriter(cmd.OutOrStdout()), sanitize.NewWriter(cmd.ErrOrStderr())
+	a.safe = append(a.safe, out, errw)
+	cmd.SetOut(out)
+	cmd.SetErr(errw)
 }
 
 // keepSignals annotates a command that keeps the default signal
@@ -149,8 +177,13 @@ func (a *app) run(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			if cmd, _, ferr := root.Find(args); ferr == nil {
 				path = cmd.CommandPath()
 			}
-			fmt.Fprintf(w, "%s: %v\n", path, err)
+			// The error may carry a server's or a model's text, or a huge
+			// name: it is neutralised and clipped.
+			fmt.Fprintf(w, "%s: %s\n", path, sanitize.Text(sanitize.Clip(err.Error(), 4096)))
 		}))...)
+	for _, w := range a.safe {
+		w.Flush()
+	}
 	return exitCode(err)
 }
 
@@ -220,7 +253,7 @@ func newRoot(a *app, sub command, named bool) *cobra.Command {
 	root.SuggestionsMinimumDistance = 2
 	root.SetVersionTemplate("lantern {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
-	root.PersistentPreRun = a.armSignals
+	root.PersistentPreRun = a.prepare
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file read in place of ./lantern.toml")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", logLevelUsage)
 	all := commands()

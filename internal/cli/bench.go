@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
 	"log/slog"
 	"os"
@@ -99,6 +100,9 @@ report. --export DIR writes the episodes and turns as CSV and JSON Lines.`,
 		if *episodes < 1 {
 			return usageErrorf("--episodes must be at least 1")
 		}
+		if err := checkIntFlags(fs, intRange{"episodes", 1, maxEpisodes}, intRange{"width", 10, 1000}); err != nil {
+			return err
+		}
 		set := changed(fs)
 		models := splitModels(set["model"])
 		delete(set, "story")
@@ -131,7 +135,7 @@ report. --export DIR writes the episodes and turns as CSV and JSON Lines.`,
 		modelSet := fs.Changed("model")
 		log, closeLog, err := benchLog(*logFile, cfg.WorkDir, a.logLevel, cfg, stderr)
 		if err != nil {
-			return usageError(fmt.Errorf("log: %w", err))
+			return err
 		}
 		defer closeLog()
 		log.Info("bench", "episodes", *episodes, "agent", *agentSpec, "label", *label, "stories", *storyArgs, "models", models, "shard", *shard)
@@ -190,18 +194,18 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 	if shardDir {
 		// The work dir's manifest: what bench merge reads of a shard.
 		if err := writeSuiteManifest(cfg.WorkDir, singleSuite(rep, o.episodes)); err != nil {
-			fmt.Fprintln(stderr, "lantern bench:", err)
+			fmt.Fprintln(stderr, "lantern bench:", errText(err))
 			code = exitError
 		}
 	}
 	if o.export != "" {
 		if err := exportBench(o.export, []*bench.Report{rep}); err != nil {
-			fmt.Fprintln(stderr, "lantern bench:", err)
+			fmt.Fprintln(stderr, "lantern bench:", errText(err))
 			code = exitError
 		}
 	}
 	if o.json {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(sanitize.NewJSONWriter(stdout))
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			return status(exitError)
@@ -210,7 +214,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		bench.Print(stdout, rep, o.width)
 	}
 	if rep.Error != "" {
-		fmt.Fprintf(stderr, "lantern bench: the run stopped early: %s\n", rep.Error)
+		fmt.Fprintf(stderr, "lantern bench: the run stopped early: %s\n", sanitize.Line(sanitize.Clip(rep.Error, 4096)))
 		if code == exitOK {
 			code = exitError
 		}
@@ -340,7 +344,7 @@ func playBench(ctx context.Context, cfg *config.Config, o benchOptions, seg benc
 		id, rep.Index, err = indexBenchRun(context.Background(), cfg, name, info.Release, info.MD5, run)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
+		fmt.Fprintln(stderr, "lantern bench:", errText(err))
 		code = exitError
 	}
 	rep.ID = id
@@ -604,7 +608,7 @@ func compareBenchRuns(ctx context.Context, db *rundb.RunDB, refA, refB string, a
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(sanitize.NewJSONWriter(stdout))
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(bench.Comparison{A: a, B: b}); err != nil {
 			return status(exitError)

@@ -17,6 +17,7 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchshard"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -89,7 +90,7 @@ lantern.db, where lantern bench --list and --compare find it.`,
 			// One story and model: the report a single run prints.
 			r := merged.Runs[0]
 			if *asJSON {
-				enc := json.NewEncoder(stdout)
+				enc := json.NewEncoder(sanitize.NewJSONWriter(stdout))
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(r); err != nil {
 					return status(exitError)

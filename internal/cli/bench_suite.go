@@ -21,6 +21,7 @@ import (
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchshard"
 	"github.com/lantern-if/lantern/internal/logfile"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/spf13/pflag"
 )
@@ -512,12 +513,12 @@ func runSuite(ctx context.Context, req suiteRequest, o benchOptions, stdout, std
 	}
 	suite.Compute()
 	if err := writeSuiteManifest(dir, suite); err != nil {
-		fmt.Fprintln(stderr, "lantern bench:", err)
+		fmt.Fprintln(stderr, "lantern bench:", errText(err))
 		code = exitError
 	}
 	if o.export != "" {
 		if err := exportBench(o.export, suite.Runs); err != nil {
-			fmt.Fprintln(stderr, "lantern bench:", err)
+			fmt.Fprintln(stderr, "lantern bench:", errText(err))
 			code = exitError
 		}
 	}
@@ -539,7 +540,7 @@ func firstOf(a, b string) string {
 
 func printSuite(w io.Writer, s *bench.Suite, asJSON bool, width int) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(sanitize.NewJSONWriter(w))
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(s); err != nil {
 			return status(exitError)

@@ -150,7 +150,8 @@ func writeEpisode(ctx context.Context, db *rundb.RunDB, story string, id int64, 
 	if err := export.Write(&b, ep, format); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(out, b.Bytes(), 0o644, false); err != nil {
+	// A device or FIFO is written in place, a regular file replaced.
+	if err := atomicfile.WriteTarget(ctx, out, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", out, err)
 	}
 	return nil

@@ -21,14 +21,14 @@ const logLevelUsage = "log level: debug, info, warn or error (default: $LANTERN_
 func commandLog(cmd, workDir, levelFlag string, cfg *config.Config) (*slog.Logger, func(), error) {
 	level, err := logfile.Level(levelFlag, os.LookupEnv)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, usageError(err)
 	}
 	if err := os.MkdirAll(workDir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("work dir: %w", err)
+		return nil, nil, unusableWorkDir(workDir, err)
 	}
 	log, c, err := logfile.New(filepath.Join(workDir, "lantern.log"), level, logfile.DefaultMaxBytes)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, unusableWorkDir(workDir, err)
 	}
 	log = log.With("cmd", cmd)
 	log.Info("start", "version", version(), "pid", os.Getpid(), "workdir", workDir, "level", level.String())
@@ -41,6 +41,13 @@ func commandLog(cmd, workDir, levelFlag string, cfg *config.Config) (*slog.Logge
 		}
 	}
 	return log, func() { c.Close() }, nil
+}
+
+// unusableWorkDir is the failure of a work dir Lantern cannot write in (a
+// read-only mount, no permission, a file in its place): a runtime fault
+// (exit 1) that names the dir and the cause, never a usage error.
+func unusableWorkDir(dir string, err error) error {
+	return fmt.Errorf("the work dir %s cannot be used: %w (choose another with --workdir or work_dir)", clip(dir), err)
 }
 
 // newClientLog makes the model client the configuration describes, with

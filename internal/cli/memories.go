@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -93,6 +94,9 @@ previous version as Memories.md.backup.`, func(cmd *cobra.Command, path string) 
 	location := 0
 	show := sub("show", "print every location's memories, or one location's", `Prints every location's memories, or with --location N that location's,
 followed by what the agent's context shows of them.`, func(cmd *cobra.Command, path string) error {
+		if err := checkIntFlags(cmd.Flags(), intRange{"location", 0, math.MaxInt32}); err != nil {
+			return err
+		}
 		return memory.Show(cmd.OutOrStdout(), path, location)
 	})
 	show.Flags().IntVar(&location, "location", 0, "show only this location (its ID)")
@@ -122,7 +126,7 @@ func fmtInPlace(path string) (bool, error) {
 		return false, fmt.Errorf("%s is locked by another Lantern; try again when it is idle (%v)", path, err)
 	}
 	defer lock.Unlock()
-	old, err := os.ReadFile(path)
+	old, err := atomicfile.ReadRegular(path, memory.MaxFileBytes)
 	if err != nil {
 		return false, err
 	}
@@ -132,6 +136,10 @@ func fmtInPlace(path string) (bool, error) {
 	}
 	if bytes.Equal(old, buf.Bytes()) {
 		return false, nil
+	}
+	// What the person named is written (a link's target, never the link).
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
 	}
 	return true, atomicfile.Write(path, buf.Bytes(), fi.Mode().Perm(), true)
 }

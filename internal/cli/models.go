@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/lantern-if/lantern/internal/bench"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"sort"
 	"strings"
 	"time"
@@ -92,7 +93,7 @@ them. Exits 1 when the server cannot be reached.`,
 			rep.Missing = used
 		}
 		if *asJSON {
-			enc := json.NewEncoder(stdout)
+			enc := json.NewEncoder(sanitize.NewJSONWriter(stdout))
 			enc.SetIndent("", "  ")
 			if err := enc.Encode(rep); err != nil {
 				return status(exitError)

@@ -83,6 +83,9 @@ sees the change on its next turn.`,
 	text := edit.Flags().String("text", "", "the note's new text (default: open $VISUAL or $EDITOR on it)")
 	importance := edit.Flags().Int("importance", 0, "the note's new importance, 1-1000 (default: unchanged)")
 	edit.RunE = func(c *cobra.Command, args []string) error {
+		if err := checkIntFlags(c.Flags(), intRange{"importance", 1, 1000}); err != nil {
+			return err
+		}
 		db, ids, err := open(c, args)
 		if err != nil {
 			return err

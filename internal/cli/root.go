@@ -11,6 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
 	"os"
 	"path/filepath"
@@ -67,12 +70,13 @@ quits.`,
 		}
 		in := stdin
 		if *script != "" {
-			f, err := os.Open(*script)
+			// The script is a regular file of modest size: /dev/zero or
+			// a FIFO is refused before a byte is read.
+			data, err := atomicfile.ReadRegular(*script, oracle.MaxScriptBytes)
 			if err != nil {
 				return fmt.Errorf("open script: %v", err)
 			}
-			defer f.Close()
-			in = f
+			in = bytes.NewReader(data)
 		}
 		if *asJSON {
 			if err := playJSON(ctx, story, *seed, *saveDir, *exits, in, stdout); err != nil {
@@ -100,7 +104,7 @@ func playJSON(ctx context.Context, story *zmachine.Story, seed int, saveDir stri
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(out)
+	enc := json.NewEncoder(sanitize.NewJSONWriter(out))
 	emit := func(obs env.Observation) error {
 		if exits && obs.Ended == env.NotEnded {
 			obs.ValidExits = game.ValidExits()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
 	"os"
 	"strings"
@@ -55,13 +56,19 @@ standard input every further proposal is accepted.`,
 	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if err := checkIntFlags(fs, intRange{"episodes", 1, maxEpisodes}); err != nil {
+			return err
+		}
+		if *autoAccept < 0 {
+			return usageErrorf("--auto-accept must be 0 (wait) or more, not %s", *autoAccept)
+		}
 		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile")
 		if err != nil {
 			return err
 		}
 		log, closeLog, err := commandLog("run", cfg.WorkDir, a.logLevel, cfg)
 		if err != nil {
-			return usageError(fmt.Errorf("log: %w", err))
+			return err
 		}
 		defer closeLog()
 		story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
@@ -81,7 +88,7 @@ standard input every further proposal is accepted.`,
 				return err
 			}
 			if !client.Loopback() {
-				fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", client.Host())
+				fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", clip(client.Host()))
 			}
 		}
 		sess, err := openSession(cfg, storyFile{story, path, binding}, client, agent, *episodes, false)
@@ -119,20 +126,41 @@ standard input every further proposal is accepted.`,
 
 // reviewer answers each review request with the next decision line of in
 // (accepting at its end); a line that is not a decision is reported and
-// the next one read.
+// the next one read. The lines are read aside, so a wait for the next one
+// ends when ctx does (SIGTERM, SIGINT, SIGHUP), without a decision.
 func reviewer(ctx context.Context, e *engine.Engine, in io.Reader, stderr io.Writer) func(engine.ReviewRequested) {
-	lines := bufio.NewScanner(in)
-	lines.Buffer(make([]byte, 0, 4096), 64*1024)
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 0, 4096), 64*1024)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	return func(r engine.ReviewRequested) {
 		d := engine.ReviewDecision{Decision: engine.DecisionAccept}
-		for lines.Scan() {
-			got, err := engine.ParseDecision(lines.Text())
-			if err != nil {
-				fmt.Fprintln(stderr, "lantern run:", err)
-				continue
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case line, ok := <-lines:
+				if !ok {
+					break wait // the end of input accepts
+				}
+				got, err := engine.ParseDecision(line)
+				if err != nil {
+					fmt.Fprintln(stderr, "lantern run:", err)
+					continue
+				}
+				d = got
+				break wait
 			}
-			d = got
-			break
 		}
 		e.Send(ctx, d)
 	}
@@ -184,7 +212,7 @@ type runLine struct {
 
 // report prints each turn as it completes, until the engine stops.
 func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, decide func(engine.ReviewRequested)) int {
-	enc := json.NewEncoder(stdout)
+	enc := json.NewEncoder(sanitize.NewJSONWriter(stdout))
 	code := exitOK
 	for ev := range events {
 		switch v := ev.(type) {
@@ -197,7 +225,7 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 					line.Turn, line.Actor, line.Action, line.Score, line.Moves, roomText(line.Room, line.Location), line.TurnMS, line.LLMMS, line.PromptTokens, line.EvalTokens)
 			}
 		case engine.ErrorEvent:
-			fmt.Fprintln(stderr, "lantern run:", v.Err)
+			fmt.Fprintln(stderr, "lantern run:", errText(v.Err))
 			if v.Fatal {
 				code = exitError
 			}
@@ -220,7 +248,7 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 			return exitError
 		case engine.Stopped:
 			if v.Err != nil {
-				fmt.Fprintln(stderr, "lantern run:", v.Err)
+				fmt.Fprintln(stderr, "lantern run:", errText(v.Err))
 				code = exitError
 			}
 		}
@@ -242,6 +270,10 @@ func turnLine(c engine.TurnCompleted, asJSON bool) runLine {
 	}
 	return line
 }
+
+// errText is an error for one line of a command's output: its controls
+// neutralised, clipped to a few KB (a server's error body may be huge).
+func errText(err error) string { return sanitize.Line(sanitize.Clip(err.Error(), 4096)) }
 
 func ms(d interface{ Seconds() float64 }) float64 { return d.Seconds() * 1000 }
 

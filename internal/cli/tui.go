@@ -75,7 +75,7 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		}
 		log, closeLog, err := commandLog("tui", workDir, a.logLevel, cfg)
 		if err != nil {
-			return usageError(fmt.Errorf("log: %w", err))
+			return err
 		}
 		defer closeLog()
 		log.Info("story", "path", path)

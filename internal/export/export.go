@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
 	"strings"
 	"time"
@@ -175,18 +176,27 @@ func StoryMap(ctx context.Context, src Source) (mapper.Snapshot, error) {
 	return mapper.FromTurns(moves), nil
 }
 
-// Write writes an episode in a format (md, json or html).
+// Write writes an episode in a format (md, json or html). The text a model
+// or the story sent is data: JSON keeps it verbatim (the C1 controls
+// escaped), Markdown and HTML, files for people, have its controls
+// neutralised.
 func Write(w io.Writer, ep Episode, format string) error {
 	var err error
 	switch format {
 	case "md", "markdown":
-		err = writeMarkdown(w, ep)
+		sw := sanitize.NewWriter(w)
+		if err = writeMarkdown(sw, ep); err == nil {
+			err = sw.Flush()
+		}
 	case "json":
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(sanitize.NewJSONWriter(w))
 		enc.SetIndent("", "  ")
 		err = enc.Encode(ep)
 	case "html":
-		err = writeHTML(w, ep)
+		sw := sanitize.NewWriter(w)
+		if err = writeHTML(sw, ep); err == nil {
+			err = sw.Flush()
+		}
 	default:
 		return fmt.Errorf("%w %q (want %s)", ErrFormat, format, strings.Join(Formats(), ", "))
 	}

@@ -62,6 +62,10 @@ type session struct {
 	out  io.Writer
 	m    *zmachine.Machine
 	dumb *dumb // nil in raw mode
+	// eof: the input ended at an interpreter prompt (a save file's name);
+	// as dfrotz does, the session ends there, even when the story asks
+	// again without reading a line.
+	eof bool
 }
 
 func (s *session) loop(ctx context.Context) error {
@@ -77,6 +81,9 @@ func (s *session) loop(ctx context.Context) error {
 		text := s.m.TakeOutput()
 		if err := s.write(text); err != nil {
 			return err
+		}
+		if s.eof {
+			return nil // the story looped on SAVE past the end of input
 		}
 		if s.opts.Turn != nil && st != zmachine.Halted {
 			if err := s.opts.Turn(input, s.m, text); err != nil {
@@ -187,10 +194,14 @@ func (s *session) filename() (string, error) {
 	if def == "" {
 		def = "story.qzl"
 	}
+	if s.eof {
+		return "", fmt.Errorf("%w: %w", zmachine.ErrEndOfInput, io.EOF)
+	}
 	s.prompt(fmt.Sprintf("Please enter a filename [%s]: ", def))
 	line, ok := s.readLine()
 	if !ok {
-		return "", io.EOF
+		s.eof = true
+		return "", fmt.Errorf("%w: %w", zmachine.ErrEndOfInput, io.EOF)
 	}
 	name := strings.TrimSpace(line)
 	if name == "" {

@@ -2,9 +2,10 @@ package oracle
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"github.com/lantern-if/lantern/internal/atomicfile"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/lantern-if/lantern/managers/contextmgr"
@@ -35,13 +36,17 @@ func ReadScript(r io.Reader) ([]string, error) {
 
 // LoadScript reads a walkthrough file; a file without a single command is
 // an error.
+// MaxScriptBytes bounds a walkthrough file.
+const MaxScriptBytes = 16 << 20
+
 func LoadScript(path string) ([]string, error) {
-	f, err := os.Open(path)
+	// A walkthrough is a regular file of modest size: /dev/zero or a FIFO
+	// is refused before a byte is read.
+	data, err := atomicfile.ReadRegular(path, MaxScriptBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load script %q: %w", path, err)
 	}
-	defer f.Close()
-	cmds, err := ReadScript(f)
+	cmds, err := ReadScript(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("load script %q: %w", path, err)
 	}

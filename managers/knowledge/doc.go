@@ -20,12 +20,16 @@ type Doc struct {
 	Lessons  []string // one line each, without the "- "
 	Strategy string   // markdown, as the model (or a person) wrote it
 	Notes    []string // one line per episode, oldest first
+	// Extra are the sections a person added under headings of their own,
+	// each with its heading line first, kept verbatim after the notes: no
+	// model rewrites them and no budget cuts them.
+	Extra []string
 }
 
 // Parse reads knowledgebase.md. It is tolerant: a file written by hand
 // without the three headings is all strategy; a section it does not know is
-// kept in the strategy under its heading; bullet continuation lines join
-// their bullet.
+// a person's (Extra), kept as written; bullet continuation lines join their
+// bullet.
 func Parse(text string) Doc {
 	var d Doc
 	var strat []string
@@ -50,9 +54,13 @@ func Parse(text string) Doc {
 				section, list = headStrategy, nil
 				continue
 			}
-			// Unknown heading: its content belongs to the strategy.
-			section, list = headStrategy, nil
-			strat = append(strat, line)
+			// Unknown heading: a person's own section, kept as written.
+			section, list = headExtra, nil
+			d.Extra = append(d.Extra, line)
+			continue
+		}
+		if section == headExtra {
+			d.Extra[len(d.Extra)-1] += "\n" + line
 			continue
 		}
 		if section == headStrategy {
@@ -72,8 +80,14 @@ func Parse(text string) Doc {
 		}
 	}
 	d.Strategy = strings.TrimSpace(strings.Join(strat, "\n"))
+	for i, x := range d.Extra {
+		d.Extra[i] = strings.TrimRight(x, " \t\n")
+	}
 	return d
 }
+
+// headExtra marks a person's section while parsing; it is no heading.
+const headExtra = "\x00extra"
 
 const noneYet = "(none yet)"
 
@@ -96,6 +110,9 @@ func (d Doc) Render() string {
 	}
 	fmt.Fprintf(&b, "\n## %s\n\n", headNotes)
 	writeList(&b, d.Notes)
+	for _, x := range d.Extra {
+		b.WriteString("\n" + x + "\n")
+	}
 	return b.String()
 }
 
@@ -127,6 +144,12 @@ func (d Doc) ForAgent() string {
 		b.WriteString(s)
 		b.WriteByte('\n')
 	}
+	for _, x := range d.Extra {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(x), "##")) + "\n")
+	}
 	if n := len(d.Notes); n > 0 {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
@@ -141,7 +164,7 @@ func (d Doc) ForAgent() string {
 
 // Empty reports whether the document holds no knowledge.
 func (d Doc) Empty() bool {
-	return len(d.Lessons) == 0 && len(d.Notes) == 0 && strings.TrimSpace(d.Strategy) == ""
+	return len(d.Lessons) == 0 && len(d.Notes) == 0 && strings.TrimSpace(d.Strategy) == "" && len(d.Extra) == 0
 }
 
 // addLesson appends a lesson unless the same one (ignoring case, spacing

@@ -19,13 +19,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 )
@@ -49,6 +49,9 @@ type Config struct {
 	// the oldest entries go first.
 	MaxLessons int
 	MaxNotes   int
+	// Files is the file layer writes go through (nil: the real one;
+	// tests inject faults).
+	Files atomicfile.FS
 }
 
 func (c Config) withDefaults() Config {
@@ -112,6 +115,13 @@ type Manager struct {
 	lastUpdate int
 	updates    int
 	lastErr    string
+
+	// pending is the file as it should be when a write failed (a full
+	// disk, an immutable file): reads see it and the next write, or Flush,
+	// puts it on disk. wmu guards it.
+	wmu      sync.Mutex
+	pending  []byte
+	writeErr error
 }
 
 // New makes a knowledge manager; client may be nil (then only the ground
@@ -130,11 +140,15 @@ func (m *Manager) Reset() {
 	m.batch, m.deaths, m.turn, m.lastUpdate = nil, nil, 0, 0
 }
 
+// MaxFileBytes bounds knowledgebase.md: a file larger than this (or not a
+// regular file at all: /dev/zero, a FIFO) is refused before it is read.
+const MaxFileBytes = 16 << 20
+
 // Full is the whole knowledge base, or
 // NoKnowledge when the file is missing or empty.
 func (m *Manager) Full() string {
-	data, err := os.ReadFile(m.cfg.Path)
-	if err != nil || strings.TrimSpace(string(data)) == "" {
+	data, err := m.read()
+	if err != nil || strings.TrimSpace(string(data)) == "" || sanitize.ForeignEncoding(data) != "" {
 		return NoKnowledge
 	}
 	return string(data)
@@ -152,12 +166,16 @@ func (m *Manager) ForAgent() string {
 
 // Load reads and parses the file; a missing file is an empty document.
 func (m *Manager) Load() (Doc, error) {
-	data, err := os.ReadFile(m.cfg.Path)
+	data, err := m.read()
 	if errors.Is(err, fs.ErrNotExist) {
 		return Doc{Story: m.cfg.Story}, nil
 	}
 	if err != nil {
 		return Doc{}, fmt.Errorf("knowledge: %w", err)
+	}
+	if enc := sanitize.ForeignEncoding(data); enc != "" {
+		// Writing it back as UTF-8 would make a mixed or garbled file.
+		return Doc{}, fmt.Errorf("knowledge: %s is %s, which Lantern cannot write back; it is left untouched (save it as UTF-8): %w", m.cfg.Path, enc, ErrEncoding)
 	}
 	d := Parse(string(data))
 	if d.Story == "" {
@@ -174,6 +192,12 @@ func (m *Manager) ProcessTurn(ctx context.Context, t domain.Turn) (bool, error) 
 	m.batch = append(m.batch, t)
 	if n := len(m.batch) - maxBatchTurns; n > 0 {
 		m.batch = m.batch[n:] // a model that keeps failing must not grow it forever
+	}
+	if iv := m.cfg.UpdateInterval; m.turn == 0 && m.lastUpdate == 0 && iv > 0 && t.Turn > 1 {
+		// The first turn since Reset is a resumed episode's: the updates
+		// keep to the turns an uninterrupted run makes them at (100, 200,
+		// ...), none is added for the resume.
+		m.lastUpdate = (t.Turn - 1) / iv * iv
 	}
 	m.turn = t.Turn
 	if t.Died {
@@ -270,7 +294,7 @@ func (m *Manager) SynthesizeEpisode(ctx context.Context, ep Episode) (string, er
 				d.addLesson(l)
 			}
 		}
-		d.Notes = append(d.Notes, note)
+		d.setNote(ep.Number, note)
 		return nil
 	})
 	m.mu.Lock()
@@ -303,8 +327,8 @@ func (m *Manager) edit(ctx context.Context, fn func(*Doc) error) error {
 		return err
 	}
 	fitErr := m.fit(ctx, &d)
-	if err := atomicfile.Write(m.cfg.Path, []byte(d.Render()), 0o644, true); err != nil {
-		return fmt.Errorf("knowledge: %w", err)
+	if err := m.write([]byte(d.Render())); err != nil {
+		return err
 	}
 	return fitErr
 }
@@ -390,7 +414,7 @@ func (m *Manager) Status() Status {
 	st := Status{Path: m.cfg.Path, Budget: m.cfg.BudgetTokens, Updates: m.updates, LastUpdate: m.lastUpdate,
 		Pending: len(m.batch), LastError: m.lastErr}
 	m.mu.Unlock()
-	if data, err := os.ReadFile(m.cfg.Path); err == nil {
+	if data, err := atomicfile.ReadRegular(m.cfg.Path, MaxFileBytes); err == nil {
 		d := Parse(string(data))
 		st.Exists, st.Tokens, st.Lessons, st.Notes = true, Tokens(string(data)), len(d.Lessons), len(d.Notes)
 	}

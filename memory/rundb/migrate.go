@@ -26,6 +26,7 @@ var migrations = [...]migration{
 	{"a note edited by the person keeps when", `ALTER TABLE notes ADD COLUMN edited_at TEXT;`},
 	{"memory synthesis decisions, the story's map, notes by session", decisionsSchema},
 	{"after-turn work not yet done", afterWorkSchema},
+	{"work-dir files a turn could not write, kept until written", pendingSchema},
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -108,7 +108,11 @@ CREATE INDEX IF NOT EXISTS idx_notes_location ON notes(story_md5, location_id);
 
 // OpenRunDB opens (creating if needed) the database at path for a story.
 func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	name, err := dsn(path)
+	if err != nil {
+		return nil, fmt.Errorf("open run database %q: %w", path, err)
+	}
+	db, err := sql.Open("sqlite", name)
 	if err != nil {
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}
@@ -123,6 +127,10 @@ func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
 	if have > SchemaVersion {
 		db.Close()
 		return nil, fmt.Errorf("open run database: %w", &SchemaError{Path: path, Have: have, Want: SchemaVersion})
+	}
+	if err := checkOwn(context.Background(), db, path); err != nil {
+		db.Close()
+		return nil, err
 	}
 	if _, err := db.Exec(pragmas); err != nil {
 		db.Close()

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/lantern-if/lantern/internal/sanitize"
+)
+
+// maxEpisodes bounds --episodes: a count no run will reach, far below one
+// that would make planning allocate without end.
+const maxEpisodes = 100_000
+
+// intRange is one numeric flag's allowed values.
+type intRange struct {
+	name   string
+	lo, hi int
+}
+
+// checkIntFlags refuses (as a usage error) a numeric flag given outside its
+// range, so a negative or huge count never reaches the loop or an
+// allocation. Flags left at their defaults are not checked.
+func checkIntFlags(fs *pflag.FlagSet, ranges ...intRange) error {
+	for _, r := range ranges {
+		f := fs.Lookup(r.name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		v, err := fs.GetInt(r.name)
+		if err != nil {
+			return usageError(err)
+		}
+		if v < r.lo || v > r.hi {
+			return usageErrorf("--%s must be from %d to %d, not %d", r.name, r.lo, r.hi, v)
+		}
+	}
+	return nil
+}
+
+// clip shortens text for a message: a huge value (a story name, a host)
+// shows its start and its length, never all of it.
+func clip(s string) string { return sanitize.Clip(s, 200) }

@@ -1,0 +1,59 @@
+package rundb
+
+import (
+	"context"
+	"fmt"
+)
+
+// pendingSchema keeps what a turn could not write to a work-dir file (a
+// full disk, an immutable Memories.md): the whole version that should be
+// there, by file name, until it is written.
+const pendingSchema = `
+CREATE TABLE IF NOT EXISTS pending_files (
+	name TEXT PRIMARY KEY,
+	data BLOB NOT NULL,
+	saved_at TEXT NOT NULL
+);
+`
+
+// Pending is one kept version of a work-dir file.
+type Pending struct {
+	Name string // the file's name in the work dir (Memories.md)
+	Data []byte
+}
+
+// KeepPending stores the version of the named file that could not be
+// written, replacing an earlier one.
+func (r *RunDB) KeepPending(ctx context.Context, name string, data []byte) error {
+	if _, err := r.db.ExecContext(context.WithoutCancel(ctx), `INSERT OR REPLACE INTO pending_files (name, data, saved_at) VALUES (?, ?, ?)`,
+		name, data, now()); err != nil {
+		return fmt.Errorf("keep unwritten %s: %w", name, err)
+	}
+	return nil
+}
+
+// PendingFiles are the kept versions, by name.
+func (r *RunDB) PendingFiles(ctx context.Context) ([]Pending, error) {
+	rows, err := r.db.QueryContext(ctx, `SELECT name, data FROM pending_files ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("unwritten files: %w", err)
+	}
+	defer rows.Close()
+	var out []Pending
+	for rows.Next() {
+		var p Pending
+		if err := rows.Scan(&p.Name, &p.Data); err != nil {
+			return nil, fmt.Errorf("unwritten files: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// DropPending forgets the kept version of a file once it is written.
+func (r *RunDB) DropPending(ctx context.Context, name string) error {
+	if _, err := r.db.ExecContext(context.WithoutCancel(ctx), `DELETE FROM pending_files WHERE name = ?`, name); err != nil {
+		return fmt.Errorf("forget unwritten %s: %w", name, err)
+	}
+	return nil
+}
