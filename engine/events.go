@@ -129,8 +129,13 @@ type SupervisorChanged struct {
 // client records a turn from.
 type TurnCompleted struct {
 	Result TurnResult // as sent when the story answered
-	// Duration is the whole turn, the after-turn work included.
+	// Duration is the whole turn, the after-turn work included (which
+	// may run beside the next turns).
 	Duration time.Duration
+	// Span is the part of the turn the engine spent on it before it could
+	// go on to the next: the turns' spans add up to the run's time, so it
+	// is the wall time a person waits for this turn.
+	Span time.Duration
 	// LLM are the turn's model calls, the managers' included.
 	LLM llm.Summary
 	// Agent is the part of the turn the agent's calls took (0 for a

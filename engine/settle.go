@@ -13,6 +13,7 @@ import (
 type unsettled struct {
 	rec   TurnRecord
 	start time.Time
+	span  time.Duration // until the engine could go on (TurnCompleted.Span)
 }
 
 // background is the lifecycle's background work, or nil.
@@ -65,6 +66,6 @@ func (e *Engine) deliver(ctx context.Context, done []Settled) {
 		}
 		w := e.waiting[i]
 		e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
-		e.emit(ctx, e.completed(w.rec, w.start))
+		e.emit(ctx, e.completed(w.rec, w.start, w.span))
 	}
 }

@@ -193,9 +193,9 @@ func (e *Engine) play(ctx context.Context, t *turn) error {
 		e.emitMap(ctx)
 	}
 	if e.background() != nil {
-		e.waiting = append(e.waiting, unsettled{rec: rec, start: t.start}) // closed when its work is done
+		e.waiting = append(e.waiting, unsettled{rec: rec, start: t.start, span: time.Since(t.start)}) // closed when its work is done
 	} else {
-		e.emit(ctx, e.completed(rec, t.start))
+		e.emit(ctx, e.completed(rec, t.start, time.Since(t.start)))
 	}
 	if obs.Ended != env.NotEnded {
 		return e.endEpisode(ctx, obs.Ended)
@@ -263,8 +263,8 @@ func (e *Engine) advance(ctx context.Context, t *turn, before, obs env.Observati
 
 // completed is the turn's closing event, once the session's work is done:
 // the managers' model calls count with the turn that caused them.
-func (e *Engine) completed(rec TurnRecord, start time.Time) TurnCompleted {
-	c := TurnCompleted{Result: rec.Result(), Duration: time.Since(start), Agent: rec.AgentTime, Actions: rec.actions, Repeats: rec.repeats}
+func (e *Engine) completed(rec TurnRecord, start time.Time, span time.Duration) TurnCompleted {
+	c := TurnCompleted{Result: rec.Result(), Duration: time.Since(start), Span: span, Agent: rec.AgentTime, Actions: rec.actions, Repeats: rec.repeats}
 	if e.client != nil {
 		c.LLM = e.client.Metrics.Turn(rec.Turn)
 	}

@@ -76,6 +76,11 @@ func (m *Model) statusView() string {
 	if sv := m.supervisor; m.haveSupervisor {
 		tail = append(tail, statusPart{"supervisor ", fmt.Sprintf("trust %+.1f work %+.1f comfort %+.1f", sv.Trust, sv.Work, sv.Comfort), 1})
 	}
+	if c := m.metrics; m.haveMetrics && c.Agent > 0 && c.Span > 0 {
+		// What the person waited for the last turn against the agent's own
+		// call: the managers and the critic should add little to it.
+		tail = append(tail, statusPart{"turn ", fmt.Sprintf("%s · agent %s (%.1f×)", seconds(c.Span), seconds(c.Agent), c.Span.Seconds()/c.Agent.Seconds()), 2})
+	}
 	if m.haveMetrics && m.metrics.LLM.Calls > 0 {
 		tail = append(tail, statusPart{"last call ", fmt.Sprintf("%d tok · %s", m.metrics.LLM.PromptTokens, seconds(m.metrics.LLM.Latency)), 2})
 	}

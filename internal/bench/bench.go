@@ -77,14 +77,17 @@ type Episode struct {
 	Scores   []int  `json:"score_by_turn"`           // after turn 1, 2, ...
 	Prompt   []int  `json:"prompt_tokens_by_turn"`
 	Calls    []int  `json:"llm_calls_by_turn"`
-	// What the status event (engine.MetricsUpdated, the TUI's status bar)
+	// What the status event (engine.TurnCompleted, the TUI's status bar)
 	// said of each turn: its calls and prompt tokens, the same as Calls and
 	// Prompt when every call is counted once.
 	StatusCalls  []int   `json:"status_llm_calls_by_turn,omitempty"`
 	StatusPrompt []int   `json:"status_prompt_tokens_by_turn,omitempty"`
 	HarnessUS    []int64 `json:"harness_us_by_turn"`
-	// A turn's wall time from its start to its metrics, and the part the
-	// agent's calls took (0 on a person's turn).
+	// A turn's wall time (its span: from its start until the engine could
+	// go on, so the turns add up to the run's time), and the time the
+	// model server spent on its agent calls (their prompt evaluation and
+	// generation as the server reports them, else their latency; queueing
+	// behind other calls left out; 0 on a person's turn).
 	WallUS    []int64            `json:"wall_us_by_turn,omitempty"`
 	AgentUS   []int64            `json:"agent_us_by_turn,omitempty"`
 	LatencyUS []int64            `json:"latency_us_by_call"`

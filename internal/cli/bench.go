@@ -506,9 +506,28 @@ func turnOf(ep *bench.Episode, v engine.TurnCompleted, queue *bench.CallQueue, r
 	ep.StatusCalls = append(ep.StatusCalls, v.LLM.Calls)
 	ep.StatusPrompt = append(ep.StatusPrompt, v.LLM.PromptTokens)
 	ep.HarnessUS = append(ep.HarnessUS, harness.Microseconds())
-	ep.WallUS = append(ep.WallUS, v.Duration.Microseconds())
-	ep.AgentUS = append(ep.AgentUS, v.Agent.Microseconds())
+	ep.WallUS = append(ep.WallUS, v.Span.Microseconds())
+	ep.AgentUS = append(ep.AgentUS, agentService(calls).Microseconds())
 	ep.Actions++
+}
+
+// agentService is the time the model server spent on a turn's agent calls:
+// their prompt evaluation and generation as it reports them (a call it
+// reported none for counts its latency). Time a call waited behind others
+// at the server is not the agent's.
+func agentService(calls []llm.CallMetrics) time.Duration {
+	var d time.Duration
+	for _, c := range calls {
+		if c.Role != config.RoleAgent {
+			continue
+		}
+		if s := c.PromptEval + c.Eval; s > 0 {
+			d += s
+		} else {
+			d += c.Latency
+		}
+	}
+	return d
 }
 
 // openBenchDB opens the configured story's lantern.db for reading runs.
