@@ -50,6 +50,7 @@ type backOffice struct {
 	done     []engine.Settled
 	queued   int // jobs given and not yet taken back finished
 	stop     chan struct{}
+	closing  sync.Once
 	finished chan struct{}
 }
 
@@ -140,7 +141,7 @@ func (b *backOffice) wait() {
 // close ends the goroutine once its current job is done; work still
 // queued stays in lantern.db for the next resume.
 func (b *backOffice) close() {
-	close(b.stop)
+	b.closing.Do(func() { close(b.stop) })
 	<-b.finished
 }
 

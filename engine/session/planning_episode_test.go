@@ -37,7 +37,8 @@ func TestPlanningDarkCellarDeathTeachesTheNextEpisode(t *testing.T) {
 	fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
 	agent := recording(cellarDeaths()...)
 	sess, err := Open(Options{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: t.TempDir(), Client: client,
-		Agent: agent, Engine: engine.Config{Seed: 12, Episodes: 2, CriticThreshold: -0.2}, Planning: Planning{Knowledge: true}})
+		Agent: agent, Engine: engine.Config{Seed: 12, Episodes: 2, CriticThreshold: -0.2}, Planning: Planning{Knowledge: true},
+		Inline: true}) // the lesson must be in the very next prompt
 	if err != nil {
 		t.Fatal(err)
 	}

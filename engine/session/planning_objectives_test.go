@@ -26,7 +26,8 @@ func TestPlanningObjectivesReachTheAgentPrompt(t *testing.T) {
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`})
 	fake.Always("memory", llmtest.Role(config.RoleMemory), memReply(false, "NOTE", "", "", "ACTIVE"))
 	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client,
-		Engine: engine.Config{MaxTurns: 4, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Objectives: true, ObjectiveInterval: 2}})
+		Engine: engine.Config{MaxTurns: 4, Seed: 1, CriticThreshold: -0.2}, Planning: Planning{Objectives: true, ObjectiveInterval: 2},
+		Inline: true}) // turn 3's prompt must hold turn 2's discovery
 	if err != nil {
 		t.Fatal(err)
 	}
