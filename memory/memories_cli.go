@@ -2,7 +2,7 @@ package memory
 
 import (
 	"fmt"
-	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/atomicfile"
 	"io"
 )
 

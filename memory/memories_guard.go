@@ -16,7 +16,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/atomicfile"
 )
 
 // Guards against the ways a person's save can lose memories:

@@ -16,7 +16,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/internal/sanitize"
 )
 

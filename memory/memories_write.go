@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/internal/sanitize"
 )
 

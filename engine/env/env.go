@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/zmachine"
 )
 

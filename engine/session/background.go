@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 )

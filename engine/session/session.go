@@ -20,10 +20,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lantern-if/lantern/atomicfile"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
-	"github.com/lantern-if/lantern/internal/atomicfile"
-	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/knowledge"
 	"github.com/lantern-if/lantern/managers/mapper"

@@ -14,10 +14,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
-	"github.com/lantern-if/lantern/internal/atomicfile"
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchshard"
 	"github.com/lantern-if/lantern/internal/logfile"

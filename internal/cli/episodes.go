@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/internal/export"
 	"github.com/lantern-if/lantern/memory/rundb"
 )

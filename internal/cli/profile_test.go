@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
-	"github.com/lantern-if/lantern/internal/domain"
 	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/managers/memsynth"

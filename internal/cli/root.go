@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/atomicfile"
 )
 
 // The TUI's choices (the theme, a role's model) are written into the

@@ -28,7 +28,7 @@ type rule struct {
 // rules are ARCHITECTURE.md's layering, from the bottom up.
 var rules = []rule{
 	{"zmachine/...", []string{module + "/..."}, "the interpreter uses the standard library only"},
-	{"internal/atomicfile", []string{module + "/..."}, "a leaf helper"},
+	{"atomicfile", []string{module + "/..."}, "a leaf helper"},
 	{"internal/sanitize", []string{module + "/..."}, "a leaf helper"},
 	{"config", []string{"engine/...", "managers/...", "memory/...", "llm/...", "tui/..."}, "configuration sits below every user of it"},
 	{"memory/...", []string{"engine/...", "managers/...", "llm/...", "tui/..."}, "the stores know nothing of the loop or the models"},
@@ -38,7 +38,7 @@ var rules = []rule{
 		"the environment is the machine and its ground truth, nothing more"},
 	{"engine", []string{"engine/session", "memory/...", "tui/..."}, "the loop reaches the session only through its interfaces"},
 	{"engine/session", []string{"tui/...", "internal/cli/..."}, "the session is below every client"},
-	{"internal/domain", []string{module + "/..."}, "the played turn is a leaf every layer shares"},
+	{"domain", []string{module + "/..."}, "the played turn is a leaf every layer shares"},
 	{"internal/stories", []string{module + "/..."}, "finding story files needs nothing of Lantern"},
 	{"internal/export", []string{"engine/...", "llm/...", "tui/...", "internal/cli/..."}, "an export reads the run database and draws; it plays nothing"},
 	{"internal/bench", []string{"engine/session", "tui/...", "internal/cli/..."}, "the bench's statistics sit below the command line that prints them"},

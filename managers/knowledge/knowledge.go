@@ -22,9 +22,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/atomicfile"
-	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"

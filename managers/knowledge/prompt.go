@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/domain"
 )
 
 const updatePrompt = `You maintain the strategic knowledge base of an agent that plays a text adventure over many episodes. Each episode restarts the story; location IDs such as L64 stay the same across episodes.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lantern-if/lantern/internal/atomicfile"
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/internal/sanitize"
 )
 

@@ -21,7 +21,7 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )

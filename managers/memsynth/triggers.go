@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/domain"
 )
 
 // The trigger names, as the configuration spells them

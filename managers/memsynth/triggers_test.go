@@ -1,7 +1,7 @@
 package memsynth
 
 import (
-	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/domain"
 	"slices"
 	"strings"
 	"testing"

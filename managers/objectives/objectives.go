@@ -23,7 +23,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory"

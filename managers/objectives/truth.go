@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/domain"
 )
 
 // Achieved says how the ground truth of a turn shows an objective achieved,

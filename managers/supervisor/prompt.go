@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
 

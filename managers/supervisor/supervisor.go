@@ -34,7 +34,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/domain"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
