@@ -28,6 +28,7 @@ type Config struct {
 	DefaultModel string `toml:"model"`
 
 	Ollama   Ollama            `toml:"ollama"`
+	Server   Server            `toml:"server"`
 	Loop     Loop              `toml:"loop"`
 	Budgets  Budgets           `toml:"budgets"`
 	Managers Managers          `toml:"managers"`
