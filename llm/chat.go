@@ -240,6 +240,8 @@ func (c *Client) streamOllama(ctx context.Context, at *endpoint, role config.Rol
 		ar.Think = th
 	}
 	w := wire{cached: -1}
+	probe := &lineProbe{max: c.maxReply + 64<<10}
+	ctx = context.WithValue(ctx, probeKey{}, probe)
 	err := at.ol.Chat(ctx, ar, func(r api.ChatResponse) error {
 		// The api client does not stop reading on cancellation by itself:
 		// returning the context's error ends the stream at once.
@@ -265,6 +267,9 @@ func (c *Client) streamOllama(ctx context.Context, at *endpoint, role config.Rol
 		}
 		return nil
 	})
+	if probe.err != nil {
+		return wire{}, probe.err
+	}
 	if err != nil {
 		if errors.Is(err, ErrMalformed) || errors.Is(err, ErrReplyTooLarge) {
 			return wire{}, err

@@ -167,10 +167,15 @@ func (c *Client) streamOpenAI(ctx context.Context, at *endpoint, role config.Rol
 	}
 	w := wire{cached: -1}
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		// A server that does not stream answers with the whole completion.
-		data, err := io.ReadAll(resp.Body)
+		// A server that does not stream answers with the whole completion,
+		// bounded like a stream's line.
+		limit := int64(c.maxReply + 64<<10)
+		data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 		if err != nil {
 			return wire{}, c.classify(ctx, err)
+		}
+		if int64(len(data)) > limit {
+			return wire{}, fmt.Errorf("%w: a completion of more than %d bytes", ErrReplyTooLarge, limit)
 		}
 		if err := c.openaiChunk(&w, req, data, m); err != nil {
 			return wire{}, err
@@ -404,6 +409,9 @@ func (c *Client) openaiModels(ctx context.Context, at *endpoint) ([]oaModel, err
 	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
 		if errors.Is(err, ErrBodyTooLarge) {
 			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("%w: /models: %s", ErrMalformed, clipText(err.Error(), 200))
 	}

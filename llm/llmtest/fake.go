@@ -48,6 +48,7 @@ type Reply struct {
 	PromptTokens int           // prompt_eval_count (default: 42)
 	EvalTokens   int           // eval_count (default: one per chunk)
 	DoneReason   string        // done_reason (default: "stop")
+	CachedTokens int           // usage.prompt_tokens_details.cached_tokens on the OpenAI protocol
 	Message      string        // a fault's error text (default: a plain one)
 }
 
@@ -249,7 +250,7 @@ func (b backend) Chat(req *chatserve.Request) (chatserve.Answer, error) {
 		pt = 42
 	}
 	ans := chatserve.Answer{Content: rep.Content, Thinking: rep.Thinking, Fault: rep.Fault, Delay: rep.Delay,
-		PromptTokens: pt, EvalTokens: rep.EvalTokens, DoneReason: rep.DoneReason, Load: time.Millisecond, Message: rep.Message}
+		PromptTokens: pt, EvalTokens: rep.EvalTokens, CachedTokens: rep.CachedTokens, DoneReason: rep.DoneReason, Load: time.Millisecond, Message: rep.Message}
 	for _, tc := range rep.ToolCalls {
 		ans.ToolCalls = append(ans.ToolCalls, chatserve.ToolCall{Name: tc.Name, Args: tc.Args})
 	}
