@@ -88,7 +88,7 @@ func faultMatrix(t *testing.T, apiName string) {
 		{"server error then success", []llmtest.Reply{{Fault: llmtest.HTTP500}, ok}, time.Second, nil, 2, ""},
 		{"model not found", []llmtest.Reply{{Fault: llmtest.NotFound}}, time.Second, llm.ErrModelNotFound, 1, notFoundHint},
 		{"unauthorized", []llmtest.Reply{{Fault: llmtest.Unauthorized}}, time.Second, llm.ErrUnauthorized, 1, authHint},
-		{"giant reply", []llmtest.Reply{{Content: giant}}, 10 * time.Second, llm.ErrReplyTooLarge, 1, "too large"},
+		{"giant reply", []llmtest.Reply{{Content: giant, ChunkRunes: 32 << 10}}, 10 * time.Second, llm.ErrReplyTooLarge, 1, "too large"},
 		{"bad request", []llmtest.Reply{{Fault: llmtest.BadRequest}}, time.Second, llm.ErrBadRequest, 1, "invalid options"},
 		{"slow first byte", []llmtest.Reply{{Fault: llmtest.SlowFirstByte, Delay: time.Second}}, 100 * time.Millisecond, llm.ErrTimeout, 1, "raise the role's timeout"},
 		{"stream cut", []llmtest.Reply{{Content: "a long reply cut short", Fault: llmtest.CutMidStream}, {Content: "again cut short here", Fault: llmtest.CutMidStream}, {Content: "and once more cut short", Fault: llmtest.CutMidStream}}, time.Second, llm.ErrStreamCut, 3, "cut off"},

@@ -15,19 +15,10 @@ func (s *Server) details(m Model) api.ModelDetails {
 	return api.ModelDetails{Format: "gguf", Family: m.Family, Families: []string{m.Family}, ParameterSize: m.ParameterSize, QuantizationLevel: m.Quantization}
 }
 
-func latest(name string) string {
-	for i := len(name) - 1; i >= 0 && name[i] != '/'; i-- {
-		if name[i] == ':' {
-			return name
-		}
-	}
-	return name + ":latest"
-}
-
 func (s *Server) tags() api.ListResponse {
 	list := api.ListResponse{Models: []api.ListModelResponse{}}
 	for _, m := range s.o.Backend.Models() {
-		list.Models = append(list.Models, api.ListModelResponse{Name: latest(m.Name), Model: latest(m.Name), ModifiedAt: s.o.Started,
+		list.Models = append(list.Models, api.ListModelResponse{Name: m.Name, Model: m.Name, ModifiedAt: s.o.Started,
 			Size: m.Size, Digest: "0000", Details: s.details(m), RemoteHost: m.RemoteHost, RemoteModel: remoteModel(m)})
 	}
 	return list
@@ -46,7 +37,7 @@ func (s *Server) ps() api.ProcessResponse {
 		if m.RemoteHost != "" {
 			continue
 		}
-		ps.Models = append(ps.Models, api.ProcessModelResponse{Name: latest(m.Name), Model: latest(m.Name), Size: m.Size, Digest: "0000",
+		ps.Models = append(ps.Models, api.ProcessModelResponse{Name: m.Name, Model: m.Name, Size: m.Size, Digest: "0000",
 			Details: s.details(m), ExpiresAt: time.Now().Add(time.Hour), ContextLength: m.ContextLength})
 	}
 	return ps

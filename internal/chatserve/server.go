@@ -33,7 +33,7 @@ const RoleHeader = "X-Lantern-Role"
 
 // Model is one served model as the listing endpoints describe it.
 type Model struct {
-	Name          string
+	Name          string // as listed; a request may add or leave out ":latest"
 	ContextLength int
 	Capabilities  []string // beside "completion", which every model has
 	Size          int64
@@ -89,6 +89,9 @@ type Answer struct {
 	Load time.Duration
 	// Message is a fault's error text (default: a plain one).
 	Message string
+	// ChunkRunes, if set, is this answer's piece size (a test's giant
+	// reply in few pieces).
+	ChunkRunes int
 }
 
 // ToolCall is a tool call in an answer.
@@ -298,7 +301,11 @@ func (s *Server) chat(w http.ResponseWriter, req *Request) {
 			return
 		}
 	}
-	pieces := split(ans, s.o.ChunkRunes)
+	size := s.o.ChunkRunes
+	if ans.ChunkRunes > 0 {
+		size = ans.ChunkRunes
+	}
+	pieces := split(ans, size)
 	var pacer Pacer
 	if s.o.Pace != nil {
 		pacer = s.o.Pace(req, &ans)

@@ -87,7 +87,7 @@ lantern bench merge joins the parts' databases into one report.`,
 		if *episodes < 1 {
 			return usageErrorf("--episodes must be at least 1")
 		}
-		cfg, err := loadConfig("bench", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
+		cfg, err := loadConfig("bench", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "api", "base-url")
 		if err != nil {
 			return err
 		}

@@ -27,6 +27,8 @@ var flagKeys = map[string]string{
 	"max-turns": "loop.max_turns_per_episode",
 	"seed":      "loop.seed",
 	"host":      "ollama.host",
+	"api":       "server.api",
+	"base-url":  "server.base_url",
 }
 
 // loadConfig loads the configuration for a command: the standard files

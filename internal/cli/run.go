@@ -54,7 +54,7 @@ standard input every further proposal is accepted.`,
 	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed")
+		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "api", "base-url")
 		if err != nil {
 			return err
 		}

@@ -149,7 +149,7 @@ func (b backend) Models() []chatserve.Model {
 	if !b.o.opts.NoThinking {
 		caps = append(caps, "thinking")
 	}
-	return []chatserve.Model{{Name: ModelName, ContextLength: ContextLength, Capabilities: caps, Size: 1 << 10,
+	return []chatserve.Model{{Name: ModelName + ":latest", ContextLength: ContextLength, Capabilities: caps, Size: 1 << 10,
 		Family: "oracle", ParameterSize: "0B", Quantization: "none"}}
 }
 

@@ -49,6 +49,7 @@ type Reply struct {
 	EvalTokens   int           // eval_count (default: one per chunk)
 	DoneReason   string        // done_reason (default: "stop")
 	CachedTokens int           // usage.prompt_tokens_details.cached_tokens on the OpenAI protocol
+	ChunkRunes   int           // the size of a streamed piece (default: 7 characters)
 	Message      string        // a fault's error text (default: a plain one)
 }
 
@@ -250,7 +251,7 @@ func (b backend) Chat(req *chatserve.Request) (chatserve.Answer, error) {
 		pt = 42
 	}
 	ans := chatserve.Answer{Content: rep.Content, Thinking: rep.Thinking, Fault: rep.Fault, Delay: rep.Delay,
-		PromptTokens: pt, EvalTokens: rep.EvalTokens, CachedTokens: rep.CachedTokens, DoneReason: rep.DoneReason, Load: time.Millisecond, Message: rep.Message}
+		PromptTokens: pt, EvalTokens: rep.EvalTokens, CachedTokens: rep.CachedTokens, ChunkRunes: rep.ChunkRunes, DoneReason: rep.DoneReason, Load: time.Millisecond, Message: rep.Message}
 	for _, tc := range rep.ToolCalls {
 		ans.ToolCalls = append(ans.ToolCalls, chatserve.ToolCall{Name: tc.Name, Args: tc.Args})
 	}
