@@ -157,7 +157,7 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 		if err := benchPreflight(ctx, client, cfg, agent == nil); err != nil {
 			return err
 		}
-		rep.Host = client.Host()
+		rep.Host = strings.Join(client.Hosts(), ", ")
 		rep.Models = map[string]string{}
 		for _, r := range config.RoleNames() {
 			rep.Models[r] = cfg.Model(r)

@@ -80,7 +80,7 @@ standard input every further proposal is accepted.`,
 				return err
 			}
 			if !client.Loopback() {
-				fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", client.Host())
+				fmt.Fprintf(stderr, "lantern run: note: a model server is not on this machine (%s): prompts and game text go over the network\n", strings.Join(client.Hosts(), ", "))
 			}
 		}
 		sess, err := openSession(cfg, storyFile{story, path, binding}, client, agent, *episodes, false)

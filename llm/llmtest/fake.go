@@ -108,6 +108,7 @@ type model struct {
 	name   string
 	ctxLen int
 	caps   []string
+	remote string // a cloud model's host
 }
 
 // Server is the fake. Make it with New.
@@ -159,6 +160,17 @@ func (s *Server) AddModel(name string, ctxLen int, caps ...string) {
 		s.order = append(s.order, name)
 	}
 	s.models[name] = model{name: name, ctxLen: ctxLen, caps: caps}
+}
+
+// AddCloudModel registers a cloud model: Ollama lists it with its remote
+// host and a manifest's size.
+func (s *Server) AddCloudModel(name string, ctxLen int) {
+	s.AddModel(name, ctxLen)
+	s.mu.Lock()
+	m := s.models[name]
+	m.remote = "https://ollama.com:443"
+	s.models[name] = m
+	s.mu.Unlock()
 }
 
 // On scripts the replies to the calls that match, one reply per call, in
@@ -233,8 +245,12 @@ func (b backend) Models() []chatserve.Model {
 	var out []chatserve.Model
 	for _, n := range b.s.order {
 		m := b.s.models[n]
-		out = append(out, chatserve.Model{Name: n, ContextLength: m.ctxLen, Capabilities: m.caps, Size: 1 << 20,
-			Family: "llama", ParameterSize: "1M", Quantization: "F32"})
+		cm := chatserve.Model{Name: n, ContextLength: m.ctxLen, Capabilities: m.caps, Size: 1 << 20,
+			Family: "llama", ParameterSize: "1M", Quantization: "F32", RemoteHost: m.remote}
+		if m.remote != "" {
+			cm.Size = 384
+		}
+		out = append(out, cm)
 	}
 	return out
 }
