@@ -1,10 +1,14 @@
 package llm
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"time"
 
 	"github.com/lantern-if/lantern/config"
@@ -240,9 +244,7 @@ func (c *Client) streamOllama(ctx context.Context, at *endpoint, role config.Rol
 		ar.Think = th
 	}
 	w := wire{cached: -1}
-	probe := &lineProbe{max: c.maxReply + 64<<10}
-	ctx = context.WithValue(ctx, probeKey{}, probe)
-	err := at.ol.Chat(ctx, ar, func(r api.ChatResponse) error {
+	err := c.ollamaStream(ctx, at, ar, func(r api.ChatResponse) error {
 		// The api client does not stop reading on cancellation by itself:
 		// returning the context's error ends the stream at once.
 		if err := ctx.Err(); err != nil {
@@ -267,11 +269,8 @@ func (c *Client) streamOllama(ctx context.Context, at *endpoint, role config.Rol
 		}
 		return nil
 	})
-	if probe.err != nil {
-		return wire{}, probe.err
-	}
 	if err != nil {
-		if errors.Is(err, ErrMalformed) || errors.Is(err, ErrReplyTooLarge) {
+		if errors.Is(err, ErrMalformed) || errors.Is(err, ErrReplyTooLarge) || errors.Is(err, ErrBodyTooLarge) {
 			return wire{}, err
 		}
 		return wire{}, c.classify(ctx, err)
@@ -280,6 +279,62 @@ func (c *Client) streamOllama(ctx context.Context, at *endpoint, role config.Rol
 		return wire{}, c.classify(ctx, ctx.Err())
 	}
 	return w, nil
+}
+
+// ollamaStream posts a chat request to Ollama's /api/chat and hands each
+// NDJSON line to fn. It reads the stream itself rather than through
+// Ollama's client, whose reader takes an 8 MB buffer a call and stops
+// silently at a longer line: here a line is bounded by the reply cap and a
+// line too long is ErrReplyTooLarge.
+func (c *Client) ollamaStream(ctx context.Context, at *endpoint, ar *api.ChatRequest, fn func(api.ChatResponse) error) error {
+	body, err := json.Marshal(ar)
+	if err != nil {
+		return fmt.Errorf("llm: request: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, at.base.JoinPath("/api/chat").String(), bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/x-ndjson")
+	resp, err := at.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= http.StatusBadRequest {
+		return readStatus(resp)
+	}
+	r := bufio.NewReaderSize(resp.Body, 32<<10)
+	maxLine := c.maxReply + 64<<10
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, err := readLine(r, maxLine)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var cr struct {
+			api.ChatResponse
+			Error string `json:"error"`
+		}
+		if err := json.Unmarshal(line, &cr); err != nil {
+			return fmt.Errorf("%w: %s: %s", ErrMalformed, clipText(err.Error(), 120), clipText(string(line), 120))
+		}
+		if cr.Error != "" {
+			return fmt.Errorf("%w: the server reported an error mid-stream: %s", ErrServer, clipText(cr.Error, 300))
+		}
+		if err := fn(cr.ChatResponse); err != nil {
+			return err
+		}
+	}
 }
 
 // finish checks a delivered reply and completes the call's metrics.

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -182,44 +181,8 @@ func (t capTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		strings.HasSuffix(r.URL.Path, "/api/pull"):
 		limit = t.stream
 	}
-	body := &cappedBody{r: resp.Body, left: limit, path: r.URL.Path}
-	if p, ok := r.Context().Value(probeKey{}).(*lineProbe); ok {
-		body.probe = p
-	}
-	resp.Body = body
+	resp.Body = &cappedBody{r: resp.Body, left: limit, path: r.URL.Path}
 	return resp, nil
-}
-
-// probeKey carries a lineProbe in a request's context.
-type probeKey struct{}
-
-// lineProbe bounds the lines of a stream read by a reader that hides read
-// errors (Ollama's client stops at a line too long without saying so): a
-// line past max fails the read, and the error stays here for the caller.
-type lineProbe struct {
-	max  int
-	line int
-	err  error
-}
-
-func (p *lineProbe) scan(b []byte) error {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			p.line += len(b)
-			break
-		}
-		p.line += i
-		if p.line > p.max {
-			break
-		}
-		p.line, b = 0, b[i+1:]
-	}
-	if p.line > p.max {
-		p.err = fmt.Errorf("%w: a stream line of more than %d bytes", ErrReplyTooLarge, p.max)
-		return p.err
-	}
-	return nil
 }
 
 // cappedBody reads at most left bytes; past them it fails with
@@ -229,7 +192,6 @@ type cappedBody struct {
 	left  int64
 	quiet bool
 	path  string
-	probe *lineProbe
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -244,11 +206,6 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.r.Read(p)
 	b.left -= int64(n)
-	if b.probe != nil {
-		if perr := b.probe.scan(p[:n]); perr != nil {
-			return 0, perr
-		}
-	}
 	return n, err
 }
 

@@ -345,16 +345,20 @@ func (c *Client) post(ctx context.Context, at *endpoint, path string, body []byt
 }
 
 // readStatus makes the error of a non-200 reply from its (capped) body:
-// OpenAI's {"error": {"message": …}}, Ollama's {"error": "…"}, or the
-// text.
+// OpenAI's {"error": {"message": …}}, Ollama's {"error": "…"} (with the
+// sign-in URL of a cloud model's 401), or the text.
 func readStatus(resp *http.Response) error {
 	data, _ := io.ReadAll(resp.Body)
 	var v struct {
-		Error json.RawMessage `json:"error"`
+		Error     json.RawMessage `json:"error"`
+		SigninURL string          `json:"signin_url"`
 	}
 	msg := string(data)
 	if json.Unmarshal(data, &v) == nil && len(v.Error) > 0 {
 		msg = errorText(v.Error)
+		if v.SigninURL != "" {
+			msg += " (sign in at " + v.SigninURL + ")"
+		}
 	}
 	if strings.TrimSpace(msg) == "" {
 		msg = resp.Status
