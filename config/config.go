@@ -33,6 +33,7 @@ type Config struct {
 	Profile string `toml:"profile"`
 
 	Ollama   Ollama            `toml:"ollama"`
+	Server   Server            `toml:"server"`
 	Loop     Loop              `toml:"loop"`
 	Budgets  Budgets           `toml:"budgets"`
 	Managers Managers          `toml:"managers"`

@@ -303,12 +303,14 @@ func TestValidationMessages(t *testing.T) {
 		{"[roles.critic]\nrepeat_penalty = 3\n", `2: roles.critic.repeat_penalty = 3.0: must be between 0 and 2 (1 is off; 0 leaves it to the server)`, false},
 		{"[roles.critic]\nseed = -1\n", `2: roles.critic.seed = -1: must be 0 (the server's choice) or more`, false},
 		{"[roles.critic]\nnum_predict = -1\n", `2: roles.critic.num_predict = -1: must be 0 (no limit) or more`, false},
-		{"[roles.critic]\nkeep_alive = \"0s\"\n", `2: roles.critic.keep_alive = "0s": "0s" unloads the model after every call, so each call loads it again; a negative value keeps it loaded`, true},
+		{"[roles.critic]\napi = \"anthropic\"\n", `2: roles.critic.api = "anthropic": must be "ollama" or "openai"`, false},
+		{"[server]\napi_key_env = \"sk-abc123 \"\n", `2: server.api_key_env = "sk-abc123 ": must name an environment variable (letters, digits, _), not hold the key`, false},
+		{"[server]\nbase_url = \"gpu:8080/v1\"\n", `2: server.base_url = "gpu:8080/v1": must be an http:// or https:// URL, such as "http://127.0.0.1:8080/v1"`, false},
 		{"[roles.critic]\ntimeout = \"0s\"\n", `2: roles.critic.timeout = "0s": must be at least "1s"`, false},
 		{"[roles.critic]\ntimeout = \"5s\"\n", `2: roles.critic.timeout = "5s": under 10s fails a model's first call, which loads it`, true},
 		{"[roles.critic]\nthink = \"maybe\"\n", `2: roles.critic.think = "maybe": must be "auto" (think when the model can), "on", "off", or an effort level "low", "medium" or "high"`, false},
-		{"[roles.critic]\nnum_ctx = 100\n", `2: roles.critic.num_ctx = 100: must be 0 (8192, or the model's length if shorter) or at least 512`, false},
-		{"[roles.critic]\nnum_ctx = 2048\n", `2: roles.critic.num_ctx = 2048: prompts longer than num_ctx are refused; 0 gives 8192 or the model's length`, true},
+		{"[roles.critic]\nnum_ctx = 100\n", `2: roles.critic.num_ctx = 100: must be 0 (the server's own size) or at least 512`, false},
+		{"[roles.critic]\nnum_ctx = 2048\n", `2: roles.critic.num_ctx = 2048: prompts longer than num_ctx are refused; 0 leaves the size to the server`, true},
 		// Dotted keys and inline tables find their lines too.
 		{"# x\nroles.memory.top_k = -2\n", `2: roles.memory.top_k = -2: must be 0 (off) or more`, false},
 		{"loop = { seed = 1,\n stuck_turns = 0 }\n", `2: loop.stuck_turns = 0: must be at least 1 turn`, false},
@@ -386,10 +388,10 @@ func TestEnvNameAndKeyNames(t *testing.T) {
 		t.Errorf("EnvName %q", got)
 	}
 	names := KeyNames()
-	if len(names) != 5+2+13+6+9+8*12 { // top, ollama, loop, budgets, managers, roles
+	if len(names) != 5+2+4+13+6+9+8*16 { // top, ollama, server, loop, budgets, managers, roles
 		t.Errorf("%d keys", len(names))
 	}
-	if names[0] != "work_dir" || names[len(names)-1] != "roles.retriever.num_ctx" {
+	if names[0] != "work_dir" || names[len(names)-1] != "roles.retriever.hosts" {
 		t.Errorf("order: %s ... %s", names[0], names[len(names)-1])
 	}
 }

@@ -212,7 +212,7 @@ func (l *loader) apply(name string, data []byte) {
 // tables are the tables lantern.toml may have.
 func knownTable(key string) bool {
 	switch key {
-	case "ollama", "loop", "budgets", "managers", "keys", "roles":
+	case "ollama", "server", "loop", "budgets", "managers", "keys", "roles":
 		return true
 	}
 	if r, ok := strings.CutPrefix(key, "roles."); ok {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"sort"
@@ -77,6 +78,7 @@ func (c *Config) validate(checkTheme func(string) error) []Problem {
 	default:
 		k.err("theme", `want "auto" (follow the terminal), a theme name such as "dark", or the path of a .toml theme file`)
 	}
+	checkServerKeys(k, func(f string) string { return "server." + f }, c.Server.API, c.Server.BaseURL, c.Server.APIKeyEnv)
 	if msg := checkHost(c.Ollama.Host); msg != "" {
 		k.err("ollama.host", "%s", msg)
 	}
@@ -228,9 +230,7 @@ func (c *Config) checkRole(k *checker, name string) {
 	if r.NumPredict < 0 {
 		k.err(key("num_predict"), "must be 0 (no limit) or more")
 	}
-	if r.KeepAlive == 0 {
-		k.warn(key("keep_alive"), `"0s" unloads the model after every call, so each call loads it again; a negative value keeps it loaded`)
-	}
+	checkServerKeys(k, key, r.API, r.BaseURL, r.APIKeyEnv)
 	switch {
 	case r.Timeout < time.Second:
 		k.err(key("timeout"), `must be at least "1s"`)
@@ -244,9 +244,29 @@ func (c *Config) checkRole(k *checker, name string) {
 	}
 	switch n := r.NumCtx; {
 	case n < 0 || n > 0 && n < 512:
-		k.err(key("num_ctx"), "must be 0 (8192, or the model's length if shorter) or at least 512")
+		k.err(key("num_ctx"), "must be 0 (the server's own size) or at least 512")
 	case n > 0 && n < 4096:
-		k.warn(key("num_ctx"), "prompts longer than num_ctx are refused; 0 gives 8192 or the model's length")
+		k.warn(key("num_ctx"), "prompts longer than num_ctx are refused; 0 leaves the size to the server")
+	}
+}
+
+// checkServerKeys checks a server's api, base_url and api_key_env.
+func checkServerKeys(k *checker, key func(string) string, api, baseURL, keyEnv string) {
+	switch api {
+	case "", APIOllama, APIOpenAI:
+	default:
+		k.err(key("api"), `must be "ollama" or "openai"`)
+	}
+	if baseURL != "" {
+		if u, err := url.Parse(baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			k.err(key("base_url"), `must be an http:// or https:// URL, such as "http://127.0.0.1:8080/v1"`)
+		}
+	}
+	for _, r := range keyEnv {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			k.err(key("api_key_env"), "must name an environment variable (letters, digits, _), not hold the key")
+			break
+		}
 	}
 }
 

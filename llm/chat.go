@@ -1,10 +1,14 @@
 package llm
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"time"
 
 	"github.com/lantern-if/lantern/config"
@@ -91,17 +95,18 @@ func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
 	m := CallMetrics{Role: req.Role, Model: role.Model, Turn: req.Turn}
 	var reply Reply
 	var err error
+	var at *endpoint
 	wait := c.retry.Backoff
 	for attempt := 1; ; attempt++ {
 		m.Attempts = attempt
-		reply, err = c.chatOnce(ctx, role, req, &m)
+		reply, at, err = c.chatOnce(ctx, role, req, &m)
 		if errors.Is(err, ErrReplyLength) && !m.LengthRetried && role.NumPredict > 0 && ctx.Err() == nil {
 			// One more try with twice the reply budget.
 			c.log.Warn("reply cut at num_predict, retrying with a larger budget", "role", req.Role, "model", role.Model, "num_predict", role.NumPredict)
 			m.LengthRetried = true
 			r2 := role
 			r2.NumPredict *= 2
-			reply, err = c.chatOnce(ctx, r2, req, &m)
+			reply, at, err = c.chatOnce(ctx, r2, req, &m)
 		}
 		if err == nil || !transient(err) || attempt >= c.retry.Attempts || ctx.Err() != nil {
 			break
@@ -120,9 +125,12 @@ func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
 	}
 	m.Latency = time.Since(start)
 	if err != nil {
-		err = c.wrap(req.Role, role.Model, m.Attempts, err)
+		err = c.wrapAt(at, req.Role, role.Model, m.Attempts, err)
 		m.Err = err.Error()
+	} else {
+		c.learnCtx(ctx, at, role.Model)
 	}
+	m.Host = at.label()
 	reply.Metrics = m
 	c.record(m)
 	return reply, err
@@ -135,12 +143,79 @@ func (c *Client) record(m CallMetrics) {
 	}
 }
 
-// chatOnce is one attempt: one streaming request.
-func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m *CallMetrics) (Reply, error) {
-	numCtx, req, err := c.numCtx(ctx, role, req, m)
+// chatOnce is one attempt: one streaming request to the role's least busy
+// server, in its protocol.
+func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m *CallMetrics) (Reply, *endpoint, error) {
+	at, release := c.pick(req.Role)
+	defer release()
+	numCtx, send, req, err := c.numCtx(ctx, role, req, m)
 	if err != nil {
-		return Reply{}, err
+		return Reply{}, at, err
 	}
+	var w wire
+	if at.api == config.APIOpenAI {
+		w, err = c.streamOpenAI(ctx, at, role, req, m)
+	} else {
+		if !send {
+			numCtx = 0
+		}
+		w, err = c.streamOllama(ctx, at, role, req, numCtx, m)
+	}
+	if err != nil {
+		return Reply{}, at, err
+	}
+	reply, err := c.finish(role, req, w, numCtx, m)
+	return reply, at, err
+}
+
+// wire is a reply as either protocol delivered it.
+type wire struct {
+	content, thinking []byte
+	calls             []ToolCall
+	done              bool
+	reason            string // "stop" or "length"
+	cached            int    // prompt tokens the server reports served from its cache; -1: not reported
+}
+
+// add takes a piece of a streamed reply, holding the whole under the cap.
+func (c *Client) add(w *wire, req Request, content, thinking string) error {
+	if content == "" && thinking == "" {
+		return nil
+	}
+	if n := w.size() + len(content) + len(thinking); n > c.maxReply {
+		return fmt.Errorf("%w: more than %d bytes (the cap is %d)", ErrReplyTooLarge, n, c.maxReply)
+	}
+	w.content = append(w.content, content...)
+	w.thinking = append(w.thinking, thinking...)
+	if req.OnDelta != nil {
+		req.OnDelta(Delta{Content: content, Thinking: thinking})
+	}
+	return nil
+}
+
+// size is the reply's bytes so far, tool calls included.
+func (w *wire) size() int {
+	n := len(w.content) + len(w.thinking)
+	for _, tc := range w.calls {
+		n += len(tc.Name) + len(tc.Arguments)
+	}
+	return n
+}
+
+// addCall takes a whole tool call, under the caps on calls and bytes.
+func (c *Client) addCall(w *wire, tc ToolCall) error {
+	if len(w.calls) >= maxToolCalls {
+		return fmt.Errorf("%w: more than %d tool calls", ErrReplyTooLarge, maxToolCalls)
+	}
+	if n := w.size() + len(tc.Name) + len(tc.Arguments); n > c.maxReply {
+		return fmt.Errorf("%w: tool calls of more than %d bytes (the cap is %d)", ErrReplyTooLarge, n, c.maxReply)
+	}
+	w.calls = append(w.calls, tc)
+	return nil
+}
+
+// streamOllama is one request on Ollama's API. numCtx 0 sends none.
+func (c *Client) streamOllama(ctx context.Context, at *endpoint, role config.Role, req Request, numCtx int, m *CallMetrics) (wire, error) {
 	stream := true
 	ar := &api.ChatRequest{Model: role.Model, Stream: &stream, Options: options(role, numCtx)}
 	for _, msg := range req.Messages {
@@ -149,82 +224,144 @@ func (c *Client) chatOnce(ctx context.Context, role config.Role, req Request, m 
 	if req.Format != nil {
 		f, err := json.Marshal(req.Format)
 		if err != nil {
-			return Reply{}, fmt.Errorf("llm: format schema: %w", err)
+			return wire{}, fmt.Errorf("llm: format schema: %w", err)
 		}
 		ar.Format = f
 	}
 	for _, t := range req.Tools {
 		at, err := t.apiTool()
 		if err != nil {
-			return Reply{}, err
+			return wire{}, err
 		}
 		ar.Tools = append(ar.Tools, at)
 	}
-	// Sent as Ollama reads it: 0 unloads, negative keeps loaded.
-	ar.KeepAlive = &api.Duration{Duration: role.KeepAlive}
+	// Sent only when configured, as Ollama reads it: a negative value
+	// keeps the model loaded; unset, the server's own default holds.
+	if role.KeepAlive != 0 {
+		ar.KeepAlive = &api.Duration{Duration: role.KeepAlive}
+	}
 	if th := c.think(ctx, role); th != nil {
 		ar.Think = th
 	}
-	var reply Reply
-	done, doneReason := false, ""
-	var content, thinking []byte
-	err = c.api.Chat(ctx, ar, func(r api.ChatResponse) error {
+	w := wire{cached: -1}
+	err := c.ollamaStream(ctx, at, ar, func(r api.ChatResponse) error {
 		// The api client does not stop reading on cancellation by itself:
 		// returning the context's error ends the stream at once.
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if r.Message.Content != "" || r.Message.Thinking != "" {
-			if n := len(content) + len(thinking) + len(r.Message.Content) + len(r.Message.Thinking); n > c.maxReply {
-				return fmt.Errorf("%w: more than %d bytes (the cap is %d)", ErrReplyTooLarge, n, c.maxReply)
-			}
-			content = append(content, r.Message.Content...)
-			thinking = append(thinking, r.Message.Thinking...)
-			if req.OnDelta != nil {
-				req.OnDelta(Delta{Content: r.Message.Content, Thinking: r.Message.Thinking})
-			}
+		if err := c.add(&w, req, r.Message.Content, r.Message.Thinking); err != nil {
+			return err
 		}
 		for _, tc := range r.Message.ToolCalls {
 			args, err := json.Marshal(tc.Function.Arguments)
 			if err != nil {
 				return fmt.Errorf("%w: tool call arguments: %v", ErrMalformed, err)
 			}
-			reply.ToolCalls = append(reply.ToolCalls, ToolCall{Name: tc.Function.Name, Arguments: args})
+			if err := c.addCall(&w, ToolCall{Name: tc.Function.Name, Arguments: args}); err != nil {
+				return err
+			}
 		}
 		if r.Done {
-			done, doneReason = true, r.DoneReason
+			w.done, w.reason = true, r.DoneReason
 			m.PromptTokens, m.EvalTokens = r.PromptEvalCount, r.EvalCount
 			m.PromptEval, m.Eval, m.Load, m.Total = r.PromptEvalDuration, r.EvalDuration, r.LoadDuration, r.TotalDuration
 		}
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrMalformed) || errors.Is(err, ErrReplyTooLarge) {
-			return Reply{}, err
+		if errors.Is(err, ErrMalformed) || errors.Is(err, ErrReplyTooLarge) || errors.Is(err, ErrBodyTooLarge) {
+			return wire{}, err
 		}
-		return Reply{}, c.classify(ctx, err)
+		return wire{}, c.classify(ctx, err)
 	}
-	if !done {
-		if ctx.Err() != nil {
-			return Reply{}, c.classify(ctx, ctx.Err())
+	if !w.done && ctx.Err() != nil {
+		return wire{}, c.classify(ctx, ctx.Err())
+	}
+	return w, nil
+}
+
+// ollamaStream posts a chat request to Ollama's /api/chat and hands each
+// NDJSON line to fn. It reads the stream itself rather than through
+// Ollama's client, whose reader takes an 8 MB buffer a call and stops
+// silently at a longer line: here a line is bounded by the reply cap and a
+// line too long is ErrReplyTooLarge.
+func (c *Client) ollamaStream(ctx context.Context, at *endpoint, ar *api.ChatRequest, fn func(api.ChatResponse) error) error {
+	body, err := json.Marshal(ar)
+	if err != nil {
+		return fmt.Errorf("llm: request: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, at.base.JoinPath("/api/chat").String(), bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/x-ndjson")
+	resp, err := at.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= http.StatusBadRequest {
+		return readStatus(resp)
+	}
+	r := bufio.NewReaderSize(resp.Body, 32<<10)
+	maxLine := c.maxReply + 64<<10
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		if len(content)+len(thinking) == 0 {
+		line, err := readLine(r, maxLine)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var cr struct {
+			api.ChatResponse
+			Error string `json:"error"`
+		}
+		if err := json.Unmarshal(line, &cr); err != nil {
+			return fmt.Errorf("%w: %s: %s", ErrMalformed, clipText(err.Error(), 120), clipText(string(line), 120))
+		}
+		if cr.Error != "" {
+			return fmt.Errorf("%w: the server reported an error mid-stream: %s", ErrServer, clipText(cr.Error, 300))
+		}
+		if err := fn(cr.ChatResponse); err != nil {
+			return err
+		}
+	}
+}
+
+// finish checks a delivered reply and completes the call's metrics.
+func (c *Client) finish(role config.Role, req Request, w wire, numCtx int, m *CallMetrics) (Reply, error) {
+	if !w.done {
+		if w.size() == 0 {
 			return Reply{}, fmt.Errorf("%w: the stream ended before any text or final message (the server stopped, or sent a line too long to read)", ErrStreamCut)
 		}
-		return Reply{}, fmt.Errorf("%w: no final message after %d bytes", ErrStreamCut, len(content)+len(thinking))
+		return Reply{}, fmt.Errorf("%w: no final message after %d bytes", ErrStreamCut, w.size())
 	}
-	reply.Content, reply.Thinking = string(content), string(thinking)
+	reply := Reply{Content: string(w.content), Thinking: string(w.thinking), ToolCalls: w.calls}
 	if m.PromptTokens == 0 {
 		m.PromptTokens, m.PromptEstimated = estimateTokens(req), true
 	} else {
 		c.learnRatio(role.Model, req, m.PromptTokens)
 	}
 	m.PromptTotal = max(m.PromptTotal, m.PromptTokens)
-	m.Cached = c.cachedTokens(role.Model, c.cachedPrefix(role.Model, promptText(req)), m.PromptTotal)
+	prefix := c.cachedPrefix(role.Model, promptText(req))
+	if w.cached >= 0 {
+		m.Cached = min(w.cached, m.PromptTotal)
+	} else {
+		m.Cached = c.cachedTokens(role.Model, prefix, m.PromptTotal)
+	}
 	if m.Load >= LoadThreshold {
 		m.Loaded = true
 	}
-	if doneReason == "length" {
+	if w.reason == "length" {
 		if req.Format != nil || req.WholeReply {
 			return reply, lengthError(role, numCtx)
 		}
@@ -251,14 +388,17 @@ func toAPI(m Message) api.Message {
 	return am
 }
 
-// options are the role's sampling settings in Ollama's terms.
+// options are the role's sampling settings in Ollama's terms; numCtx 0
+// sends no num_ctx.
 func options(r config.Role, numCtx int) map[string]any {
 	o := map[string]any{
 		"temperature": r.Temperature,
 		"top_p":       r.TopP,
 		"top_k":       r.TopK,
 		"min_p":       r.MinP,
-		"num_ctx":     numCtx,
+	}
+	if numCtx > 0 {
+		o["num_ctx"] = numCtx
 	}
 	if r.RepeatPenalty > 0 {
 		o["repeat_penalty"] = r.RepeatPenalty
@@ -290,12 +430,15 @@ func (c *Client) think(ctx context.Context, r config.Role) *api.ThinkValue {
 	return nil
 }
 
-// lengthError is the typed error for a reply Ollama stopped at its length
-// limit (done_reason "length"): num_predict when the role sets one, else
-// the end of the context.
+// lengthError is the typed error for a reply the server stopped at its
+// length limit (done_reason or finish_reason "length"): num_predict when
+// the role sets one, else the end of the context.
 func lengthError(r config.Role, numCtx int) error {
 	if r.NumPredict > 0 {
 		return fmt.Errorf("%w: num_predict %d", ErrReplyLength, r.NumPredict)
+	}
+	if numCtx <= 0 {
+		return fmt.Errorf("%w: the context filled up (num_predict unset)", ErrReplyLength)
 	}
 	return fmt.Errorf("%w: the context of %d tokens filled up (num_predict unset)", ErrReplyLength, numCtx)
 }

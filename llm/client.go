@@ -1,8 +1,11 @@
-// Package llm is how every mind in Lantern talks to local models through
-// Ollama, and the only package that imports github.com/ollama/ollama/api.
-// It gives each role its own model and sampling, streams content and
-// thinking deltas, sizes num_ctx once per model for the session (fitting
-// prompts to it), decodes structured replies
+// Package llm is how every mind in Lantern talks to local models, through
+// Ollama's own API or the OpenAI chat-completions protocol (llama.cpp's
+// llama-server, LM Studio, vLLM, Ollama's /v1), and the only package that
+// imports github.com/ollama/ollama/api. It gives each role its own model,
+// sampling and server (or list of servers, each call going to the least
+// busy), streams content and thinking deltas, fits prompts to the context
+// the server reports (sending num_ctx only when configured), decodes
+// structured replies
 // against a JSON schema (retrying with a format reminder), runs bounded
 // tool-call loops, retries transient faults with backoff, and turns every
 // failure into a typed *Error with a plain message.
@@ -16,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,15 +51,20 @@ func DefaultRetry() RetryPolicy {
 
 // Options configure a Client.
 type Options struct {
-	Host       string                 // OLLAMA_HOST form ("127.0.0.1:11434") or a URL; empty: DefaultHost
+	Host string // Ollama's OLLAMA_HOST form ("127.0.0.1:11434") or a URL; empty: DefaultHost
+	// Server is the global server ([server]); a role's own keys win over
+	// it, and an empty one is Host on Ollama's API.
+	Server     config.Server
 	Roles      map[string]config.Role // empty: config.DefaultRoles()
 	Retry      RetryPolicy            // zero: DefaultRetry()
-	HTTPClient *http.Client           // nil: a client with sane dial timeouts
+	HTTPClient *http.Client           // nil: a client with sane dial timeouts and proxies for remote hosts
 	Logger     *slog.Logger           // nil: discard
+	// Getenv reads API keys and proxy settings (nil: os.Getenv).
+	Getenv func(string) string
 	// OnCall, if set, receives every call's metrics as it finishes.
 	OnCall func(CallMetrics)
-	// MaxReplyBytes caps a reply's content plus thinking; a longer reply
-	// is cut off with ErrReplyTooLarge. 0: DefaultMaxReply.
+	// MaxReplyBytes caps a reply's content plus thinking plus tool calls;
+	// a longer reply is cut off with ErrReplyTooLarge. 0: DefaultMaxReply.
 	MaxReplyBytes int
 	// CacheSlots is how many prompt caches the server keeps per model
 	// (Ollama's OLLAMA_NUM_PARALLEL); 0: 1, Ollama's default. It only
@@ -70,11 +79,13 @@ type Options struct {
 // useful answer, far below what would strain memory.
 const DefaultMaxReply = 512 << 10
 
-// Client talks to one Ollama server. It is safe for concurrent use.
+// maxToolCalls bounds the tool calls in one reply.
+const maxToolCalls = 64
+
+// Client talks to the roles' model servers. It is safe for concurrent use.
 type Client struct {
-	api     *api.Client
-	host    string
-	base    *url.URL
+	def     []*endpoint // the global server's endpoints
+	byRole  map[string][]*endpoint
 	retry   RetryPolicy
 	log     *slog.Logger
 	onCall  func(CallMetrics)
@@ -87,8 +98,10 @@ type Client struct {
 	mu    sync.Mutex
 	roles map[string]config.Role
 	info  map[string]ModelInfo // /api/show, by model
-	// ctxSize is each model's context size for the session (see sessionCtx).
-	ctxSize map[string]int
+	// ctxSize is each model's context size for the session (see
+	// sessionCtx); ctxGuess marks the sizes not yet read from the server.
+	ctxSize  map[string]int
+	ctxGuess map[string]int
 	// tokPerChar is each model's worst observed tokens-per-character ratio.
 	tokPerChar map[string]float64
 	// slots are each model's prompts as the server's cache slots hold them
@@ -100,10 +113,6 @@ type Client struct {
 
 // New makes a client; it does not contact the server.
 func New(opts Options) (*Client, error) {
-	base, err := ParseHost(opts.Host)
-	if err != nil {
-		return nil, err
-	}
 	roles := opts.Roles
 	if len(roles) == 0 {
 		roles = config.DefaultRoles()
@@ -112,32 +121,76 @@ func New(opts Options) (*Client, error) {
 	if retry.Attempts <= 0 {
 		retry = DefaultRetry()
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Transport: &http.Transport{
-			Proxy:               nil, // a local model server is never reached through a proxy
-			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConnsPerHost: 4,
-			IdleConnTimeout:     90 * time.Second,
-		}}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = osGetenv
 	}
-	hc = &http.Client{Transport: roleTransport{next: transportOf(hc)}, Timeout: hc.Timeout}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{
-		api: api.NewClient(base, hc), host: base.Host, base: base, retry: retry, log: log,
+		retry: retry, log: log, byRole: map[string][]*endpoint{},
 		onCall: opts.OnCall, Metrics: NewAggregate(), roles: map[string]config.Role{}, info: map[string]ModelInfo{},
-		ctxSize: map[string]int{}, tokPerChar: map[string]float64{}, slots: map[string][][]byte{}, cacheSlots: max(opts.CacheSlots, 1),
+		ctxSize: map[string]int{}, ctxGuess: map[string]int{}, tokPerChar: map[string]float64{}, slots: map[string][][]byte{}, cacheSlots: max(opts.CacheSlots, 1),
 		multiUser: opts.MultiUserCache,
 		maxReply:  opts.MaxReplyBytes,
 	}
 	if c.maxReply <= 0 {
 		c.maxReply = DefaultMaxReply
 	}
+	var next http.RoundTripper
+	var timeout time.Duration
+	if opts.HTTPClient != nil {
+		next, timeout = transportOf(opts.HTTPClient), opts.HTTPClient.Timeout
+	} else {
+		next = newTransport(getenv)
+	}
+	made := map[string]*endpoint{}
+	endpoints := func(s config.Server) ([]*endpoint, error) {
+		addrs := config.HostList(s.Hosts)
+		if len(addrs) == 0 && strings.TrimSpace(s.BaseURL) != "" {
+			addrs = []string{s.BaseURL}
+		}
+		if len(addrs) == 0 {
+			addrs = []string{opts.Host}
+			if s.API == config.APIOpenAI {
+				u, err := ParseHost(opts.Host)
+				if err != nil {
+					return nil, err
+				}
+				addrs = []string{strings.TrimSuffix(u.String(), "/") + "/v1"}
+			}
+		}
+		var out []*endpoint
+		for _, a := range addrs {
+			u, err := endpointURL(s.API, a)
+			if err != nil {
+				return nil, err
+			}
+			id := s.API + " " + u.String() + " " + s.APIKeyEnv
+			e, ok := made[id]
+			if !ok {
+				key := apiKey(getenv, s.APIKeyEnv)
+				hc := &http.Client{Timeout: timeout, Transport: capTransport{next: next, key: key,
+					stream: max(minStreamBody, 64*int64(c.maxReply)), isOpenAI: s.API == config.APIOpenAI}}
+				e = &endpoint{api: s.API, base: u, key: key, hc: hc}
+				e.ol = api.NewClient(e.ollamaRoot(), hc)
+				made[id] = e
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	}
+	var err error
+	if c.def, err = endpoints(config.ServerFor(opts.Server, config.Role{})); err != nil {
+		return nil, err
+	}
 	for k, v := range roles {
 		c.roles[k] = v
+		if c.byRole[k], err = endpoints(config.ServerFor(opts.Server, v)); err != nil {
+			return nil, fmt.Errorf("role %s: %w", k, err)
+		}
 	}
 	return c, nil
 }
@@ -157,21 +210,118 @@ func ParseHost(h string) (*url.URL, error) {
 	}
 	u, err := config.OllamaURL(h)
 	if err != nil {
-		return nil, fmt.Errorf("ollama host %q: %w", h, err)
+		return nil, fmt.Errorf("ollama host %q: %w", clipText(h, 200), err)
 	}
 	return u, nil
 }
 
-// Host is the server's host:port.
-func (c *Client) Host() string { return c.host }
+// Host is the global server's address (the first, when there are
+// several): host:port, with the path of an OpenAI base.
+func (c *Client) Host() string { return c.def[0].label() }
 
-// Loopback reports whether the server is on this machine.
-func (c *Client) Loopback() bool {
-	if c.base.Hostname() == "localhost" {
-		return true
+// API is the global server's protocol (config.APIOllama or APIOpenAI).
+func (c *Client) API() string { return c.def[0].api }
+
+// Hosts lists every server any role uses, each once, the global ones
+// first.
+func (c *Client) Hosts() []string {
+	var out []string
+	seen := map[*endpoint]bool{}
+	add := func(eps []*endpoint) {
+		for _, e := range eps {
+			if !seen[e] {
+				seen[e] = true
+				out = append(out, e.label())
+			}
+		}
 	}
-	ip := net.ParseIP(c.base.Hostname())
-	return ip != nil && ip.IsLoopback()
+	add(c.def)
+	c.mu.Lock()
+	names := make([]string, 0, len(c.byRole))
+	for n := range c.byRole {
+		names = append(names, n)
+	}
+	c.mu.Unlock()
+	sort.Strings(names)
+	for _, n := range names {
+		add(c.byRole[n])
+	}
+	return out
+}
+
+// Loopback reports whether every server is on this machine.
+func (c *Client) Loopback() bool {
+	for _, e := range c.def {
+		if !loopback(e.base.Hostname()) {
+			return false
+		}
+	}
+	for _, eps := range c.byRole {
+		for _, e := range eps {
+			if !loopback(e.base.Hostname()) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// RequestsPerHost counts the chat requests sent to each server, by its
+// address.
+func (c *Client) RequestsPerHost() map[string]int64 {
+	out := map[string]int64{}
+	seen := map[*endpoint]bool{}
+	count := func(eps []*endpoint) {
+		for _, e := range eps {
+			if !seen[e] {
+				seen[e] = true
+				out[e.label()] += e.calls.Load()
+			}
+		}
+	}
+	count(c.def)
+	for _, eps := range c.byRole {
+		count(eps)
+	}
+	return out
+}
+
+// pick chooses the role's least busy server (fewest requests in flight,
+// then fewest sent) and counts the request on it until release.
+func (c *Client) pick(role string) (*endpoint, func()) {
+	eps := c.byRole[role]
+	if len(eps) == 0 {
+		eps = c.def
+	}
+	c.mu.Lock()
+	best := eps[0]
+	for _, e := range eps[1:] {
+		if b, eb := e.busy.Load(), best.busy.Load(); b < eb || b == eb && e.calls.Load() < best.calls.Load() {
+			best = e
+		}
+	}
+	best.busy.Add(1)
+	best.calls.Add(1)
+	c.mu.Unlock()
+	return best, func() { best.busy.Add(-1) }
+}
+
+// endpointFor is the server asked about a model: the first of a role on
+// that model, else the global one.
+func (c *Client) endpointFor(model string) *endpoint {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make([]string, 0, len(c.roles))
+	for n := range c.roles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if c.roles[n].Model == model && len(c.byRole[n]) > 0 {
+			return c.byRole[n][0]
+		}
+	}
+	return c.def[0]
 }
 
 // Role returns a role's settings.
@@ -202,78 +352,127 @@ func (c *Client) SetModel(role, model string) error {
 // roleKey carries the role in a request's context.
 type roleKey struct{}
 
-type roleTransport struct{ next http.RoundTripper }
-
-func (t roleTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if role, ok := r.Context().Value(roleKey{}).(string); ok && role != "" {
-		r = r.Clone(r.Context())
-		r.Header.Set(RoleHeader, role)
-	}
-	return t.next.RoundTrip(r)
-}
-
-// Version asks the server for its version; it is the cheapest reachability
-// check.
+// Version asks the global server for its version; it is the cheapest
+// reachability check. An OpenAI-compatible server has no version call: its
+// model list answers instead, and the version is "OpenAI-compatible" (or
+// Ollama's, when Ollama serves that base).
 func (c *Client) Version(ctx context.Context) (string, error) {
-	v, err := c.api.Version(ctx)
+	e := c.def[0]
+	var v string
+	var err error
+	if e.api == config.APIOpenAI {
+		if _, err = c.openaiModels(ctx, e); err == nil {
+			v = "OpenAI-compatible"
+			if ov, oerr := e.ol.Version(ctx); oerr == nil && ov != "" {
+				v = "OpenAI-compatible (Ollama " + clipText(ov, 40) + ")"
+			}
+		}
+	} else {
+		v, err = e.ol.Version(ctx)
+		v = clipText(v, 40)
+	}
 	if err != nil {
 		err = c.classify(ctx, err)
 		if errors.Is(err, ErrUnreachable) {
 			c.setDown(true)
 		}
-		return "", c.wrap("", "", 1, err)
+		return "", c.wrapAt(e, "", "", 1, err)
 	}
 	c.setDown(false)
 	return v, nil
 }
 
-// classify maps a transport or API error to a sentinel.
+// statusError is an HTTP error status with the server's message.
+type statusError struct {
+	code int
+	msg  string
+}
+
+func (e statusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.code, e.msg) }
+
+// classify maps a transport or API error to a sentinel. A server's text in
+// it is clipped and its control characters neutralised.
 func (c *Client) classify(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %v", ErrTimeout, err)
+		return fmt.Errorf("%w: %s", ErrTimeout, clipText(err.Error(), 300))
 	}
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	var se api.StatusError
-	if errors.As(err, &se) {
-		switch {
-		case se.StatusCode == http.StatusNotFound:
-			return fmt.Errorf("%w: %s", ErrModelNotFound, se.ErrorMessage)
-		case se.StatusCode == http.StatusBadRequest:
-			return fmt.Errorf("%w: %s", ErrBadRequest, se.ErrorMessage)
-		case se.StatusCode >= 500:
-			return fmt.Errorf("%w: HTTP %d: %s", ErrServer, se.StatusCode, se.ErrorMessage)
+	for _, known := range []error{ErrBodyTooLarge, ErrReplyTooLarge, ErrMalformed, ErrStreamCut, ErrUnauthorized, ErrModelNotFound} {
+		if errors.Is(err, known) {
+			return err
 		}
-		return fmt.Errorf("%w: HTTP %d: %s", ErrServer, se.StatusCode, se.ErrorMessage)
 	}
+	code, msg := 0, ""
+	var se api.StatusError
+	var ae api.AuthorizationError
+	var st statusError
+	switch {
+	case errors.As(err, &ae):
+		code, msg = ae.StatusCode, ae.Status
+		if ae.SigninURL != "" {
+			msg += " (sign in at " + ae.SigninURL + ")"
+		}
+	case errors.As(err, &se):
+		code, msg = se.StatusCode, se.ErrorMessage
+	case errors.As(err, &st):
+		code, msg = st.code, st.msg
+	}
+	if code != 0 {
+		msg = clipText(msg, 300)
+		switch {
+		case code == http.StatusUnauthorized || code == http.StatusForbidden:
+			return fmt.Errorf("%w: HTTP %d: %s", ErrUnauthorized, code, msg)
+		case code == http.StatusNotFound:
+			return fmt.Errorf("%w: %s", ErrModelNotFound, msg)
+		case code == http.StatusBadRequest:
+			return fmt.Errorf("%w: %s", ErrBadRequest, msg)
+		}
+		return fmt.Errorf("%w: HTTP %d: %s", ErrServer, code, msg)
+	}
+	text := clipText(err.Error(), 300)
 	var ne net.Error
 	var oe *net.OpError
-	if errors.As(err, &oe) || errors.As(err, &ne) || strings.Contains(err.Error(), "connection refused") {
-		return fmt.Errorf("%w: %v", ErrUnreachable, err)
+	if errors.As(err, &oe) || errors.As(err, &ne) || strings.Contains(text, "connection refused") {
+		return fmt.Errorf("%w: %s", ErrUnreachable, text)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Errorf("%w: %v", ErrUnreachable, err)
+		return fmt.Errorf("%w: %s", ErrUnreachable, text)
 	}
-	if strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection reset") {
-		return fmt.Errorf("%w: %v", ErrStreamCut, err)
+	if strings.Contains(text, "EOF") || strings.Contains(text, "connection reset") {
+		return fmt.Errorf("%w: %s", ErrStreamCut, text)
 	}
-	return fmt.Errorf("%w: %v", ErrMalformed, err)
+	return fmt.Errorf("%w: %s", ErrMalformed, text)
 }
 
-// wrap makes the typed error with a hint for the user.
+// wrap makes the typed error for the global server.
 func (c *Client) wrap(role, model string, attempts int, err error) error {
+	return c.wrapAt(c.def[0], role, model, attempts, err)
+}
+
+// wrapAt makes the typed error with a hint for the user.
+func (c *Client) wrapAt(at *endpoint, role, model string, attempts int, err error) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
 	}
-	e := &Error{Role: role, Model: model, Host: c.host, Attempts: attempts, Err: err}
+	e := &Error{Role: role, Model: model, Host: at.label(), API: at.api, Attempts: attempts, Err: err}
+	openai := at.api == config.APIOpenAI
 	switch {
+	case errors.Is(err, ErrUnreachable) && openai:
+		e.Hint = fmt.Sprintf("is the server running? Check base_url (tried %s)", at.base.Redacted())
 	case errors.Is(err, ErrUnreachable):
-		e.Hint = fmt.Sprintf("is Ollama running? Start it with `ollama serve`, or set OLLAMA_HOST (tried %s)", c.host)
+		e.Hint = fmt.Sprintf("is Ollama running? Start it with `ollama serve`, or set OLLAMA_HOST (tried %s)", at.host())
+	case errors.Is(err, ErrUnauthorized) && openai:
+		e.Hint = "the server wants an API key: put it in an environment variable and name that variable in api_key_env"
+	case errors.Is(err, ErrUnauthorized):
+		e.Hint = "the server refused: a cloud model needs you signed in with `ollama signin`; a server that wants a key needs api_key_env"
+	case errors.Is(err, ErrModelNotFound) && openai:
+		e.Hint = fmt.Sprintf("the server does not serve %s; `lantern models` lists what it does, or pick another model for the %s role", model, role)
 	case errors.Is(err, ErrModelNotFound):
 		e.Hint = fmt.Sprintf("pull it with `ollama pull %s`, or pick another model for the %s role", model, role)
 	case errors.Is(err, ErrTimeout):

@@ -45,8 +45,37 @@ func ask(role, prompt string) llm.Request {
 	return llm.Request{Role: role, Messages: []llm.Message{llm.User(prompt)}}
 }
 
+// newClientFor makes a client on the fake in a protocol.
+func newClientFor(t *testing.T, s *llmtest.Server, apiName string, timeout time.Duration) (*llm.Client, string) {
+	t.Helper()
+	opts := llm.Options{Host: s.Host(), Roles: roles(timeout), Retry: llm.RetryPolicy{Attempts: 3, Backoff: time.Millisecond, Max: 2 * time.Millisecond}}
+	host := s.Host()
+	if apiName == config.APIOpenAI {
+		opts.Server = config.Server{API: config.APIOpenAI, BaseURL: s.BaseURL()}
+		host += "/v1"
+	}
+	c, err := llm.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, host
+}
+
+// TestFaults is the model-fault matrix, on Ollama's API and on the OpenAI
+// protocol alike: the same typed errors, attempts and hints.
 func TestFaults(t *testing.T) {
+	for _, apiName := range []string{config.APIOllama, config.APIOpenAI} {
+		t.Run(apiName, func(t *testing.T) { faultMatrix(t, apiName) })
+	}
+}
+
+func faultMatrix(t *testing.T, apiName string) {
 	ok := llmtest.Reply{Content: "fine"}
+	notFoundHint, authHint := "ollama pull tiny", "ollama signin"
+	if apiName == config.APIOpenAI {
+		notFoundHint, authHint = "does not serve tiny", "api_key_env"
+	}
+	giant := strings.Repeat("word ", llm.DefaultMaxReply/5+1000)
 	tests := []struct {
 		name     string
 		replies  []llmtest.Reply
@@ -57,7 +86,9 @@ func TestFaults(t *testing.T) {
 	}{
 		{"server error three times", []llmtest.Reply{{Fault: llmtest.HTTP500}, {Fault: llmtest.HTTP500}, {Fault: llmtest.HTTP500}}, time.Second, llm.ErrServer, 3, "HTTP 500"},
 		{"server error then success", []llmtest.Reply{{Fault: llmtest.HTTP500}, ok}, time.Second, nil, 2, ""},
-		{"model not found", []llmtest.Reply{{Fault: llmtest.NotFound}}, time.Second, llm.ErrModelNotFound, 1, "ollama pull tiny"},
+		{"model not found", []llmtest.Reply{{Fault: llmtest.NotFound}}, time.Second, llm.ErrModelNotFound, 1, notFoundHint},
+		{"unauthorized", []llmtest.Reply{{Fault: llmtest.Unauthorized}}, time.Second, llm.ErrUnauthorized, 1, authHint},
+		{"giant reply", []llmtest.Reply{{Content: giant, ChunkRunes: 32 << 10}}, 10 * time.Second, llm.ErrReplyTooLarge, 1, "too large"},
 		{"bad request", []llmtest.Reply{{Fault: llmtest.BadRequest}}, time.Second, llm.ErrBadRequest, 1, "invalid options"},
 		{"slow first byte", []llmtest.Reply{{Fault: llmtest.SlowFirstByte, Delay: time.Second}}, 100 * time.Millisecond, llm.ErrTimeout, 1, "raise the role's timeout"},
 		{"stream cut", []llmtest.Reply{{Content: "a long reply cut short", Fault: llmtest.CutMidStream}, {Content: "again cut short here", Fault: llmtest.CutMidStream}, {Content: "and once more cut short", Fault: llmtest.CutMidStream}}, time.Second, llm.ErrStreamCut, 3, "cut off"},
@@ -70,7 +101,7 @@ func TestFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := fake(t)
 			s.On(tc.name, llmtest.Role(config.RoleAgent), tc.replies...)
-			c := newClient(t, s.Host(), tc.timeout)
+			c, host := newClientFor(t, s, apiName, tc.timeout)
 			reply, err := c.Chat(context.Background(), ask(config.RoleAgent, "hello"))
 			if tc.want == nil {
 				if err != nil {
@@ -87,7 +118,7 @@ func TestFaults(t *testing.T) {
 			}
 			if tc.want != nil {
 				var e *llm.Error
-				if !errors.As(err, &e) || e.Role != config.RoleAgent || e.Model != testModel || e.Host != s.Host() {
+				if !errors.As(err, &e) || e.Role != config.RoleAgent || e.Model != testModel || e.Host != host {
 					t.Errorf("error %#v lacks role, model or host", err)
 				}
 				if !strings.Contains(err.Error(), tc.inMsg) {
@@ -378,6 +409,9 @@ func TestThinkLevelsAndKeepAliveAsOllamaReadsThem(t *testing.T) {
 		}
 		ka := r.Chat.KeepAlive
 		switch {
+		case want[i].keep == 0 && ka != nil:
+			t.Errorf("call %d: keep_alive %v sent, want none (the server's default)", i, ka.Duration)
+		case want[i].keep == 0:
 		case ka == nil:
 			t.Errorf("call %d: no keep_alive sent", i)
 		case want[i].keep < 0 && ka.Duration >= 0 && ka.Duration != time.Duration(math.MaxInt64),

@@ -3,19 +3,21 @@ package llm
 import (
 	"errors"
 	"fmt"
+
+	"github.com/lantern-if/lantern/config"
 )
 
 // Typed errors, tested with errors.Is. Each *Error names what went wrong in
 // words a user understands and wraps one of these.
 var (
-	// ErrUnreachable: no Ollama server answers at the host.
-	ErrUnreachable = errors.New("ollama server unreachable")
+	// ErrUnreachable: no model server answers at the host.
+	ErrUnreachable = errors.New("model server unreachable")
 	// ErrModelNotFound: the server does not have the model.
 	ErrModelNotFound = errors.New("model not found")
 	// ErrTimeout: the call took longer than the role's timeout.
 	ErrTimeout = errors.New("model call timed out")
 	// ErrServer: the server answered with an error status.
-	ErrServer = errors.New("ollama server error")
+	ErrServer = errors.New("model server error")
 	// ErrBadRequest: the server refused the request (HTTP 400).
 	ErrBadRequest = errors.New("request refused by the server")
 	// ErrStreamCut: the reply stream ended before the model finished.
@@ -38,6 +40,13 @@ var (
 	// ErrReplyTooLarge: the reply grew past the client's cap
 	// (Options.MaxReplyBytes); it is cut off, not retried.
 	ErrReplyTooLarge = errors.New("model reply too large")
+	// ErrBodyTooLarge: a server's reply other than a model's text (a
+	// listing, a description, a stream's framing) grew past its cap; it is
+	// not retried.
+	ErrBodyTooLarge = errors.New("server reply too large")
+	// ErrUnauthorized: the server wants credentials (HTTP 401 or 403): not
+	// retried.
+	ErrUnauthorized = errors.New("not authorized by the server")
 	// ErrToolLoop: the model kept calling tools past the allowed rounds.
 	ErrToolLoop = errors.New("too many tool-call rounds")
 )
@@ -48,6 +57,7 @@ type Error struct {
 	Role     string
 	Model    string
 	Host     string
+	API      string // config.APIOllama (or empty) or config.APIOpenAI
 	Attempts int
 	Err      error  // one of the sentinels above, possibly wrapping a cause
 	Hint     string // how to fix it, when there is something to do
@@ -55,7 +65,10 @@ type Error struct {
 
 func (e *Error) Error() string {
 	msg := fmt.Sprintf("%s (role %s, model %s", e.Err, e.Role, e.Model)
-	if e.Host != "" {
+	switch {
+	case e.Host != "" && e.API == config.APIOpenAI:
+		msg += ", server at " + e.Host
+	case e.Host != "":
 		msg += ", Ollama at " + e.Host
 	}
 	if e.Attempts > 1 {

@@ -11,6 +11,7 @@ import (
 type CallMetrics struct {
 	Role            string        `json:"role"`
 	Model           string        `json:"model"`
+	Host            string        `json:"host,omitempty"` // the server that answered (the last attempt's)
 	Turn            int           `json:"turn"`
 	PromptTokens    int           `json:"prompt_tokens"`
 	PromptEstimated bool          `json:"prompt_estimated,omitempty"` // the server gave no count

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lantern-if/lantern/config"
 	"github.com/ollama/ollama/api"
 )
 
@@ -23,6 +24,13 @@ type ModelInfo struct {
 	Quantization  string   `json:"quantization"`
 	ContextLength int      `json:"context_length"`
 	Capabilities  []string `json:"capabilities"`
+	// RunningContext is the context an OpenAI-compatible server says it
+	// runs the model with (vLLM's max_model_len, llama.cpp's n_ctx); 0:
+	// not said.
+	RunningContext int `json:"running_context,omitempty"`
+	// RemoteHost is where a cloud model runs: prompts sent to it leave the
+	// machine even when the server is local.
+	RemoteHost string `json:"remote_host,omitempty"`
 }
 
 // Has reports a capability.
@@ -42,17 +50,39 @@ type ModelSummary struct {
 	Family       string `json:"family"`
 	Parameters   string `json:"parameters"`
 	Quantization string `json:"quantization"`
+	// RemoteHost is set for a cloud model (Ollama's "*-cloud"): it runs
+	// there, and its Size is only the manifest's.
+	RemoteHost string `json:"remote_host,omitempty"`
 }
 
-// Models lists the server's models (/api/tags).
+// Remote reports whether the model runs off this machine (a cloud model).
+func (m ModelSummary) Remote() bool {
+	return m.RemoteHost != "" || strings.HasSuffix(m.Name, "-cloud") || strings.Contains(m.Name, "-cloud:")
+}
+
+// Models lists the global server's models (/api/tags, or /models on an
+// OpenAI-compatible server).
 func (c *Client) Models(ctx context.Context) ([]ModelSummary, error) {
-	r, err := c.api.List(ctx)
+	e := c.def[0]
+	if e.api == config.APIOpenAI {
+		list, err := c.openaiModels(ctx, e)
+		if err != nil {
+			return nil, c.wrapAt(e, "", "", 1, c.classify(ctx, err))
+		}
+		out := make([]ModelSummary, 0, len(list))
+		for _, m := range list {
+			out = append(out, ModelSummary{Name: clipText(m.ID, 200), Family: clipText(m.OwnedBy, 40)})
+		}
+		return out, nil
+	}
+	r, err := e.ol.List(ctx)
 	if err != nil {
-		return nil, c.wrap("", "", 1, c.classify(ctx, err))
+		return nil, c.wrapAt(e, "", "", 1, c.classify(ctx, err))
 	}
 	out := make([]ModelSummary, 0, len(r.Models))
 	for _, m := range r.Models {
-		out = append(out, ModelSummary{Name: m.Name, Size: m.Size, Family: m.Details.Family, Parameters: m.Details.ParameterSize, Quantization: m.Details.QuantizationLevel})
+		out = append(out, ModelSummary{Name: clipText(m.Name, 200), Size: m.Size, Family: clipText(m.Details.Family, 40),
+			Parameters: clipText(m.Details.ParameterSize, 40), Quantization: clipText(m.Details.QuantizationLevel, 40), RemoteHost: clipText(m.RemoteHost, 200)})
 	}
 	return out, nil
 }
@@ -64,18 +94,40 @@ func (c *Client) cachedInfo(model string) (ModelInfo, bool) {
 	return i, ok
 }
 
-// Show describes a model (/api/show), cached per client.
+// Show describes a model (/api/show; on an OpenAI-compatible server its
+// /models entry, with /api/show when Ollama serves that base), cached per
+// client.
 func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 	if i, ok := c.cachedInfo(model); ok {
 		return i, nil
 	}
-	r, err := c.api.Show(ctx, &api.ShowRequest{Model: model})
+	at := c.endpointFor(model)
+	var i ModelInfo
+	var err error
+	if at.api == config.APIOpenAI {
+		i, err = c.showOpenAI(ctx, at, model)
+	} else {
+		i, err = c.showOllama(ctx, at, model)
+	}
 	if err != nil {
 		return ModelInfo{}, c.classify(ctx, err)
 	}
-	i := ModelInfo{Name: model, Family: r.Details.Family, Parameters: r.Details.ParameterSize, Quantization: r.Details.QuantizationLevel}
+	c.mu.Lock()
+	c.info[model] = i
+	c.mu.Unlock()
+	return i, nil
+}
+
+// showOllama is Ollama's /api/show.
+func (c *Client) showOllama(ctx context.Context, at *endpoint, model string) (ModelInfo, error) {
+	r, err := at.ol.Show(ctx, &api.ShowRequest{Model: model})
+	if err != nil {
+		return ModelInfo{}, err
+	}
+	i := ModelInfo{Name: model, Family: clipText(r.Details.Family, 40), Parameters: clipText(r.Details.ParameterSize, 40),
+		Quantization: clipText(r.Details.QuantizationLevel, 40), RemoteHost: clipText(r.RemoteHost, 200)}
 	for _, cp := range r.Capabilities {
-		i.Capabilities = append(i.Capabilities, string(cp))
+		i.Capabilities = append(i.Capabilities, clipText(string(cp), 40))
 	}
 	for k, v := range r.ModelInfo {
 		if strings.HasSuffix(k, ".context_length") {
@@ -84,9 +136,6 @@ func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 			}
 		}
 	}
-	c.mu.Lock()
-	c.info[model] = i
-	c.mu.Unlock()
 	return i, nil
 }
 
@@ -97,13 +146,14 @@ func (c *Client) CheckRole(ctx context.Context, role string, needs ...string) er
 	if !ok {
 		return fmt.Errorf("llm: unknown role %q", role)
 	}
+	at := c.endpointFor(r.Model)
 	info, err := c.Show(ctx, r.Model)
 	if err != nil {
-		return c.wrap(role, r.Model, 1, err)
+		return c.wrapAt(at, role, r.Model, 1, err)
 	}
 	for _, n := range needs {
 		if !info.Has(n) {
-			return &Error{Role: role, Model: r.Model, Host: c.host, Attempts: 1,
+			return &Error{Role: role, Model: r.Model, Host: at.label(), API: at.api, Attempts: 1,
 				Err:  fmt.Errorf("%w: %s", ErrUnsupported, n),
 				Hint: fmt.Sprintf("model %s does not support %s; pick another for the %s role", r.Model, n, role)}
 		}
@@ -120,14 +170,18 @@ type PullProgress struct {
 
 // Pull downloads a model, reporting progress (for a progress bar).
 func (c *Client) Pull(ctx context.Context, model string, progress func(PullProgress)) error {
-	err := c.api.Pull(ctx, &api.PullRequest{Model: model}, func(p api.ProgressResponse) error {
+	at := c.endpointFor(model)
+	if at.api == config.APIOpenAI {
+		return c.wrapAt(at, "", model, 1, fmt.Errorf("%w: an OpenAI-compatible server cannot pull models; load %s on the server itself", ErrUnsupported, model))
+	}
+	err := at.ol.Pull(ctx, &api.PullRequest{Model: model}, func(p api.ProgressResponse) error {
 		if progress != nil {
-			progress(PullProgress{Status: p.Status, Completed: p.Completed, Total: p.Total})
+			progress(PullProgress{Status: clipText(p.Status, 80), Completed: p.Completed, Total: p.Total})
 		}
 		return nil
 	})
 	if err != nil {
-		return c.wrap("", model, 1, c.classify(ctx, err))
+		return c.wrapAt(at, "", model, 1, c.classify(ctx, err))
 	}
 	c.mu.Lock()
 	delete(c.info, model)

@@ -4,14 +4,25 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/lantern-if/lantern/config"
 )
 
-// DefaultSessionCtx is the context size a model gets for a whole session
-// when no role on it fixes num_ctx: large enough for every role's prompt
-// plus a thinking reply, capped at the model's own context length.
+// DefaultSessionCtx is the context size a model gets when a role on it
+// fixes num_ctx at 0 but another fixes it: the floor chooseCtx starts from.
 const DefaultSessionCtx = 8192
+
+// FirstCallCtx is the context assumed for a model whose server has not
+// yet said what it runs it with (the model is not loaded): Ollama's
+// smallest default (4096, on machines with little GPU memory), so a first
+// prompt fits whatever size the server picks; the size is read from the
+// server after that call.
+const FirstCallCtx = 4096
+
+// ctxChecks is how many calls the client reads the server's running
+// context after, while it does not report one.
+const ctxChecks = 3
 
 // Reply reserves: the room kept for the reply when a role sets no
 // num_predict. A thinking model writes its reasoning before the answer, so
@@ -28,42 +39,99 @@ const (
 // byte- or character-level vocabulary gives one character a token).
 const minCharsPerToken = 3
 
-// sessionCtx returns the context size of a model for the session, choosing
-// it on the model's first call: the largest num_ctx a role on the model
-// fixes, else DefaultSessionCtx, never more than the model's context
-// length. The same size for every call keeps Ollama from reloading the
-// model, which it does whenever num_ctx changes, and keeps its prompt
-// cache. It changes only when a role's model or settings change.
-func (c *Client) sessionCtx(ctx context.Context, model string) (int, error) {
-	c.mu.Lock()
-	n, ok := c.ctxSize[model]
-	c.mu.Unlock()
-	if ok {
-		return n, nil
-	}
+// sessionCtx returns the context size prompts to a model are fitted to,
+// and whether it is sent as num_ctx. A role on the model that fixes
+// num_ctx fixes it for the session (the largest wins), and it is sent; the
+// same size for every call keeps Ollama from reloading the model. Else
+// nothing is sent, the server keeps its own size (Ollama's default depends
+// on the GPU's memory, and its admin may set OLLAMA_CONTEXT_LENGTH), and
+// the size is the one the server reports running the model with (/api/ps);
+// before the model is loaded, FirstCallCtx (at most the model's length,
+// from /api/show), read again after the next calls.
+func (c *Client) sessionCtx(ctx context.Context, model string) (int, bool, error) {
 	c.mu.Lock()
 	if anyFixes(c.roles, model) {
 		fixed := chooseCtx(c.roles, model, 0)
-		// A role fixes num_ctx: the person chose it, and the server is
-		// not asked.
-		c.ctxSize[model] = fixed
 		c.mu.Unlock()
-		return fixed, nil
+		return fixed, true, nil
 	}
+	n, ok := c.ctxSize[model]
 	c.mu.Unlock()
+	if ok {
+		return n, false, nil
+	}
 	info, err := c.Show(ctx, model)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
+	at := c.endpointFor(model)
+	running := c.runningCtx(ctx, at, model)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if n, ok := c.ctxSize[model]; ok {
-		return n, nil
+		return n, false, nil
 	}
-	n = chooseCtx(c.roles, model, info.ContextLength)
+	n = running
+	if n <= 0 {
+		n = FirstCallCtx
+		if info.ContextLength > 0 {
+			n = min(n, info.ContextLength)
+		}
+		if info.RunningContext > 0 {
+			n = info.RunningContext
+		}
+		c.ctxGuess[model] = ctxChecks
+	}
 	c.ctxSize[model] = n
-	c.log.Info("context size chosen for the session", "model", model, "num_ctx", n, "model_context", info.ContextLength)
-	return n, nil
+	c.log.Info("context size for the session", "model", model, "context", n, "from_server", running > 0, "model_context", info.ContextLength)
+	return n, false, nil
+}
+
+// learnCtx, after a successful call on a model whose running context is
+// not known yet, asks the server for it.
+func (c *Client) learnCtx(ctx context.Context, at *endpoint, model string) {
+	if at == nil {
+		return
+	}
+	c.mu.Lock()
+	left := c.ctxGuess[model]
+	if left > 0 {
+		c.ctxGuess[model] = left - 1
+	}
+	c.mu.Unlock()
+	if left <= 0 || ctx.Err() != nil {
+		return
+	}
+	n := c.runningCtx(ctx, at, model)
+	if n <= 0 {
+		return
+	}
+	c.mu.Lock()
+	c.ctxSize[model] = n
+	delete(c.ctxGuess, model)
+	c.mu.Unlock()
+	c.log.Info("context size read from the server", "model", model, "context", n)
+}
+
+// runningCtx is the context the server runs a loaded model with (Ollama's
+// /api/ps, also behind an OpenAI base it serves); 0: not loaded, or the
+// server does not tell.
+func (c *Client) runningCtx(ctx context.Context, at *endpoint, model string) int {
+	ps, err := at.ol.ListRunning(ctx)
+	if err != nil {
+		return 0
+	}
+	for _, m := range ps.Models {
+		if sameModel(m.Name, model) || sameModel(m.Model, model) {
+			return m.ContextLength
+		}
+	}
+	return 0
+}
+
+// sameModel compares model names, ":latest" being the default tag.
+func sameModel(a, b string) bool {
+	return strings.TrimSuffix(a, ":latest") == strings.TrimSuffix(b, ":latest")
 }
 
 // chooseCtx is the session's context size for a model given the roles and
@@ -118,33 +186,33 @@ func (c *Client) PromptBudget(ctx context.Context, role string) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("llm: unknown role %q", role)
 	}
-	n, err := c.sessionCtx(ctx, r.Model)
+	n, _, err := c.sessionCtx(ctx, r.Model)
 	if err != nil {
 		return 0, err
 	}
 	return n - reserveFor(r, n), nil
 }
 
-// numCtx returns the session's context size for the call's model and the
-// request fitted to it (see fit). A prompt that cannot fit even at its
-// smallest is ErrContextOverflow before anything is sent, so Ollama never
-// silently cuts the start of a prompt.
-func (c *Client) numCtx(ctx context.Context, r config.Role, req Request, m *CallMetrics) (int, Request, error) {
-	n, err := c.sessionCtx(ctx, r.Model)
+// numCtx returns the session's context size for the call's model, whether
+// to send it, and the request fitted to it (see fit). A prompt that cannot
+// fit even at its smallest is ErrContextOverflow before anything is sent,
+// so the server never silently cuts the start of a prompt.
+func (c *Client) numCtx(ctx context.Context, r config.Role, req Request, m *CallMetrics) (int, bool, Request, error) {
+	n, send, err := c.sessionCtx(ctx, r.Model)
 	if err != nil {
-		return 0, req, err
+		return 0, false, req, err
 	}
 	m.NumCtx = n
 	fitted, est, trimmed, err := c.fit(r, req, n)
 	m.PromptTotal, m.TrimmedTokens = est, trimmed
 	if err != nil {
-		return 0, req, err
+		return 0, false, req, err
 	}
 	if trimmed > 0 {
 		c.log.Info("prompt trimmed to fit the context", "role", req.Role, "model", r.Model,
 			"trimmed_tokens_est", trimmed, "prompt_tokens_est", est, "num_ctx", n)
 	}
-	return n, fitted, nil
+	return n, send, fitted, nil
 }
 
 // estimate guesses a prompt's size in tokens for a model, rounding up: the

@@ -13,26 +13,49 @@ import (
 	"github.com/lantern-if/lantern/llm/llmtest"
 )
 
-// TestNumCtxOncePerModel: a short and a long prompt get the same num_ctx,
-// the session's (DefaultSessionCtx within the model's length); a prompt
+// TestNumCtxOncePerModel: with num_ctx configured, a short and a long
+// prompt get the same num_ctx (the largest of the model's roles); a prompt
 // too long for it is fitted, not refused and not cut by the server.
+// Without it, no num_ctx is sent and prompts are fitted to the context the
+// server reports running the model with (/api/ps).
 func TestNumCtxOncePerModel(t *testing.T) {
 	for _, tc := range []struct {
-		modelLen, want int
-	}{{4096, 4096}, {32768, llm.DefaultSessionCtx}} {
-		t.Run(fmt.Sprint(tc.modelLen), func(t *testing.T) {
+		fixed, want int
+	}{{4096, 4096}, {0, 0}} {
+		t.Run(fmt.Sprint(tc.fixed), func(t *testing.T) {
 			s := llmtest.New(t)
-			s.AddModel(testModel, tc.modelLen)
+			s.AddModel(testModel, 2048)
 			s.Always("ok", llmtest.AnyCall(), llmtest.Reply{Content: "ok"})
-			c := newClient(t, s.Host(), time.Second)
+			rs := roles(time.Second)
+			for k, r := range rs {
+				r.NumCtx = tc.fixed
+				rs[k] = r
+			}
+			c, err := llm.New(llm.Options{Host: s.Host(), Roles: rs, Retry: llm.RetryPolicy{Attempts: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fitted []llm.CallMetrics
 			for _, p := range []string{"hi", strings.Repeat("word ", 500), strings.Repeat("a line\n", 3000)} {
-				if _, err := c.Chat(context.Background(), ask(config.RoleCritic, p)); err != nil {
+				r, err := c.Chat(context.Background(), ask(config.RoleCritic, p))
+				if err != nil {
 					t.Fatal(err)
 				}
+				fitted = append(fitted, r.Metrics)
 			}
 			for i, r := range s.ChatRequests() {
-				if n, _ := r.Chat.Options["num_ctx"].(float64); int(n) != tc.want {
+				n, sent := r.Chat.Options["num_ctx"].(float64)
+				if int(n) != tc.want || sent != (tc.want > 0) {
 					t.Errorf("call %d: num_ctx %v, want %d for every call", i, r.Chat.Options["num_ctx"], tc.want)
+				}
+			}
+			for i, m := range fitted {
+				want := tc.fixed
+				if want == 0 {
+					want = 2048 // the fake's /api/ps
+				}
+				if m.NumCtx != want || m.PromptTotal > want {
+					t.Errorf("call %d: fitted to %d (prompt %d tokens), want %d", i, m.NumCtx, m.PromptTotal, want)
 				}
 			}
 		})

@@ -13,11 +13,11 @@ func (c *Client) Down() bool { return c.down.Load() }
 // setDown records the outcome of a reachability check.
 func (c *Client) setDown(down bool) {
 	if c.down.Swap(down) != down {
-		c.log.Info("ollama reachability", "host", c.host, "down", down)
+		c.log.Info("model server reachability", "host", c.Host(), "down", down)
 	}
 }
 
 // downError is the error of a call skipped because the server is down.
 func (c *Client) downError(role, model string) error {
-	return c.wrap(role, model, 0, fmt.Errorf("%w: %s did not answer the last check (retry it to try again)", ErrUnreachable, c.host))
+	return c.wrap(role, model, 0, fmt.Errorf("%w: %s did not answer the last check (retry it to try again)", ErrUnreachable, c.Host()))
 }

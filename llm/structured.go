@@ -49,7 +49,7 @@ func Structured[T any](ctx context.Context, c *Client, req Request) (T, Reply, e
 		msgs = append(msgs, Assistant(clipReply(reply.Content)), User(reminder(schema, last)))
 	}
 	role, _ := c.Role(req.Role)
-	return zero, reply, &Error{Role: req.Role, Model: role.Model, Host: c.host, Attempts: MaxFormatAttempts,
+	return zero, reply, &Error{Role: req.Role, Model: role.Model, Host: c.Host(), Attempts: MaxFormatAttempts,
 		Err: fmt.Errorf("%w: %v", ErrInvalidReply, last)}
 }
 

@@ -68,7 +68,7 @@ func (c *Client) RunTools(ctx context.Context, req Request, tools []Tool, maxRou
 		}
 		if round >= maxRounds {
 			role, _ := c.Role(req.Role)
-			return reply, &Error{Role: req.Role, Model: role.Model, Host: c.host, Attempts: round + 1, Err: ErrToolLoop}
+			return reply, &Error{Role: req.Role, Model: role.Model, Host: c.Host(), Attempts: round + 1, Err: ErrToolLoop}
 		}
 		msgs = append(msgs, Message{Role: "assistant", Content: reply.Content, ToolCalls: reply.ToolCalls})
 		for _, call := range reply.ToolCalls {

@@ -113,7 +113,7 @@ report. --export DIR writes the episodes and turns as CSV and JSON Lines.`,
 		if len(models) == 1 {
 			set["model"] = models[0]
 		}
-		cfg, err := loadConfig("bench", set, a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile")
+		cfg, err := loadConfig("bench", set, a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile", "api", "base-url")
 		if err != nil {
 			return err
 		}
@@ -261,7 +261,7 @@ func playBench(ctx context.Context, cfg *config.Config, o benchOptions, seg benc
 		if err := benchPreflight(ctx, client, cfg, agent == nil); err != nil {
 			return nil, exitError, err
 		}
-		rep.Host = client.Host()
+		rep.Host = strings.Join(client.Hosts(), ", ")
 		rep.Models = map[string]string{}
 		for _, r := range config.RoleNames() {
 			rep.Models[r] = cfg.Model(r)

@@ -210,6 +210,7 @@ func TestModelsCommand(t *testing.T) {
 	s := llmtest.New(t)
 	s.AddModel("fake", 8192, llm.CapTools)
 	s.AddModel("other", 2048)
+	s.AddCloudModel("gpt-oss:120b-cloud", 131072)
 	t.Setenv("OLLAMA_HOST", s.Host())
 	t.Setenv("LANTERN_MODEL", "fake")
 	t.Setenv("LANTERN_ROLES_CRITIC_MODEL", "absent:1b")
@@ -217,16 +218,17 @@ func TestModelsCommand(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("models: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"Ollama 0.17.4 at " + s.Host() + ": 2 model(s)", "agent, extractor, memory", "completion,tools",
-		"absent:1b (critic): ollama pull absent:1b"} {
+	for _, want := range []string{"Ollama 0.17.4 at " + s.Host() + ": 3 model(s)", "agent, extractor, memory", "completion,tools",
+		"absent:1b (critic): ollama pull absent:1b", "gpt-oss:120b-cloud   remote", "gpt-oss:120b-cloud is a cloud model: it runs at https://ollama.com:443"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("models output lacks %q:\n%s", want, out)
 		}
 	}
 	code, out, _ = runCLI(t, "", "models", "--json")
 	var rep modelsReport
-	if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Models) != 2 || rep.Models[0].Name != "fake" ||
-		len(rep.Models[0].Roles) != 7 || len(rep.Models[1].Roles) != 0 || rep.Missing["absent:1b"][0] != "critic" {
+	if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Models) != 3 || rep.Models[0].Name != "fake" ||
+		len(rep.Models[0].Roles) != 7 || len(rep.Models[2].Roles) != 0 || rep.Missing["absent:1b"][0] != "critic" ||
+		!rep.Models[1].Remote || rep.Models[0].Remote {
 		t.Errorf("models --json: exit %d %+v", code, rep)
 	}
 	t.Setenv("OLLAMA_HOST", "127.0.0.1:9")

@@ -28,6 +28,8 @@ var flagKeys = map[string]string{
 	"seed":      "loop.seed",
 	"host":      "ollama.host",
 	"profile":   "profile",
+	"api":       "server.api",
+	"base-url":  "server.base_url",
 }
 
 // loadConfig loads the configuration for a command: the standard files

@@ -97,6 +97,7 @@ alone do not fail.`,
 	fs.String("workdir", "", "work dir to check (default: the configured one)")
 	fs.String("model", "", "check this model for every role")
 	fs.String("host", "", "Ollama host to check (default: OLLAMA_HOST, else the configured one)")
+	serverFlags(fs)
 	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the Ollama server")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stdout := cmd.Context(), cmd.OutOrStdout()
@@ -208,13 +209,20 @@ func contains(list []string, s string) bool {
 
 // doctorOllama reaches the server; it returns nil when it cannot.
 func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, timeout time.Duration) *llm.Client {
-	r.section("Ollama")
+	server := "Ollama"
+	if config.ServerFor(cfg.Server, config.Role{}).API == config.APIOpenAI {
+		server = "Model server"
+	}
+	r.section(server)
 	client, err := newClient(cfg, nil)
 	if err != nil {
 		r.fail(`set OLLAMA_HOST or [ollama] host to host[:port], such as "127.0.0.1:11434"`, "%v", err)
 		return nil
 	}
 	src := cfg.Sources["ollama.host"]
+	if client.API() == config.APIOpenAI {
+		src = cfg.Sources["server.base_url"]
+	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	v, err := client.Version(tctx)
@@ -224,13 +232,25 @@ func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, time
 		if errors.As(err, &le) {
 			why = le.Err.Error()
 		}
+		if client.API() == config.APIOpenAI {
+			r.fail("start the server (llama-server, LM Studio, vLLM, or `ollama serve` for its /v1), or point [server] base_url or --base-url at it; without it Lantern still plays by hand (lantern play --plain)",
+				"no OpenAI-compatible server answers at %s (from %s)\n%s", client.Host(), src, why)
+			return nil
+		}
 		r.fail("start Ollama (`ollama serve`; install it from https://ollama.com), or point OLLAMA_HOST or [ollama] host at your server; without it Lantern still plays by hand (lantern play --plain)",
 			"no Ollama server answers at %s (host from %s)\n%s", client.Host(), src, why)
 		return nil
 	}
-	r.ok("Ollama %s at %s (host from %s)", v, client.Host(), src)
+	if client.API() == config.APIOpenAI {
+		r.ok("%s server at %s (from %s)", v, client.Host(), src)
+	} else {
+		r.ok("Ollama %s at %s (host from %s)", v, client.Host(), src)
+	}
+	if hosts := client.Hosts(); len(hosts) > 1 {
+		r.info("the roles use %d servers: %s (each call goes to the least busy of a role's)", len(hosts), strings.Join(hosts, ", "))
+	}
 	if !client.Loopback() {
-		r.info("the server %s is not on this machine: prompts and game text are sent over the network", client.Host())
+		r.info("a server is not on this machine: prompts and game text are sent over the network (%s)", strings.Join(client.Hosts(), ", "))
 	}
 	return client
 }
@@ -274,7 +294,11 @@ func doctorModels(ctx context.Context, r *doctorReport, cfg *config.Config, clie
 	for _, name := range models {
 		users := strings.Join(roles[name], ", ")
 		if !have[name] && !have[withTag(name)] {
-			r.fail(fmt.Sprintf("ollama pull %s, or choose a model the server has (lantern models lists them; [roles.NAME] model, or --model)", name),
+			fix := fmt.Sprintf("ollama pull %s, or choose a model the server has (lantern models lists them; [roles.NAME] model, or --model)", name)
+			if client.API() == config.APIOpenAI {
+				fix = fmt.Sprintf("load %s on the server, or choose a model it has (lantern models lists them; [roles.NAME] model, or --model)", name)
+			}
+			r.fail(fix,
 				"%s is not on the server (used by %s)", name, users)
 			continue
 		}
@@ -284,6 +308,10 @@ func doctorModels(ctx context.Context, r *doctorReport, cfg *config.Config, clie
 			continue
 		}
 		r.ok("%s: tools %s, thinking %s, context %s (used by %s)", name, yesNo(info.Has(llm.CapTools)), yesNo(info.Has(llm.CapThinking)), ctxLen(info.ContextLength), users)
+		if info.RemoteHost != "" || (llm.ModelSummary{Name: name}).Remote() {
+			r.warn("sign in with `ollama signin` to use it; pick a local model to keep the game on this machine",
+				"%s is a cloud model: it runs %s and the prompts sent to it leave this machine", name, remoteWhere(info.RemoteHost))
+		}
 		for _, role := range roles[name] {
 			rc := cfg.Roles[role]
 			var missing []string
@@ -300,7 +328,7 @@ func doctorModels(ctx context.Context, r *doctorReport, cfg *config.Config, clie
 					"the %s role needs %s, which %s lacks", role, strings.Join(missing, " and "), name)
 			}
 			if rc.NumCtx > 0 && info.ContextLength > 0 && rc.NumCtx > info.ContextLength {
-				r.warn(fmt.Sprintf("lower [roles.%s] num_ctx, or set it to 0 for 8192 or the model's length", role),
+				r.warn(fmt.Sprintf("lower [roles.%s] num_ctx, or set it to 0 to keep the server's own size", role),
 					"the %s role's num_ctx %d is more than %s's context (%d)", role, rc.NumCtx, name, info.ContextLength)
 			}
 		}

@@ -27,9 +27,9 @@ func serverLogCounts(t *testing.T) (runners, truncated int, ok bool) {
 
 // TestE2EFortyTurnsOneLoad is the efficiency run on the real server: forty
 // turns of the demo with every role on lantern-tiny and the default
-// configuration load the model once (one num_ctx for the session), the
-// server never truncates a prompt (every prompt is fitted to the context
-// first), and the per-role table reports calls, tokens and the agent's
+// configuration (no num_ctx, no keep_alive: the server's own) load the
+// model once, the server never truncates a prompt (every prompt is fitted
+// to the context the server reports first), and the per-role table reports calls, tokens and the agent's
 // cache share.
 func TestE2EFortyTurnsOneLoad(t *testing.T) {
 	host := os.Getenv("OLLAMA_HOST")

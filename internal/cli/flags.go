@@ -15,6 +15,14 @@ func sessionFlags(fs *pflag.FlagSet) {
 	fs.String("model", "", "model for every role (default: the configured ones)")
 	fs.Int("seed", 0, "random seed (frotz -s semantics); episode n uses seed+n-1 (default: loop.seed)")
 	fs.String("profile", "", "the managers' cadence: lean or zorkgpt (default: profile, else lean)")
+	serverFlags(fs)
+}
+
+// serverFlags are the flags that choose the model server's protocol and
+// URL: --api and --base-url.
+func serverFlags(fs *pflag.FlagSet) {
+	fs.String("api", "", `model server protocol: "ollama" or "openai" (llama.cpp, LM Studio, vLLM, Ollama's /v1) (default: server.api)`)
+	fs.String("base-url", "", `model server URL, for "openai" the base of /chat/completions, e.g. http://127.0.0.1:8080/v1 (default: server.base_url, else the Ollama host)`)
 }
 
 // episodeFlags are the flags of the commands that play episodes headless.

@@ -58,6 +58,6 @@ func newClientLog(cfg *config.Config, onCall func(llm.CallMetrics), log *slog.Lo
 	// many prompt caches it keeps (for the cache share in the metrics).
 	slots, _ := strconv.Atoi(os.Getenv("OLLAMA_NUM_PARALLEL"))
 	multi, _ := strconv.ParseBool(os.Getenv("OLLAMA_MULTIUSER_CACHE"))
-	return llm.New(llm.Options{Host: cfg.Ollama.Host, Roles: cfg.Roles, OnCall: onCall, Logger: log, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10,
+	return llm.New(llm.Options{Host: cfg.Ollama.Host, Server: cfg.Server, Roles: cfg.Roles, OnCall: onCall, Logger: log, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10,
 		CacheSlots: slots, MultiUserCache: multi})
 }

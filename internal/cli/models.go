@@ -22,10 +22,13 @@ type modelLine struct {
 	ContextLength int      `json:"context_length,omitempty"`
 	Capabilities  []string `json:"capabilities,omitempty"`
 	Roles         []string `json:"roles"`
+	// Remote: a cloud model; prompts sent to it leave this machine.
+	Remote bool `json:"remote,omitempty"`
 }
 
 // modelsReport is `lantern models --json`.
 type modelsReport struct {
+	API     string              `json:"api"`
 	Host    string              `json:"host"`
 	Version string              `json:"version"`
 	Models  []modelLine         `json:"models"`
@@ -36,16 +39,20 @@ func newModelsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "models [flags]",
 		Args:  noArgs,
-		Short: "list the Ollama server's models and which roles use them",
-		Long: `Lists the Ollama server's models (size, parameters, quantization, context
+		Short: "list the model server's models and which roles use them",
+		Long: `Lists the model server's models (size, parameters, quantization, context
 length, capabilities) and which of Lantern's roles use each; then the models
 the configuration names that the server lacks, with the command that pulls
-them. Exits 1 when the server cannot be reached.`,
+them. Cloud models (Ollama's *-cloud) are marked remote: prompts sent to them
+leave this machine. With --api openai the list is the server's /models.
+Exits 1 when the server cannot be reached.`,
 		Example: `  lantern models
-  OLLAMA_HOST=gpu-box:11434 lantern models --json`,
+  OLLAMA_HOST=gpu-box:11434 lantern models --json
+  lantern models --api openai --base-url http://127.0.0.1:8080/v1`,
 	}
 	fs := cmd.Flags()
 	fs.String("host", "", "Ollama host (default: OLLAMA_HOST, else the configured one)")
+	serverFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the server")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -53,7 +60,7 @@ them. Exits 1 when the server cannot be reached.`,
 		if fs.NArg() > 0 {
 			return usageErrorf("unexpected %q", fs.Arg(0))
 		}
-		cfg, err := loadConfig("models", changed(fs), a.configFile, stderr, "host")
+		cfg, err := loadConfig("models", changed(fs), a.configFile, stderr, "host", "api", "base-url")
 		if err != nil {
 			return err
 		}
@@ -71,20 +78,21 @@ them. Exits 1 when the server cannot be reached.`,
 		if err != nil {
 			return err
 		}
-		rep := modelsReport{Host: client.Host(), Version: v, Models: []modelLine{}}
+		rep := modelsReport{API: client.API(), Host: client.Host(), Version: v, Models: []modelLine{}}
 		used := map[string][]string{} // model (with its tag) → roles
 		for _, r := range config.RoleNames() {
 			m := withTag(cfg.Model(r))
 			used[m] = append(used[m], r)
 		}
 		for _, m := range list {
-			line := modelLine{ModelSummary: m, Roles: used[withTag(m.Name)]}
+			line := modelLine{ModelSummary: m, Roles: used[withTag(m.Name)], Remote: m.Remote()}
 			if line.Roles == nil {
 				line.Roles = []string{}
 			}
 			delete(used, withTag(m.Name))
 			if info, err := client.Show(tctx, m.Name); err == nil {
 				line.ContextLength, line.Capabilities = info.ContextLength, info.Capabilities
+				line.Remote = line.Remote || info.RemoteHost != ""
 			}
 			rep.Models = append(rep.Models, line)
 		}
@@ -100,7 +108,11 @@ them. Exits 1 when the server cannot be reached.`,
 			}
 			return nil
 		}
-		fmt.Fprintf(stdout, "Ollama %s at %s: %d model(s)\n\n", rep.Version, rep.Host, len(rep.Models))
+		if rep.API == config.APIOpenAI {
+			fmt.Fprintf(stdout, "%s server at %s: %d model(s)\n\n", rep.Version, rep.Host, len(rep.Models))
+		} else {
+			fmt.Fprintf(stdout, "Ollama %s at %s: %d model(s)\n\n", rep.Version, rep.Host, len(rep.Models))
+		}
 		if len(rep.Models) > 0 {
 			rows := [][]string{{"NAME", "SIZE", "PARAMS", "QUANT", "CONTEXT", "CAPABILITIES", "ROLES"}}
 			for _, m := range rep.Models {
@@ -108,10 +120,22 @@ them. Exits 1 when the server cannot be reached.`,
 				if roles == "" {
 					roles = "-"
 				}
-				rows = append(rows, []string{m.Name, sizeText(m.Size), dash(m.Parameters), dash(m.Quantization), ctxLen(m.ContextLength),
+				size := sizeText(m.Size)
+				switch {
+				case m.Remote:
+					size = "remote"
+				case m.Size == 0:
+					size = "-"
+				}
+				rows = append(rows, []string{m.Name, size, dash(m.Parameters), dash(m.Quantization), ctxLen(m.ContextLength),
 					dash(strings.Join(m.Capabilities, ",")), roles})
 			}
 			bench.Table(stdout, rows)
+			for _, m := range rep.Models {
+				if m.Remote {
+					fmt.Fprintf(stdout, "\n%s is a cloud model: it runs %s, not on this machine, and the prompts sent to it (game text, memories) leave it.\n", m.Name, remoteWhere(m.RemoteHost))
+				}
+			}
 		}
 		if len(rep.Missing) > 0 {
 			var names []string
@@ -121,12 +145,24 @@ them. Exits 1 when the server cannot be reached.`,
 			sort.Strings(names)
 			fmt.Fprintln(stdout, "\nConfigured but not on the server:")
 			for _, m := range names {
+				if rep.API == config.APIOpenAI {
+					fmt.Fprintf(stdout, "  %s (%s): load it on the server\n", m, strings.Join(rep.Missing[m], ", "))
+					continue
+				}
 				fmt.Fprintf(stdout, "  %s (%s): ollama pull %s\n", m, strings.Join(rep.Missing[m], ", "), strings.TrimSuffix(m, ":latest"))
 			}
 		}
 		return nil
 	}
 	return cmd
+}
+
+// remoteWhere names where a cloud model runs.
+func remoteWhere(host string) string {
+	if host == "" {
+		return "on ollama.com"
+	}
+	return "at " + host
 }
 
 func dash(s string) string {

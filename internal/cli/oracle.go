@@ -21,7 +21,8 @@ func newOracleCmd(a *app) *cobra.Command {
 		Use:   "oracle --script FILE [flags]",
 		Args:  noArgs,
 		Short: "serve a model that plays a walkthrough (no GPU)",
-		Long: `Serves Ollama's HTTP API with one model, "oracle", that knows the solution:
+		Long: `Serves Ollama's HTTP API and the OpenAI chat-completions protocol (/v1) on
+one port, with one model, "oracle", that knows the solution:
 as the agent it proposes the walkthrough's commands one by one (moving on
 only when its last proposal was played, so a rejected or replaced command is
 proposed again), as the critic it scores the walkthrough's move high and
@@ -94,6 +95,7 @@ that role's schema) at --gen-rate. --slots requests are served at once
 		if pacer != nil {
 			fmt.Fprintf(stderr, "lantern oracle: paced at %g prompt and %g generated tokens a second, %d slots\n", *promptRate, *genRate, *slots)
 		}
+		fmt.Fprintf(stderr, "lantern oracle: the OpenAI protocol on the same port: --api openai --base-url http://%s/v1\n", ln.Addr())
 		ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 		defer stop()
 		done := make(chan error, 1)

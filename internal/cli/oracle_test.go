@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/internal/shared"
 )
@@ -120,6 +121,14 @@ func TestOracleProcess(t *testing.T) {
 // and the last turn's score.
 func playWithOracle(t *testing.T, walkthrough string, extra ...string) (oracle.Stats, int) {
 	t.Helper()
+	return playWithOracleOn(t, config.APIOllama, walkthrough, extra...)
+}
+
+// playWithOracleOn is playWithOracle on a protocol: Ollama's API, or the
+// OpenAI chat-completions protocol at the oracle's /v1 (--api openai
+// --base-url).
+func playWithOracleOn(t *testing.T, apiName, walkthrough string, extra ...string) (oracle.Stats, int) {
+	t.Helper()
 	cmds, err := oracle.LoadScript(walkthrough)
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +138,11 @@ func playWithOracle(t *testing.T, walkthrough string, extra ...string) (oracle.S
 	t.Cleanup(srv.Close)
 	t.Setenv("OLLAMA_HOST", strings.TrimPrefix(srv.URL, "http://"))
 	args := append([]string{"run", "--headless", "--json", "--model", "oracle", "--seed", "12", "--max-turns", "1000"}, extra...)
+	if apiName == config.APIOpenAI {
+		// Nothing may reach Ollama's chat: the host is a closed port.
+		t.Setenv("OLLAMA_HOST", "127.0.0.1:9")
+		args = append(args, "--api", "openai", "--base-url", srv.URL+"/v1")
+	}
 	code, stdout, stderr := runCLI(t, "", args...)
 	if code != exitOK {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
@@ -212,10 +226,14 @@ func TestOraclePlaysZork(t *testing.T) {
 	}
 	story := shared.File(t, "stories/zork1.z3")
 	walk := shared.File(t, "walkthroughs/zork1.txt")
-	isolate(t)
-	st, score := playWithOracle(t, walk, "--story", story)
-	if score != 350 {
-		t.Errorf("score %d, want 350", score)
+	for _, apiName := range []string{config.APIOllama, config.APIOpenAI} {
+		t.Run(apiName, func(t *testing.T) {
+			isolate(t)
+			st, score := playWithOracleOn(t, apiName, walk, "--story", story)
+			if score != 350 {
+				t.Errorf("score %d, want 350", score)
+			}
+			knownFalseRejections(t, st, map[int]bool{})
+		})
 	}
-	knownFalseRejections(t, st, map[int]bool{})
 }

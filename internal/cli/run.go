@@ -62,7 +62,7 @@ standard input every further proposal is accepted.`,
 		if *autoAccept < 0 {
 			return usageErrorf("--auto-accept must be 0 (wait) or more, not %s", *autoAccept)
 		}
-		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile")
+		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile", "api", "base-url")
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ standard input every further proposal is accepted.`,
 				return err
 			}
 			if !client.Loopback() {
-				fmt.Fprintf(stderr, "lantern run: note: the Ollama server %s is not on this machine\n", clip(client.Host()))
+				fmt.Fprintf(stderr, "lantern run: note: a model server is not on this machine (%s): prompts and game text go over the network\n", clip(strings.Join(client.Hosts(), ", ")))
 			}
 		}
 		sess, err := openSession(cfg, storyFile{story, path, binding}, client, agent, *episodes, false)

@@ -49,7 +49,7 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long, with a countdown (0: wait)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-		cfg, err := loadConfig("tui", changed(fs), a.configFile, stderr, "workdir", "story", "model", "seed", "theme", "profile")
+		cfg, err := loadConfig("tui", changed(fs), a.configFile, stderr, "workdir", "story", "model", "seed", "theme", "profile", "api", "base-url")
 		if err != nil {
 			return err
 		}

@@ -40,6 +40,7 @@ var rules = []rule{
 	{"engine/session", []string{"tui/...", "internal/cli/..."}, "the session is below every client"},
 	{"domain", []string{module + "/..."}, "the played turn is a leaf every layer shares"},
 	{"internal/stories", []string{module + "/..."}, "finding story files needs nothing of Lantern"},
+	{"internal/chatserve", []string{module + "/..."}, "the stand-in servers' HTTP core speaks wire formats and needs nothing of Lantern"},
 	{"internal/export", []string{"engine/...", "llm/...", "tui/...", "internal/cli/..."}, "an export reads the run database and draws; it plays nothing"},
 	{"internal/bench", []string{"engine/session", "tui/...", "internal/cli/..."}, "the bench's statistics sit below the command line that prints them"},
 	{"internal/scriptagent", []string{"engine/session", "tui/...", "internal/cli/..."}, "an agent is below the session that wires it"},

@@ -1,6 +1,8 @@
-// Package oracle is a stand-in model server that knows the solution: it
-// speaks Ollama's HTTP API (/api/chat streaming and not, /api/show,
-// /api/tags, /api/version, /api/pull, /api/ps and GET /) with one model,
+// Package oracle is a stand-in model server that knows the solution: on
+// the shared server core (internal/chatserve) it speaks Ollama's HTTP API
+// (/api/chat streaming and not, /api/show, /api/tags, /api/version,
+// /api/pull, /api/ps and GET /) and the OpenAI chat-completions protocol
+// (/v1/chat/completions, /v1/models) on one port with one model,
 // "oracle", and answers each of Lantern's roles (told by the X-Lantern-Role
 // header) in the reply shape the request's `format` schema asks for. As the
 // agent it proposes a walkthrough's commands one by one, moving on only
@@ -12,7 +14,6 @@
 package oracle
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,9 +22,9 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/chatserve"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/ollama/ollama/api"
-	"github.com/ollama/ollama/types/model"
 )
 
 // ModelName is the one model the oracle serves.
@@ -34,9 +35,6 @@ const Version = "0.17.4"
 
 // ContextLength is the context the oracle's model claims.
 const ContextLength = 65536
-
-// roleHeader carries the calling role (the llm package sets it).
-const roleHeader = "X-Lantern-Role"
 
 // Options configure an oracle.
 type Options struct {
@@ -60,6 +58,9 @@ type Oracle struct {
 	opts    Options
 	log     *slog.Logger
 	started time.Time
+
+	once    sync.Once
+	handler http.Handler
 
 	mu    sync.Mutex
 	walk  walker
@@ -128,185 +129,65 @@ func isModel(name string) bool {
 	return name == ModelName || name == ModelName+":latest"
 }
 
-// ServeHTTP answers Ollama's API.
+// Handler is the oracle's HTTP server: the shared server core
+// (internal/chatserve) answering Ollama's API and the OpenAI
+// chat-completions protocol on one port, with the oracle as its backend.
+// Pacing a reply belongs in pace (see Options.ChunkDelay).
+func (o *Oracle) Handler() http.Handler {
+	return chatserve.New(chatserve.Options{Backend: backend{o}, ChunkRunes: 16, Version: Version, Started: o.started, Pace: o.pace})
+}
+
+// ServeHTTP answers both protocols (see Handler).
 func (o *Oracle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/":
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			httpError(w, http.StatusMethodNotAllowed, "method not allowed")
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		if r.Method == http.MethodGet {
-			fmt.Fprint(w, "Ollama is running")
-		}
-	case "/api/version":
-		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
-	case "/api/tags":
-		writeJSON(w, http.StatusOK, api.ListResponse{Models: []api.ListModelResponse{{
-			Name: ModelName + ":latest", Model: ModelName + ":latest", ModifiedAt: o.started, Size: 1 << 10,
-			Digest: "0racle", Details: o.details(),
-		}}})
-	case "/api/ps":
-		writeJSON(w, http.StatusOK, api.ProcessResponse{Models: []api.ProcessModelResponse{{
-			Name: ModelName + ":latest", Model: ModelName + ":latest", Size: 1 << 10, Digest: "0racle",
-			Details: o.details(), ExpiresAt: time.Now().Add(time.Hour), ContextLength: ContextLength,
-		}}})
-	case "/api/show":
-		var req api.ShowRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		if !isModel(req.Model) {
-			notFound(w, req.Model)
-			return
-		}
-		writeJSON(w, http.StatusOK, o.show())
-	case "/api/pull":
-		var req api.PullRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		o.pull(w, req.Model)
-	case "/api/chat":
-		var req api.ChatRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		if !isModel(req.Model) {
-			notFound(w, req.Model)
-			return
-		}
-		o.chat(w, r, &req)
-	default:
-		httpError(w, http.StatusNotFound, "404 page not found")
-	}
+	o.once.Do(func() { o.handler = o.Handler() })
+	o.handler.ServeHTTP(w, r)
 }
 
-func (o *Oracle) details() api.ModelDetails {
-	return api.ModelDetails{Format: "oracle", Family: "oracle", Families: []string{"oracle"}, ParameterSize: "0B", QuantizationLevel: "none"}
+// backend is the oracle as the server core sees it.
+type backend struct{ o *Oracle }
+
+func (b backend) Models() []chatserve.Model {
+	caps := []string{"tools"}
+	if !b.o.opts.NoThinking {
+		caps = append(caps, "thinking")
+	}
+	return []chatserve.Model{{Name: ModelName + ":latest", ContextLength: ContextLength, Capabilities: caps, Size: 1 << 10,
+		Family: "oracle", ParameterSize: "0B", Quantization: "none"}}
 }
 
-func (o *Oracle) show() api.ShowResponse {
-	caps := []model.Capability{model.CapabilityCompletion, model.CapabilityTools}
-	if !o.opts.NoThinking {
-		caps = append(caps, model.CapabilityThinking)
+// Chat answers one chat call for the role in its header.
+func (b backend) Chat(req *chatserve.Request) (chatserve.Answer, error) {
+	o := b.o
+	if !isModel(req.Chat.Model) {
+		return chatserve.Answer{}, &chatserve.StatusError{Code: http.StatusNotFound,
+			Msg: fmt.Sprintf("model '%s' not found (the oracle serves only %q)", req.Chat.Model, ModelName)}
 	}
-	return api.ShowResponse{
-		Details:      o.details(),
-		ModelInfo:    map[string]any{"general.architecture": "oracle", "oracle.context_length": ContextLength},
-		Capabilities: caps,
-		ModifiedAt:   o.started,
+	ans, err := o.respond(req.Role, req.Chat)
+	if err != nil {
+		o.log.Warn("oracle: cannot answer", "role", req.Role, "err", err)
+		return chatserve.Answer{}, err
 	}
+	o.log.Debug("oracle: chat", "role", req.Role, "protocol", req.Protocol, "content", ans.Content)
+	return chatserve.Answer{Content: ans.Content, Thinking: ans.Thinking}, nil
 }
 
-// pull succeeds at once for the oracle (there is nothing to download) and
-// fails for any other model.
-func (o *Oracle) pull(w http.ResponseWriter, name string) {
-	if !isModel(name) {
-		httpError(w, http.StatusNotFound, fmt.Sprintf("pull model manifest: the oracle serves only %q, not %q", ModelName, name))
-		return
+// pace times a reply: the latency model first (Options.Pacer: the reply
+// held as long as a GPU would take, its counts and model time reported as
+// such), then ChunkDelay before each streamed piece, so a person can watch
+// the reasoning arrive. The core calls the returned Pacer before the first
+// byte and before each piece.
+func (o *Oracle) pace(req *chatserve.Request, ans *chatserve.Answer) chatserve.Pacer {
+	if o.opts.ChunkDelay <= 0 && o.opts.Pacer == nil {
+		return nil
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(w)
-	for _, st := range []api.ProgressResponse{{Status: "pulling manifest"}, {Status: "verifying sha256 digest"}, {Status: "success"}} {
-		enc.Encode(st)
-		flush(w)
-	}
+	return &replyPace{o: o, req: req, ans: ans, delay: o.opts.ChunkDelay}
 }
+
 
 // answer is a reply before it is sent.
 type answer struct {
 	Content  string
 	Thinking string
-}
-
-// chat answers one chat request for the role in its header.
-func (o *Oracle) chat(w http.ResponseWriter, r *http.Request, req *api.ChatRequest) {
-	start := time.Now()
-	role := r.Header.Get(roleHeader)
-	ans, err := o.respond(role, req)
-	if err != nil {
-		o.log.Warn("oracle: cannot answer", "role", role, "err", err)
-		httpError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	o.log.Debug("oracle: chat", "role", role, "content", ans.Content)
-	paced, ok := o.pace(r, role, req)
-	if !ok {
-		return
-	}
-	promptChars := 0
-	for _, m := range req.Messages {
-		promptChars += len(m.Content) + len(m.Thinking)
-	}
-	promptChars += len(req.Format)
-	final := api.ChatResponse{
-		Model: req.Model, CreatedAt: time.Now(), Done: true, DoneReason: "stop",
-		Message: api.Message{Role: "assistant"},
-		Metrics: api.Metrics{
-			PromptEvalCount: max(1, promptChars/4),
-			EvalCount:       max(1, (len(ans.Content)+len(ans.Thinking))/4),
-		},
-	}
-	timing := func() {
-		final.CreatedAt = time.Now()
-		total := time.Since(start)
-		final.TotalDuration = max(total, time.Microsecond)
-		final.PromptEvalDuration = max(total/10, time.Microsecond)
-		final.EvalDuration = max(total-total/10, time.Microsecond)
-		paced(&final.Metrics)
-	}
-	if req.Stream != nil && !*req.Stream {
-		final.Message.Content, final.Message.Thinking = ans.Content, ans.Thinking
-		timing()
-		writeJSON(w, http.StatusOK, final)
-		return
-	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(w)
-	for _, piece := range chunks(ans) {
-		if o.opts.ChunkDelay > 0 {
-			select {
-			case <-time.After(o.opts.ChunkDelay):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		if err := enc.Encode(api.ChatResponse{Model: req.Model, CreatedAt: time.Now(), Message: piece}); err != nil {
-			return
-		}
-		flush(w)
-	}
-	timing()
-	enc.Encode(final)
-	flush(w)
-}
-
-// chunks cuts a reply into streamed pieces, thinking first, a few words at
-// a time.
-func chunks(a answer) []api.Message {
-	var out []api.Message
-	cut := func(text string, thinking bool) {
-		rs := []rune(text)
-		for len(rs) > 0 {
-			n := min(16, len(rs))
-			m := api.Message{Role: "assistant"}
-			if thinking {
-				m.Thinking = string(rs[:n])
-			} else {
-				m.Content = string(rs[:n])
-			}
-			out = append(out, m)
-			rs = rs[n:]
-		}
-	}
-	cut(a.Thinking, true)
-	cut(a.Content, false)
-	return out
 }
 
 // respond makes the reply a role gets.
@@ -453,32 +334,4 @@ func allUser(msgs []api.Message) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
-}
-
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
-		httpError(w, http.StatusBadRequest, "bad request: "+err.Error())
-		return false
-	}
-	return true
-}
-
-func notFound(w http.ResponseWriter, name string) {
-	httpError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found (the oracle serves only %q)", name, ModelName))
-}
-
-func httpError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, map[string]string{"error": msg})
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
-
-func flush(w http.ResponseWriter) {
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/chatserve"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/knowledge"
@@ -265,7 +266,7 @@ func TestNonStreamingChat(t *testing.T) {
 		Messages: []api.Message{{Role: "user", Content: "Turn 1. Location: L1 West of House."}},
 		Format:   json.RawMessage(`{"type":"object","properties":{"reasoning":{"type":"string"},"action":{"type":"string"}},"required":["reasoning","action"]}`)})
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/chat", bytes.NewReader(body))
-	req.Header.Set(roleHeader, config.RoleAgent)
+	req.Header.Set(chatserve.RoleHeader, config.RoleAgent)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package oracle
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"github.com/lantern-if/lantern/internal/chatserve"
 	"sync"
 	"time"
 
@@ -309,24 +309,39 @@ func PromptText(req *api.ChatRequest) string {
 	return string(b)
 }
 
-// pace holds a chat request for as long as the pacer says (nothing when
-// the oracle has none) and returns what sets the reply's counts and
-// durations: the whole prompt as prompt_eval_count (Ollama counts the
-// prompt before its cache is consulted), the evaluation of the uncached
-// part as prompt_eval_duration, the role's budget as eval_count. false:
-// the request ended while it waited.
-func (o *Oracle) pace(r *http.Request, role string, req *api.ChatRequest) (func(*api.Metrics), bool) {
-	if o.opts.Pacer == nil {
-		return func(*api.Metrics) {}, true
-	}
-	p, err := o.opts.Pacer.Serve(r.Context(), role, PromptText(req))
-	if err != nil {
-		return nil, false
-	}
-	o.log.Debug("oracle: paced", "role", role, "slot", p.Slot, "prompt", p.Prompt, "cached", p.Cached,
-		"generated", p.Generated, "queued", p.Queued, "prompt_eval", p.PromptEval, "eval", p.Eval)
-	return func(m *api.Metrics) {
-		m.PromptEvalCount, m.EvalCount = p.Prompt, p.Generated
-		m.PromptEvalDuration, m.EvalDuration = max(p.PromptEval, time.Microsecond), max(p.Eval, time.Microsecond)
-	}, true
+// replyPace is one reply's pacing: at the first byte, the latency model's
+// time (waiting for a slot, evaluating the uncached prompt, generating the
+// role's budget), with the reply's counts and model time set from it: the
+// whole prompt as prompt_eval_count (Ollama counts the prompt before its
+// cache is consulted), the evaluation of the uncached part as
+// prompt_eval_duration, the role's budget as eval_count. Then the chunk
+// delay before each streamed piece.
+type replyPace struct {
+	o     *Oracle
+	req   *chatserve.Request
+	ans   *chatserve.Answer
+	delay time.Duration
 }
+
+func (r *replyPace) Wait(ctx context.Context, piece, pieces int) error {
+	if piece == 0 {
+		if r.o.opts.Pacer == nil {
+			return nil
+		}
+		p, err := r.o.opts.Pacer.Serve(ctx, r.req.Role, PromptText(r.req.Chat))
+		if err != nil {
+			return err
+		}
+		r.o.log.Debug("oracle: paced", "role", r.req.Role, "slot", p.Slot, "prompt", p.Prompt, "cached", p.Cached,
+			"generated", p.Generated, "queued", p.Queued, "prompt_eval", p.PromptEval, "eval", p.Eval)
+		r.ans.PromptTokens, r.ans.EvalTokens = p.Prompt, p.Generated
+		r.ans.PromptEval, r.ans.Eval = max(p.PromptEval, time.Microsecond), max(p.Eval, time.Microsecond)
+		return nil
+	}
+	if r.delay <= 0 {
+		return nil
+	}
+	return sleepCtx(ctx, r.delay)
+}
+
+func (r *replyPace) Done() {}

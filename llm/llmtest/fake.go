@@ -1,6 +1,8 @@
-// Package llmtest is a scripted fake Ollama server for tests. It speaks the
-// real wire format (/api/chat streaming NDJSON and non-streaming, /api/tags,
-// /api/show, /api/version, /api/pull progress), answers chat calls from a
+// Package llmtest is a scripted fake model server for tests. On the shared
+// server core (internal/chatserve) it speaks Ollama's wire format
+// (/api/chat streaming NDJSON and non-streaming, /api/tags, /api/show,
+// /api/version, /api/ps, /api/pull progress) and the OpenAI
+// chat-completions protocol (/v1/chat/completions, /v1/models), answers chat calls from a
 // script matched by role or prompt, records every request, fails the test
 // on unexpected calls and (at cleanup) on scripted calls that never came,
 // and injects faults: refused connections, HTTP errors, a slow first byte,
@@ -8,8 +10,6 @@
 package llmtest
 
 import (
-	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,21 +18,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lantern-if/lantern/internal/chatserve"
 	"github.com/ollama/ollama/api"
 )
 
 // Fault is a failure the fake injects instead of (or in) a reply.
-type Fault int
+type Fault = chatserve.Fault
 
+// The faults (see chatserve).
 const (
-	NoFault       Fault = iota
-	HTTP500             // the server answers 500
-	NotFound            // 404 model not found
-	BadRequest          // 400
-	SlowFirstByte       // wait Reply.Delay before anything is sent
-	CutMidStream        // send part of the reply, then close the connection
-	MalformedJSON       // send a line that is not JSON
-	NeverEnds           // stream until the client gives up
+	NoFault       = chatserve.NoFault
+	HTTP500       = chatserve.HTTP500       // the server answers 500
+	NotFound      = chatserve.NotFound      // 404 model not found
+	BadRequest    = chatserve.BadRequest    // 400
+	Unauthorized  = chatserve.Unauthorized  // 401, as a cloud model when not signed in
+	SlowFirstByte = chatserve.SlowFirstByte // wait Reply.Delay before anything is sent
+	CutMidStream  = chatserve.CutMidStream  // send part of the reply, then close the connection
+	MalformedJSON = chatserve.MalformedJSON // send a line that is not JSON
+	NeverEnds     = chatserve.NeverEnds     // stream until the client gives up
 )
 
 // Reply is one scripted answer to a chat call.
@@ -45,6 +48,9 @@ type Reply struct {
 	PromptTokens int           // prompt_eval_count (default: 42)
 	EvalTokens   int           // eval_count (default: one per chunk)
 	DoneReason   string        // done_reason (default: "stop")
+	CachedTokens int           // usage.prompt_tokens_details.cached_tokens on the OpenAI protocol
+	ChunkRunes   int           // the size of a streamed piece (default: 7 characters)
+	Message      string        // a fault's error text (default: a plain one)
 }
 
 // ToolCall is a scripted tool call.
@@ -53,12 +59,16 @@ type ToolCall struct {
 	Args map[string]any
 }
 
-// Request is a recorded request.
+// Request is a recorded request. A chat call in either protocol is
+// recorded in Ollama's shape (Chat); Path tells which protocol it came in.
 type Request struct {
 	Path string
 	Role string // the X-Lantern-Role header
 	Chat *api.ChatRequest
 }
+
+// OpenAI reports whether the request came in the OpenAI protocol.
+func (r Request) OpenAI() bool { return strings.HasPrefix(r.Path, "/v1/") }
 
 // Prompt is all message contents of a chat request, joined.
 func (r Request) Prompt() string {
@@ -98,12 +108,14 @@ type model struct {
 	name   string
 	ctxLen int
 	caps   []string
+	remote string // a cloud model's host
 }
 
 // Server is the fake. Make it with New.
 type Server struct {
 	t      testing.TB
 	srv    *httptest.Server
+	core   *chatserve.Server
 	mu     sync.Mutex
 	exps   []*expectation
 	reqs   []Request
@@ -133,7 +145,10 @@ func (s *Server) Arrived(m Matcher) <-chan struct{} {
 // when the test ends.
 func New(t testing.TB) *Server {
 	s := &Server{t: t, models: map[string]model{}}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.core = chatserve.New(chatserve.Options{Backend: backend{s}, ChunkRunes: 7,
+		OnRequest:  func(path, role string, chat *api.ChatRequest) { s.record(Request{Path: path, Role: role, Chat: chat}) },
+		Unexpected: func(method, path string) { t.Errorf("llmtest: unexpected request %s %s", method, path) }})
+	s.srv = httptest.NewServer(s.core)
 	t.Cleanup(func() {
 		s.srv.CloseClientConnections()
 		s.srv.Close()
@@ -151,6 +166,9 @@ func New(t testing.TB) *Server {
 // Host is the server's host:port (an OLLAMA_HOST value).
 func (s *Server) Host() string { return strings.TrimPrefix(s.srv.URL, "http://") }
 
+// BaseURL is the server's OpenAI-compatible base URL (http://HOST/v1).
+func (s *Server) BaseURL() string { return s.srv.URL + "/v1" }
+
 // AddModel registers a model for /api/show and /api/tags.
 func (s *Server) AddModel(name string, ctxLen int, caps ...string) {
 	s.mu.Lock()
@@ -159,6 +177,17 @@ func (s *Server) AddModel(name string, ctxLen int, caps ...string) {
 		s.order = append(s.order, name)
 	}
 	s.models[name] = model{name: name, ctxLen: ctxLen, caps: caps}
+}
+
+// AddCloudModel registers a cloud model: Ollama lists it with its remote
+// host and a manifest's size.
+func (s *Server) AddCloudModel(name string, ctxLen int) {
+	s.AddModel(name, ctxLen)
+	s.mu.Lock()
+	m := s.models[name]
+	m.remote = "https://ollama.com:443"
+	s.models[name] = m
+	s.mu.Unlock()
 }
 
 // On scripts the replies to the calls that match, one reply per call, in
@@ -216,40 +245,6 @@ func RefusedHost(t testing.TB) string {
 	return addr
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	rec := Request{Path: r.URL.Path, Role: r.Header.Get("X-Lantern-Role")}
-	switch r.URL.Path {
-	case "/api/version":
-		s.record(rec)
-		writeJSON(w, 200, map[string]string{"version": "0.17.4"})
-	case "/api/tags":
-		s.record(rec)
-		s.tags(w)
-	case "/api/show":
-		s.record(rec)
-		var req api.ShowRequest
-		json.NewDecoder(r.Body).Decode(&req)
-		s.show(w, req.Model)
-	case "/api/pull":
-		s.record(rec)
-		var req api.PullRequest
-		json.NewDecoder(r.Body).Decode(&req)
-		s.pull(w, req.Model)
-	case "/api/chat":
-		var req api.ChatRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			writeJSON(w, 400, map[string]string{"error": "bad request: " + err.Error()})
-			return
-		}
-		rec.Chat = &req
-		s.record(rec)
-		s.chat(w, r, rec)
-	default:
-		s.t.Errorf("llmtest: unexpected request %s %s", r.Method, r.URL.Path)
-		writeJSON(w, 404, map[string]string{"error": "not found"})
-	}
-}
-
 func (s *Server) record(r Request) {
 	s.mu.Lock()
 	if !s.drop {
@@ -267,55 +262,57 @@ func (s *Server) record(r Request) {
 	s.mu.Unlock()
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
+// backend answers the core from the script.
+type backend struct{ s *Server }
 
-func (s *Server) tags(w http.ResponseWriter) {
-	s.mu.Lock()
-	var list api.ListResponse
-	for _, n := range s.order {
-		list.Models = append(list.Models, api.ListModelResponse{Name: n, Model: n, Size: 1 << 20, Details: api.ModelDetails{Family: "llama", ParameterSize: "1M", QuantizationLevel: "F32"}})
+func (b backend) Models() []chatserve.Model {
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	var out []chatserve.Model
+	for _, n := range b.s.order {
+		m := b.s.models[n]
+		cm := chatserve.Model{Name: n, ContextLength: m.ctxLen, Capabilities: m.caps, Size: 1 << 20,
+			Family: "llama", ParameterSize: "1M", Quantization: "F32", RemoteHost: m.remote}
+		if m.remote != "" {
+			cm.Size = 384
+		}
+		out = append(out, cm)
 	}
-	s.mu.Unlock()
-	writeJSON(w, 200, list)
+	return out
 }
 
-func (s *Server) show(w http.ResponseWriter, name string) {
-	s.mu.Lock()
-	m, ok := s.models[name]
-	s.mu.Unlock()
+func (b backend) Chat(req *chatserve.Request) (chatserve.Answer, error) {
+	r := Request{Path: req.HTTP.URL.Path, Role: req.Role, Chat: req.Chat}
+	rep, ok := b.s.next(r)
 	if !ok {
-		writeJSON(w, 404, map[string]string{"error": fmt.Sprintf("model '%s' not found", name)})
-		return
+		b.s.t.Errorf("llmtest: unexpected chat call (role %q, model %q): %.200s", r.Role, r.Chat.Model, r.Prompt())
+		return chatserve.Answer{}, &chatserve.StatusError{Code: http.StatusInternalServerError, Msg: "llmtest: unexpected call"}
 	}
-	caps := []string{"completion"}
-	caps = append(caps, m.caps...)
-	writeJSON(w, 200, map[string]any{
-		"details":      map[string]string{"family": "llama", "parameter_size": "1M", "quantization_level": "F32"},
-		"model_info":   map[string]any{"general.architecture": "llama", "llama.context_length": m.ctxLen},
-		"capabilities": caps,
-	})
+	pt := rep.PromptTokens
+	if pt == 0 {
+		pt = 42
+	}
+	ans := chatserve.Answer{Content: rep.Content, Thinking: rep.Thinking, Fault: rep.Fault, Delay: rep.Delay,
+		PromptTokens: pt, EvalTokens: rep.EvalTokens, CachedTokens: rep.CachedTokens, ChunkRunes: rep.ChunkRunes, DoneReason: rep.DoneReason, Load: time.Millisecond, Message: rep.Message}
+	for _, tc := range rep.ToolCalls {
+		ans.ToolCalls = append(ans.ToolCalls, chatserve.ToolCall{Name: tc.Name, Args: tc.Args})
+	}
+	switch rep.Fault {
+	case HTTP500:
+		ans.Message = "llmtest: internal server error"
+	case BadRequest:
+		ans.Message = "llmtest: invalid options"
+	}
+	if rep.Message != "" {
+		ans.Message = rep.Message
+	}
+	return ans, nil
 }
 
-func (s *Server) pull(w http.ResponseWriter, name string) {
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	enc := json.NewEncoder(w)
-	enc.Encode(api.ProgressResponse{Status: "pulling manifest"})
-	for i := int64(1); i <= 4; i++ {
-		enc.Encode(api.ProgressResponse{Status: "pulling layer", Digest: "sha256:fake", Total: 400, Completed: 100 * i})
-		flush(w)
-	}
-	enc.Encode(api.ProgressResponse{Status: "success"})
-	s.AddModel(name, 4096)
-}
-
-func flush(w http.ResponseWriter) {
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
+// Pull adds any model pulled, with a context of 4096.
+func (b backend) Pull(name string) bool {
+	b.s.AddModel(name, 4096)
+	return true
 }
 
 // next finds the scripted reply for a chat call.
@@ -332,136 +329,4 @@ func (s *Server) next(r Request) (Reply, bool) {
 		}
 	}
 	return Reply{}, false
-}
-
-func (s *Server) chat(w http.ResponseWriter, hr *http.Request, r Request) {
-	rep, ok := s.next(r)
-	if !ok {
-		s.t.Errorf("llmtest: unexpected chat call (role %q, model %q): %.200s", r.Role, r.Chat.Model, r.Prompt())
-		writeJSON(w, 500, map[string]string{"error": "llmtest: unexpected call"})
-		return
-	}
-	switch rep.Fault {
-	case HTTP500:
-		writeJSON(w, 500, map[string]string{"error": "llmtest: internal server error"})
-		return
-	case NotFound:
-		writeJSON(w, 404, map[string]string{"error": fmt.Sprintf("model '%s' not found", r.Chat.Model)})
-		return
-	case BadRequest:
-		writeJSON(w, 400, map[string]string{"error": "llmtest: invalid options"})
-		return
-	case SlowFirstByte:
-		select {
-		case <-time.After(rep.Delay):
-		case <-hr.Context().Done():
-			return
-		}
-	}
-	stream := r.Chat.Stream == nil || *r.Chat.Stream
-	chunks := split(rep)
-	final := s.final(r, rep, len(chunks))
-	if !stream {
-		msg := api.Message{Role: "assistant", Content: rep.Content, Thinking: rep.Thinking, ToolCalls: apiCalls(rep.ToolCalls)}
-		final.Message = msg
-		writeJSON(w, 200, final)
-		return
-	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(200)
-	enc := json.NewEncoder(w)
-	for i, c := range chunks {
-		if rep.Fault == CutMidStream && i == len(chunks)/2 {
-			cut(w)
-			return
-		}
-		if rep.Fault == MalformedJSON && i == len(chunks)/2 {
-			w.Write([]byte("{\"message\": {\"content\": \"oops\"\n"))
-			flush(w)
-			return
-		}
-		enc.Encode(api.ChatResponse{Model: r.Chat.Model, CreatedAt: time.Now(), Message: c})
-		flush(w)
-	}
-	if rep.Fault == NeverEnds {
-		for {
-			select {
-			case <-hr.Context().Done():
-				return
-			case <-time.After(5 * time.Millisecond):
-				enc.Encode(api.ChatResponse{Model: r.Chat.Model, Message: api.Message{Role: "assistant", Content: "and "}})
-				flush(w)
-			}
-		}
-	}
-	if len(rep.ToolCalls) > 0 {
-		enc.Encode(api.ChatResponse{Model: r.Chat.Model, Message: api.Message{Role: "assistant", ToolCalls: apiCalls(rep.ToolCalls)}})
-	}
-	enc.Encode(final)
-	flush(w)
-}
-
-// cut closes the connection in the middle of the response.
-func cut(w http.ResponseWriter) {
-	flush(w)
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			conn.Close()
-		}
-	}
-}
-
-func (s *Server) final(r Request, rep Reply, chunks int) api.ChatResponse {
-	pt, et := rep.PromptTokens, rep.EvalTokens
-	if pt == 0 {
-		pt = 42
-	}
-	if et == 0 {
-		et = chunks
-	}
-	reason := rep.DoneReason
-	if reason == "" {
-		reason = "stop"
-	}
-	return api.ChatResponse{
-		Model: r.Chat.Model, CreatedAt: time.Now(), Done: true, DoneReason: reason,
-		Message: api.Message{Role: "assistant"},
-		Metrics: api.Metrics{TotalDuration: 3 * time.Millisecond, LoadDuration: time.Millisecond,
-			PromptEvalCount: pt, PromptEvalDuration: time.Millisecond, EvalCount: et, EvalDuration: time.Millisecond},
-	}
-}
-
-// split cuts a reply into streaming chunks: thinking first, then content,
-// a few characters at a time.
-func split(rep Reply) []api.Message {
-	var out []api.Message
-	piece := func(text string, thinking bool) {
-		rs := []rune(text)
-		for len(rs) > 0 {
-			n := min(7, len(rs))
-			m := api.Message{Role: "assistant"}
-			if thinking {
-				m.Thinking = string(rs[:n])
-			} else {
-				m.Content = string(rs[:n])
-			}
-			out = append(out, m)
-			rs = rs[n:]
-		}
-	}
-	piece(rep.Thinking, true)
-	piece(rep.Content, false)
-	return out
-}
-
-func apiCalls(calls []ToolCall) []api.ToolCall {
-	var out []api.ToolCall
-	for i, c := range calls {
-		args := api.NewToolCallFunctionArguments()
-		for k, v := range c.Args {
-			args.Set(k, v)
-		}
-		out = append(out, api.ToolCall{Function: api.ToolCallFunction{Index: i, Name: c.Name, Arguments: args}})
-	}
-	return out
 }
