@@ -183,7 +183,6 @@ func (o *Oracle) pace(req *chatserve.Request, ans *chatserve.Answer) chatserve.P
 	return &replyPace{o: o, req: req, ans: ans, delay: o.opts.ChunkDelay}
 }
 
-
 // answer is a reply before it is sent.
 type answer struct {
 	Content  string
