@@ -28,27 +28,27 @@ func (q *CallQueue) Add(m llm.CallMetrics) {
 	q.mu.Unlock()
 }
 
-// take removes and returns turn's calls. Every call of a turn is made
-// before the engine reports the turn's metrics, and calls arrive in order,
-// so the turn's calls are the first run tagged with it; calls queued before
-// them belong to turns that were never played (dropped with them).
+// Take removes and returns turn's calls. Turns close in order (the engine
+// reports a turn once its calls, its managers' included, are made), but
+// their calls interleave when the managers run beside the next proposal:
+// every call tagged with the turn is its, calls of earlier turns still
+// queued belong to turns never played (dropped with them), and calls of
+// later turns stay for them.
 func (q *CallQueue) Take(turn int) (calls, dropped []llm.CallMetrics) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	i := 0
-	for i < len(q.calls) && q.calls[i].Turn != turn {
-		i++
+	kept := q.calls[:0]
+	for _, c := range q.calls {
+		switch {
+		case c.Turn == turn:
+			calls = append(calls, c)
+		case c.Turn < turn:
+			dropped = append(dropped, c)
+		default:
+			kept = append(kept, c)
+		}
 	}
-	if i == len(q.calls) {
-		return nil, nil
-	}
-	j := i
-	for j < len(q.calls) && q.calls[j].Turn == turn {
-		j++
-	}
-	calls = append(calls, q.calls[i:j]...)
-	dropped = append(dropped, q.calls[:i]...)
-	q.calls = append(q.calls[:0], q.calls[j:]...)
+	q.calls = kept
 	return calls, dropped
 }
 

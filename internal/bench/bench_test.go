@@ -13,25 +13,29 @@ import (
 
 func TestCallQueueAttribution(t *testing.T) {
 	q := &CallQueue{}
-	for _, turn := range []int{1, 1, 2, 3, 3, 1} { // turn 2 never played; then a new episode's turn 1
+	// The managers' calls of a turn finish beside the next turn's agent
+	// call: turn 1's memory call comes after turn 2's agent call. Turn 4
+	// was never played (its proposal abandoned).
+	for _, turn := range []int{1, 2, 1, 3, 2, 4, 5, 6} {
 		q.Add(llm.CallMetrics{Turn: turn, Latency: time.Duration(turn) * time.Millisecond})
 	}
-	calls, dropped := q.Take(1)
-	if len(calls) != 2 || len(dropped) != 0 {
-		t.Errorf("turn 1: %d calls, %d dropped", len(calls), len(dropped))
+	for _, want := range []struct{ turn, calls, dropped int }{{1, 2, 0}, {2, 2, 0}, {3, 1, 0}, {5, 1, 1}} {
+		calls, dropped := q.Take(want.turn)
+		if len(calls) != want.calls || len(dropped) != want.dropped {
+			t.Errorf("turn %d: %d calls, %d dropped; want %d and %d", want.turn, len(calls), len(dropped), want.calls, want.dropped)
+		}
+		for _, c := range calls {
+			if c.Turn != want.turn {
+				t.Errorf("turn %d took a call of turn %d", want.turn, c.Turn)
+			}
+		}
 	}
-	calls, dropped = q.Take(3)
-	if len(calls) != 2 || len(dropped) != 1 || dropped[0].Turn != 2 {
-		t.Errorf("turn 3: %d calls, dropped %+v", len(calls), dropped)
+	q.Add(llm.CallMetrics{Turn: 8})
+	if calls, dropped := q.Take(7); calls != nil || len(dropped) != 1 || dropped[0].Turn != 6 {
+		t.Errorf("a turn without calls took %v, dropped %v", calls, dropped)
 	}
-	if calls, _ := q.Take(4); calls != nil {
-		t.Errorf("a turn without calls took %v", calls)
-	}
-	if calls, _ := q.Take(1); len(calls) != 1 {
-		t.Errorf("the next episode's turn 1: %d calls", len(calls))
-	}
-	if len(q.Rest()) != 0 {
-		t.Error("calls left")
+	if rest := q.Rest(); len(rest) != 1 || rest[0].Turn != 8 {
+		t.Errorf("calls left %+v, want turn 8's", rest)
 	}
 }
 
