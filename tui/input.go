@@ -220,9 +220,14 @@ func (m *Model) paneKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.undoObjectiveDrop()
 		}
 	case pMap:
-		if key.Matches(k, keys.View) {
-			_, _, mp := m.shown()
+		_, _, mp := m.shown()
+		switch {
+		case key.Matches(k, keys.View):
 			mp.toggleMermaid()
+			return nil
+		case k.String() == "left" || k.String() == "right":
+			// Pan the grid sideways: rooms beyond a narrow pane's edge.
+			mp.panBy(map[string]int{"left": -1, "right": 1}[k.String()])
 			return nil
 		}
 	}

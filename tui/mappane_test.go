@@ -211,7 +211,7 @@ func TestMapScrollsAroundTheCurrentRoom(t *testing.T) {
 	h.mustSee("║Hallway")
 }
 
-// panBy moves a narrow pane's view sideways to rooms it leaves out, and
+// ← and → pan a narrow pane's view sideways to rooms it leaves out, and
 // back; a move to another room centres it again.
 func TestMapPansToRoomsAtTheSides(t *testing.T) {
 	evs := demoWalk(t, 28)
@@ -221,12 +221,12 @@ func TestMapPansToRoomsAtTheSides(t *testing.T) {
 	h.mustSee("║Study", "│Kitchen")
 	h.mustNotSee("│Cellar")
 	for i := 0; i < 4 && !strings.Contains(h.screen(), "│Cellar"); i++ {
-		h.m.mapp.panBy(1)
+		h.key("right")
 	}
 	h.mustSee("│Cellar")
 	h.mustNotSee("║Study")
 	for i := 0; i < 4; i++ {
-		h.m.mapp.panBy(-1)
+		h.key("left")
 	}
 	h.mustSee("║Study")
 	last := evs[len(evs)-2].(engine.TurnResult)

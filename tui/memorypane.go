@@ -23,6 +23,14 @@ type MemorySource interface {
 	Stats() memory.Stats
 }
 
+// memoryNotices is what a store may also tell (memory.Store does): the
+// entries it could not read, with their lines, and the memories its guard
+// put back after a save by hand that lacked them. Read in commands only.
+type memoryNotices interface {
+	Problems() []memory.Problem
+	TakeKept() []memory.Kept
+}
+
 // memoryPane shows the memories at the current location, styled by
 // category and status, and a browser over every location.
 type memoryPane struct {
@@ -30,6 +38,7 @@ type memoryPane struct {
 	has      bool // a store is attached
 	loaded   bool
 	secs     []memory.Section
+	problems []memory.Problem // entries Memories.md holds that could not be read
 	here     env.Location
 	loc      int // the location shown (here unless browsing another)
 	browsing bool
@@ -48,6 +57,26 @@ func (p *memoryPane) setSize(w, h int) { p.w, p.h = w, h }
 func (p *memoryPane) setSections(secs []memory.Section) {
 	p.secs, p.loaded = secs, true
 	p.clamp()
+}
+
+// setProblems keeps the entries Memories.md holds that could not be read:
+// they are shown where they stand, never dropped from view.
+func (p *memoryPane) setProblems(ps []memory.Problem) { p.problems = ps }
+
+// problemLines are the unreadable entries at a location (0: before the
+// first location), as the file has them.
+func (p *memoryPane) problemLines(loc int) []line {
+	var out []line
+	for _, pr := range p.problems {
+		if pr.Location != loc {
+			continue
+		}
+		out = append(out, wrap(fmt.Sprintf("⚠ Memories.md line %d: %s", pr.Line, pr.Msg), p.w, stError, "")...)
+		if t := strings.TrimSpace(pr.Text); t != "" {
+			out = append(out, wrap(t, p.w, stMuted, "  ")...)
+		}
+	}
+	return out
 }
 
 // moved follows the player to a new location.
@@ -261,6 +290,7 @@ func (p *memoryPane) lines() (out []line, selFrom, selTo int) {
 		head = append(head, seg{" · " + plural(sec.Visits, "visit", "visits"), stMeta})
 	}
 	out = append(out, mkLine(head...))
+	out = append(out, p.problemLines(id)...)
 	ms := sec.Memories
 	if len(ms) == 0 {
 		out = append(out, wrap("No memories here yet. a adds one; b browses every location.", w, stMuted, "")...)

@@ -187,8 +187,10 @@ func (m *Model) Init() tea.Cmd {
 // Messages of the TUI's own commands.
 type (
 	memoriesMsg struct {
-		secs []memory.Section
-		err  error
+		secs     []memory.Section
+		problems []memory.Problem // entries that could not be read
+		kept     []memory.Kept    // memories the guard put back
+		err      error
 	}
 	memTickMsg    struct{}
 	objectivesMsg struct{ active, completed []string }
@@ -214,7 +216,11 @@ func (m *Model) loadMemories(refresh bool) tea.Cmd {
 				return nil
 			}
 		}
-		return memoriesMsg{secs: src.Sections()}
+		msg := memoriesMsg{secs: src.Sections()}
+		if n, ok := src.(memoryNotices); ok {
+			msg.problems, msg.kept = n.Problems(), n.TakeKept()
+		}
+		return msg
 	}
 }
 
@@ -276,6 +282,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.setFlash("Memories.md: "+msg.err.Error(), true)
 		}
 		m.memory.setSections(msg.secs)
+		m.memory.setProblems(msg.problems)
+		if len(msg.kept) > 0 {
+			// The guard put back an agent's memory the editor could not have
+			// seen: say so, so a second deletion is a choice.
+			notes := make([]string, len(msg.kept))
+			for i, k := range msg.kept {
+				notes[i] = k.String()
+			}
+			return m.setFlash(strings.Join(notes, "; "), false)
+		}
 		return nil
 	case memTickMsg:
 		return tea.Batch(m.loadMemories(true), memTick(m.opts.RefreshEvery))
