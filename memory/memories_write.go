@@ -58,10 +58,12 @@ func (s *Store) WriteErr() error {
 }
 
 // Pending is the whole file as the store would write it, while it holds
-// changes the file lacks; nil otherwise.
+// changes the file lacks; nil otherwise. Encoding fills the parsed file's
+// caches, so it takes the write lock: readers may hold the read lock
+// meanwhile on other goroutines (memory synthesis beside the next turn).
 func (s *Store) Pending() []byte {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.unwritten {
 		return nil
 	}
