@@ -241,7 +241,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 			err = fmt.Errorf("engine panic: %v\n%s", r, debug.Stack())
 			e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err, Fatal: true})
 		} else {
-			e.settle(ctx) // the background work of the last turns, then stop
+			e.closeTurns(ctx)
 		}
 		final := Stopped{Err: err}
 		select {

@@ -69,3 +69,17 @@ func (e *Engine) deliver(ctx context.Context, done []Settled) {
 		e.emit(ctx, e.completed(w.rec, w.start, w.span))
 	}
 }
+
+// closeTurns ends a stopping engine's played turns: their background work
+// is waited for a moment (work whose model calls the stop cancelled ends at
+// once, and stays stored for a resume), then every played turn is closed
+// with its TurnCompleted, so a client reports each turn that was recorded.
+func (e *Engine) closeTurns(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	e.settle(sctx)
+	for _, w := range e.waiting {
+		e.emit(sctx, e.completed(w.rec, w.start, w.span))
+	}
+	e.waiting = nil
+}

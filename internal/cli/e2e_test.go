@@ -17,6 +17,9 @@ import (
 func tinyModelConfig(t *testing.T, dir, extra string) {
 	t.Helper()
 	var b strings.Builder
+	// The test server has one slot, shared with the other packages' tests:
+	// the managers' calls beside the agent's would only queue behind it.
+	b.WriteString("[loop]\nafter_turn = \"inline\"\n\n")
 	for _, r := range config.RoleNames() {
 		fmt.Fprintf(&b, "[roles.%s]\nthink = \"off\"\nnum_ctx = 4096\nnum_predict = 1200\nseed = 3\ntimeout = \"2m\"\n\n", r)
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -93,11 +94,24 @@ func missing(t testing.TB, why string) {
 	t.Skip(why)
 }
 
+// repoRoot is the module's root: above the working directory, or, for a
+// test that moved to a directory of its own (t.Chdir), above this source
+// file.
 func repoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("find repository root: %w", err)
 	}
+	if root, err := rootAbove(dir); err == nil {
+		return root, nil
+	}
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		return rootAbove(filepath.Dir(file))
+	}
+	return rootAbove(dir)
+}
+
+func rootAbove(dir string) (string, error) {
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			return dir, nil
