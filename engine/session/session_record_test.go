@@ -103,7 +103,7 @@ func TestUnrecordableTurnPausesTheEngine(t *testing.T) {
 func TestHugeReplyPausesTheEngine(t *testing.T) {
 	story, binding := demoStory(t)
 	client, fake := fakeClient(t)
-	fake.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: strings.Repeat("x", llm.DefaultMaxReply+1)})
+	fake.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: strings.Repeat("x", llm.DefaultMaxReply+1), ChunkRunes: 64 << 10}) // few, large pieces: the cap, not the streaming, is under test
 	sess, err := Open(Options{Story: story, Name: "demo.z5", Binding: binding, WorkDir: t.TempDir(), Client: client,
 		Engine: engine.Config{Seed: 3, MaxTurns: 10}})
 	if err != nil {
