@@ -82,8 +82,11 @@ func TestReplyCapOn1GBStream(t *testing.T) {
 	if s := sent.Load(); s > 64<<20 {
 		t.Errorf("the server got to send %d MB", s>>20)
 	}
-	if rss := peakRSS(t); rss > 200<<20 {
-		t.Errorf("peak memory %d MB, want under 200 MB", rss>>20)
+	// The peak is the test process's: the package's other tests (bodies
+	// of up to 100 MB cut off, the race detector's shadow memory) raise
+	// it too; a 1 GB reply read whole would pass 1 GB.
+	if rss := peakRSS(t); rss > 400<<20 {
+		t.Errorf("peak memory %d MB, want under 400 MB", rss>>20)
 	} else {
 		t.Logf("peak memory %d MB; the server sent %d MB before the client hung up", rss>>20, sent.Load()>>20)
 	}
