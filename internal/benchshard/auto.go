@@ -147,14 +147,7 @@ type SuiteSegment struct {
 // SuiteUnits (the first len%n shards take one more), grouped into segments.
 func PlanSuite(seeds []int, models, episodes int, s Shard) []SuiteSegment {
 	units := SuiteUnits(seeds, models, episodes)
-	n := max(s.Count, 1)
-	i := min(max(s.Index, 1), n) - 1
-	size, extra := len(units)/n, len(units)%n
-	lo := i*size + min(i, extra)
-	hi := lo + size
-	if i < extra {
-		hi++
-	}
+	lo, hi := s.bounds(len(units))
 	var out []SuiteSegment
 	for k := lo; k < hi; k++ {
 		u := units[k]

@@ -84,20 +84,27 @@ type Segment struct {
 	Seed         int    `json:"seed"`
 }
 
+// bounds is the shard's contiguous, balanced slice [lo, hi) of n units:
+// the first n%Count shards take one more.
+func (s Shard) bounds(n int) (lo, hi int) {
+	count := max(s.Count, 1)
+	i := min(max(s.Index, 1), count) - 1
+	size, extra := n/count, n%count
+	lo = i*size + min(i, extra)
+	hi = lo + size
+	if i < extra {
+		hi++
+	}
+	return lo, hi
+}
+
 // Plan is the shard's part of the benchmark: a contiguous, balanced slice
 // of the units (the first len%n shards take one more), grouped into
 // segments. Every unit belongs to exactly one shard of n; a shard may be
 // empty when there are fewer units than shards.
 func Plan(models []string, episodes, seed int, s Shard) []Segment {
 	units := Units(models, episodes, seed)
-	n := max(s.Count, 1)
-	i := min(max(s.Index, 1), n) - 1
-	size, extra := len(units)/n, len(units)%n
-	lo := i*size + min(i, extra)
-	hi := lo + size
-	if i < extra {
-		hi++
-	}
+	lo, hi := s.bounds(len(units))
 	var out []Segment
 	for _, u := range units[lo:hi] {
 		if k := len(out) - 1; k >= 0 && out[k].Model == u.Model && out[k].FirstEpisode+out[k].Episodes == u.Episode {
