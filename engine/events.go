@@ -148,11 +148,6 @@ type TurnCompleted struct {
 	Actions, Repeats int
 }
 
-// Harness is the turn's time not spent waiting for models.
-func (c TurnCompleted) Harness() time.Duration {
-	return max(c.Duration-c.LLM.Latency, 0)
-}
-
 // ErrorEvent: something failed; Fatal means the engine stopped.
 type ErrorEvent struct {
 	Turn  int
