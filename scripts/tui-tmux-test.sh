@@ -100,6 +100,25 @@ wait_for() {
 	fail "never saw: $*"
 }
 
+# wait_gone TEXT: until the screen no longer shows TEXT.
+wait_gone() {
+	local deadline=$((SECONDS + ${WAIT:-30}))
+	while ((SECONDS < deadline)); do
+		[[ $(screen) != *"$1"* ]] && return 0
+		sleep 0.2
+	done
+	fail "still saw: $1"
+}
+
+# leave_input: Esc out of the command line, then wait until the footer
+# offers "i type" again. A key sent before Lantern has read the Esc would
+# arrive in the same read and be taken as alt+key (a busy machine is slow
+# to read), so nothing is sent until the Esc has been seen to act.
+leave_input() {
+	keys Escape
+	wait_for "i type"
+}
+
 keys() {
 	tmux send-keys -t "$session" "$@"
 	sleep 0.2
@@ -176,7 +195,7 @@ keys i
 text inventory
 keys Enter
 wait_for "T2 human › inventory" "Turn: 2" "empty-handed"
-keys Escape
+leave_input
 log "typed inventory: Turn: 2"
 
 # Edit the agent's memory at the lane, through the browser.
@@ -282,7 +301,7 @@ sleep 1
 [[ $(turn_now) == "$t0" ]] || fail "a paste of 8 lines played before the person said yes"
 keys y
 wait_for "pasted 8 lines" "Turn: $((t0 + 8))"
-keys Escape
+leave_input
 log "a paste of 8 lines asked first, then played 8 turns"
 
 # Scrolled up, a command sent shows its result.
@@ -293,7 +312,7 @@ text score
 keys Enter
 wait_for "T$((t0 + 9)) human › score"
 [[ $(screen) != *"End to follow"* ]] || fail "the transcript stayed scrolled after sending"
-keys Escape
+leave_input
 log "sending while scrolled followed the transcript"
 
 # The footer at 80 and 120 columns: the focused pane's keys, ending with
@@ -410,7 +429,7 @@ keys i
 text inventory
 keys Enter
 wait_for "T1 human › inventory" "Turn: 1" "empty-handed"
-keys Escape
+leave_input
 log "unreachable: the notice names the host; typed inventory played (Turn: 1)"
 quit unreachable
 
@@ -510,7 +529,7 @@ for cmd in north up down east "open window" "enter window" west; do
 	keys Enter
 	wait_for "Turn: $n"
 done
-keys Escape
+leave_input
 keys M
 wait_for "║L8" "│Behind the Cottage" "▣ L8 Parlour" "6 rooms · 6 links" "rooms not shown"
 log "map: the pane draws the rooms, the current one in a double box"
@@ -545,6 +564,7 @@ hand_edit '{ print } /^\*\*\[NOTE\] Rope by the well\*\*/ { getline; print "A ro
 keys C-s
 wait_for "r reload theirs" "o overwrite with yours" "m merge" "esc cancel"
 keys Escape
+wait_gone "Edit memory at L"
 log "80×24: esc hid the notice; the outside-edit question showed all its answers (m merge)"
 
 # A memory deleted by hand within 2 s of the TUI's save stays deleted: the
