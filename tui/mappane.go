@@ -193,13 +193,16 @@ func (p *mapPane) grid() []line {
 	// The view: the current room's box in the middle, then scrolled.
 	// The offset is kept as what it moved the view from the centred one
 	// (unclamped), so each key moves the view by a line at once.
-	box := d.Boxes[cur]
+	// A turn can reach the pane before the map that holds its room: the
+	// view then stays put, and is not kept, so the map's arrival centres it.
+	box, drawn := d.Boxes[cur]
 	centreX := box.X + box.W/2 - w/2
 	x0 := clampView(centreX+p.pan, d.Width(), w)
-	p.pan = x0 - centreX
 	centre := box.Y + box.H/2 - viewH/2
 	y0 := clampView(centre+p.offset, d.Height(), viewH)
-	p.offset = y0 - centre
+	if drawn {
+		p.pan, p.offset = x0-centreX, y0-centre
+	}
 	if n := hiddenRooms(d, x0, y0, w, viewH); n > 0 {
 		head = mkLine(append(head.segs, seg{"  · " + plural(n, "room", "rooms") + " not shown", stMuted})...)
 	}

@@ -101,6 +101,18 @@ func TestMapZoomFillsTheScreenAndComesBack(t *testing.T) {
 // for the map: the opening, then the last turn and the map at the end.
 func demoWalk(t *testing.T, upTo int) []engine.Event {
 	t.Helper()
+	data, err := os.ReadFile("../game_files/demo/walkthrough.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := strings.Split(strings.TrimSpace(string(data)), "\n")
+	return demoPlay(t, cmds[:min(upTo, len(cmds))])
+}
+
+// demoPlay plays cmds on the demo and returns the engine's events, the
+// last turn followed by its map.
+func demoPlay(t *testing.T, cmds []string) []engine.Event {
+	t.Helper()
 	story, err := zmachine.LoadStory(demo.Story())
 	if err != nil {
 		t.Fatal(err)
@@ -113,17 +125,10 @@ func demoWalk(t *testing.T, upTo int) []engine.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile("../game_files/demo/walkthrough.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
 	em := newEngineMap()
 	evs := []engine.Event{engine.EpisodeStarted{Episode: 1, Observation: obs}, em.opened(obs.Location.ID, obs.Location.Name)}
 	var last engine.TurnResult
-	for i, cmd := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if i == upTo {
-			break
-		}
+	for i, cmd := range cmds {
 		if obs, err = game.Step(cmd); err != nil {
 			t.Fatal(err)
 		}
@@ -234,4 +239,29 @@ func TestMapPansToRoomsAtTheSides(t *testing.T) {
 	h.events(engine.TurnResult{Turn: last.Turn + 1, Actor: engine.ActorHuman, Action: "south",
 		Observation: env.Observation{Location: env.Location{ID: 9, Name: "Hallway"}}})
 	h.mustSee("║Hallway")
+}
+
+// A turn that reaches the pane before the map holding its new room (the
+// engine sends the map after the turn) does not leave the view off centre:
+// drawn between the two, or only after both, the pane shows the same view.
+func TestMapCentresWhenTheTurnArrivesBeforeItsMap(t *testing.T) {
+	// The tmux test's moves: the last enters the parlour, which the
+	// drawing has left of the kitchen, so a view centred on it pans.
+	evs := demoPlay(t, []string{"north", "up", "down", "east", "open window", "enter window", "west"})
+	turn7, mapped := evs[len(evs)-2], evs[len(evs)-1]
+	both := newHarness(t, 160, 50, "dark")
+	both.events(evs[:len(evs)-2]...)
+	both.key("M")
+	both.events(turn7, mapped)
+	want := both.screen()
+	apart := newHarness(t, 160, 50, "dark")
+	apart.events(evs[:len(evs)-2]...)
+	apart.key("M")
+	apart.events(turn7)
+	_ = apart.screen() // drawn with the room not on the map yet
+	apart.events(mapped)
+	if got := apart.screen(); got != want {
+		t.Fatalf("the view depends on a draw between the turn and its map:\n%s\nwant:\n%s", got, want)
+	}
+	apart.mustSee("║Parlour", "6 rooms · 6 links", "│Orchard")
 }
