@@ -91,6 +91,7 @@ func (e *Engine) engineState() ([]byte, error) {
 type resumeState struct {
 	machine []byte
 	engine  engineState
+	rewound bool // the person went back to this turn (Rewind)
 }
 
 // ResumeFrom makes Run continue a checkpoint's episode instead of starting
@@ -135,7 +136,7 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 	if s, ok := e.agent.(skipper); ok {
 		s.Skip(st.AgentTurns)
 	}
-	e.announce(ctx, EpisodeStarted{Episode: st.Episode, Observation: obs, Turn: st.Turn, Resumed: true, History: slices.Clone(st.History)})
+	e.announce(ctx, EpisodeStarted{Episode: st.Episode, Observation: obs, Turn: st.Turn, Resumed: true, Rewound: r.rewound, History: slices.Clone(st.History)})
 	return nil
 }
 

@@ -85,6 +85,11 @@ type EpisodeStarted struct {
 	Observation env.Observation
 	Turn        int
 	Resumed     bool
+	// Rewound: the person went back to Turn (Rewind); play goes on,
+	// paused, on Branch.
+	Rewound bool
+	// Branch is the line of play (zero before the run database knows it).
+	Branch Branch
 	// History are the recent turns a resumed episode had (nil otherwise).
 	History []contextmgr.HistoryEntry
 }

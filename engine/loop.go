@@ -119,7 +119,8 @@ type Engine struct {
 	// Review mode: the person decides on each proposal after the critic.
 	reviewing  bool
 	autoAccept time.Duration
-	ending     bool // the person ended the episode (EndEpisode)
+	ending     bool    // the person ended the episode (EndEpisode)
+	rewinding  *Rewind // the person went back to a turn (Rewind), done at the turn boundary
 	abandon    bool
 
 	// waiting are the played turns whose background work is not done.
@@ -265,6 +266,11 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 			return nil
 		}
 		e.drain(ctx)
+		if to := e.rewinding; to != nil && !e.quitting {
+			e.rewinding = nil
+			e.rewindTo(ctx, *to)
+			continue
+		}
 		if e.ending && !e.quitting {
 			e.ending = false
 			if err := e.endEpisode(ctx, env.EndPerson); err != nil {
@@ -351,6 +357,9 @@ func (e *Engine) apply(ctx context.Context, c Command) bool {
 		return true
 	case EndEpisode:
 		e.ending = true
+		return true
+	case Rewind:
+		e.rewinding = &c
 		return true
 	case MemoryEdit, ObjectiveEdit:
 		e.edit(ctx, c)
@@ -668,6 +677,7 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 // announce tells the session, then the clients, that an episode started
 // (or resumed), and gives the clients its map.
 func (e *Engine) announce(ctx context.Context, ev EpisodeStarted) {
+	ev.Branch = e.branch()
 	if e.life != nil {
 		if err := e.life.StartEpisode(ctx, ev); err != nil {
 			e.emit(ctx, ErrorEvent{Err: err})

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// An episode is a tree of branches. The person may go back to any turn
+// played (Rewind): the engine settles the turns still being worked on,
+// asks its Lifecycle (a Rewinder: the session, which keeps every turn's
+// state in lantern.db) for the state after that turn on a branch of its
+// own, restores it as it restores a checkpoint, and waits, paused. The
+// branch left behind is kept whole; play goes on on the new one. Rewinding
+// to a branch's last turn switches to that branch instead of starting
+// another. Memories are knowledge across episodes and are not rewound.
+
+// Rewind goes back to the state after Turn of a branch (0: the branch
+// being played) and plays on from there, paused, on a new branch named
+// Name ("" leaves it unnamed). A proposal in flight is abandoned.
+type Rewind struct {
+	Branch int64
+	Turn   int
+	Name   string
+}
+
+func (Rewind) isCommand() {}
+
+// Branch names a line of play of an episode: ID is the run database's row
+// (0 before the episode's first turn is recorded), Parent the branch it
+// was rewound from and ForkTurn the turn of Parent it starts after (both 0
+// for the episode's first line).
+type Branch struct {
+	ID       int64
+	Name     string
+	Parent   int64
+	ForkTurn int
+}
+
+// Label is how a branch is named on screen: its name, else "main" for an
+// episode's first line and "#ID from #PARENT@TURN" for the others.
+func (b Branch) Label() string {
+	switch {
+	case b.Name != "":
+		return b.Name
+	case b.Parent == 0:
+		return "main"
+	default:
+		return fmt.Sprintf("#%d from #%d@%d", b.ID, b.Parent, b.ForkTurn)
+	}
+}
+
+// Rewinder is a Lifecycle that keeps the state after every turn and can
+// go back to one.
+type Rewinder interface {
+	// Rewind prepares play from the state after to.Turn of branch
+	// to.Branch (0: the current one): it records the branch play goes on
+	// on and returns that state with the branch.
+	Rewind(ctx context.Context, to Rewind) (Checkpoint, Branch, error)
+	// Branch is the branch being played.
+	Branch() Branch
+}
+
+// ErrNoRewind: this engine's Lifecycle keeps no turn states (a run
+// without a session, or without checkpoints).
+var ErrNoRewind = errors.New("rewinding needs the state of every turn, which this run does not keep")
+
+// rewindTo goes back as the person asked (at a turn boundary): the
+// background work settles first, so nothing of the branch left behind is
+// written after the switch. A failure is reported and play stays where
+// it was.
+func (e *Engine) rewindTo(ctx context.Context, to Rewind) {
+	e.pending, e.ending = nil, false
+	e.mode = Paused
+	rw, ok := e.life.(Rewinder)
+	if !ok {
+		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: ErrNoRewind})
+		return
+	}
+	e.closeTurns(ctx)
+	cp, _, err := rw.Rewind(ctx, to)
+	if err == nil {
+		err = e.ResumeFrom(cp.Machine, cp.Engine)
+	}
+	if err != nil {
+		e.resume = nil
+		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: fmt.Errorf("rewind to turn %d: %w", to.Turn, err)})
+		return
+	}
+	e.resume.rewound = true
+	if err := e.resumeEpisode(ctx); err != nil {
+		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: fmt.Errorf("rewind to turn %d: %w", to.Turn, err)})
+	}
+}
+
+// branch is the branch being played, as the Lifecycle knows it.
+func (e *Engine) branch() Branch {
+	if rw, ok := e.life.(Rewinder); ok {
+		return rw.Branch()
+	}
+	return Branch{}
+}
