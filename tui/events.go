@@ -103,6 +103,8 @@ func (m *Model) episodeStarted(ev engine.EpisodeStarted) tea.Cmd {
 	if ev.Episode > 0 {
 		m.episode = ev.Episode // numbered by the run database
 	}
+	m.branch, m.branchCount = ev.Branch, 1
+	m.markEpisode()
 	return m.turnResult(engine.TurnResult{Observation: ev.Observation})
 }
 
@@ -211,35 +213,104 @@ func (m *Model) handlePull(msg pullMsg) tea.Cmd {
 }
 
 // resumed shows a resumed episode as it stood: its turns from lantern.db
-// (by actor, with their reasoning); the engine's map follows as a
-// MapChanged. Without the database only the last turn's text.
+// (by actor, with their reasoning; a branch's from its root on); the
+// engine's map follows as a MapChanged. Without the database only the last
+// turn's text. A rewind (or a switch of branch) is shown the same way, once
+// the episode's transcript and reasoning are cleared: the branch's turns up
+// to the one play goes on from.
 func (m *Model) resumed(ev engine.EpisodeStarted) tea.Cmd {
 	o := ev.Observation
-	m.episode = max(ev.Episode, m.episode+1)
+	left := m.branch
+	if ev.Rewound {
+		m.rewound()
+		if ev.Episode > 0 {
+			m.episode = ev.Episode
+		}
+	} else {
+		m.episode = max(ev.Episode, m.episode+1)
+		m.markEpisode()
+	}
+	m.branch = ev.Branch
 	m.mapp.turn(engine.TurnResult{Turn: ev.Turn, Observation: o})
 	m.turn, m.score, m.moves, m.loc = ev.Turn, o.Score, o.Moves, o.Location
 	m.memory.moved(o.Location)
 	note := fmt.Sprintf("Resumed episode %d after turn %d (the session before stopped there).", m.episode, ev.Turn)
-	if m.opts.Episodes != nil {
-		src, ctx, id := m.opts.Episodes, m.ctx, int64(m.episode)
-		return func() tea.Msg {
-			turns, err := src.Turns(ctx, id)
-			return resumedMsg{turns: turns, err: err, note: note, last: o.Text}
-		}
+	upto := 0
+	if ev.Rewound {
+		note, upto = rewoundNote(ev, left), ev.Turn
 	}
-	m.transcript.addNote(note, stEpisode)
-	m.transcript.addNote(o.Text, stResponse)
-	return nil
+	m.resumeGen++
+	var cmds []tea.Cmd
+	br, eps, ctx, gen := m.opts.Branches, m.opts.Episodes, m.ctx, m.resumeGen
+	if br != nil && ev.Branch.ID != 0 {
+		cmds = append(cmds, countBranches(ctx, br, ev.Branch.ID))
+	}
+	var read func() ([]rundb.Turn, error)
+	switch id := ev.Branch.ID; {
+	case br != nil && id != 0:
+		read = func() ([]rundb.Turn, error) { return br.BranchTurns(ctx, id) }
+	case eps != nil:
+		ep := int64(m.episode)
+		read = func() ([]rundb.Turn, error) { return eps.Turns(ctx, ep) }
+	default:
+		m.transcript.addNote(note, stEpisode)
+		m.transcript.addNote(o.Text, stResponse)
+		return tea.Batch(cmds...)
+	}
+	return tea.Batch(append(cmds, func() tea.Msg {
+		turns, err := read()
+		if upto > 0 {
+			kept := turns[:0:0]
+			for _, t := range turns {
+				if t.Turn <= upto {
+					kept = append(kept, t)
+				}
+			}
+			turns = kept
+		}
+		return resumedMsg{turns: turns, err: err, note: note, last: o.Text, gen: gen}
+	})...)
 }
 
-// resumedMsg is a resumed episode's turns, read from lantern.db.
+// markEpisode notes where the episode starts in the transcript and the
+// reasoning, which a rewind clears back to.
+func (m *Model) markEpisode() {
+	m.epMark.transcript, m.epMark.reasoning = m.transcript.feed.next, m.reasoning.feed.next
+}
+
+// rewound clears what the episode showed (its turns are shown again from
+// lantern.db, up to the turn play goes on from) and what was in flight:
+// the engine abandoned it and paused.
+func (m *Model) rewound() {
+	m.transcript.cutFrom(m.epMark.transcript)
+	m.reasoning.cutFrom(m.epMark.reasoning)
+	m.pending, m.thinking, m.stepping, m.queuedSteps = nil, false, false, 0
+	m.mode, m.lastActor = engine.Paused, ""
+}
+
+// rewoundNote says where play went: back to a turn on a new branch, or
+// over to another branch.
+func rewoundNote(ev engine.EpisodeStarted, left engine.Branch) string {
+	to := ev.Branch.Label()
+	if left.ID == 0 || (ev.Branch.Parent == left.ID && ev.Branch.ForkTurn == ev.Turn) {
+		return fmt.Sprintf("Rewound to turn %d on branch %s (the turns after it stay on branch %s).", ev.Turn, to, left.Label())
+	}
+	return fmt.Sprintf("Switched to branch %s at turn %d (branch %s stays as it was).", to, ev.Turn, left.Label())
+}
+
+// resumedMsg is a resumed episode's turns, read from lantern.db; gen is
+// the resume it answers (a later one makes it stale).
 type resumedMsg struct {
 	turns      []rundb.Turn
 	err        error
 	note, last string
+	gen        int
 }
 
 func (m *Model) handleResumed(msg resumedMsg) tea.Cmd {
+	if msg.gen != m.resumeGen {
+		return nil
+	}
 	if msg.err != nil || len(msg.turns) == 0 {
 		m.transcript.addNote(msg.note, stEpisode)
 		m.transcript.addNote(msg.last, stResponse)

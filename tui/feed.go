@@ -149,6 +149,18 @@ func (f *feed) scroll(n int) {
 
 func (f *feed) toBottom() { f.offset = 0 }
 
+// cutFrom drops the item with sequence seq and every later one, and
+// follows the newest again.
+func (f *feed) cutFrom(seq int) {
+	i := len(f.entries)
+	for i > 0 && f.entries[i-1].seq >= seq {
+		i--
+	}
+	clear(f.entries[i:])
+	f.entries = f.entries[:i]
+	f.offset = 0
+}
+
 func (f *feed) toTop() { f.scroll(1 << 30) }
 
 func (f *feed) atBottom() bool { return f.offset == 0 }

@@ -36,7 +36,7 @@ func helpEntries(k keyMap) []helpEntry {
 		keys  []key.Binding
 	}{
 		{"Game", []key.Binding{k.Pause, k.Step, k.Input, k.Review, k.Cancel, k.EndEpisode, k.Retry, k.Pull, k.Models, k.Quit}},
-		{"Panes", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes, k.Notes, k.Knowledge, k.Theme, k.Copy, k.Mouse}},
+		{"Panes", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes, k.Timeline, k.Notes, k.Knowledge, k.Theme, k.Copy, k.Mouse}},
 		{"Scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Memory pane (m)", []key.Binding{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Back}},
 		{"Objectives pane (o)", []key.Binding{k.Add, key.NewBinding(key.WithKeys(k.Edit.Keys()...), key.WithHelp(k.Edit.Help().Key, "edit objective")), k.Complete, k.Drop}},
@@ -66,6 +66,9 @@ func helpEntries(k keyMap) []helpEntry {
 		helpEntry{key: "e", desc: "edit it, then enter plays your command (recorded as human-edited)"},
 		helpEntry{key: "x", desc: "reject it with a reason: the agent proposes again with your reason"},
 		helpEntry{key: "r", desc: "reject it and remember the reason here (a memory)"},
+		helpEntry{head: "Timeline (T)"},
+		helpEntry{key: "enter", desc: "rewind to the turn (asks first; memories are not rewound)"},
+		helpEntry{key: "b", desc: "the episode's branches; enter switches to one"},
 		helpEntry{head: "Replay (E)"},
 		helpEntry{key: "←/→", desc: "step back/forward"},
 		helpEntry{key: "home/end", desc: "first/last turn"},
@@ -209,7 +212,7 @@ func (m *Model) footerKeys() []key.Binding {
 	case pReasoning:
 		return append(game, lit("↑/↓", "scroll"), pane)
 	}
-	return append(game, b(k.Search, "search"), lit("pgup/pgdn", "scroll"), pane, b(k.Episodes, "episodes"))
+	return append(game, b(k.Search, "search"), lit("pgup/pgdn", "scroll"), pane, b(k.Episodes, "episodes"), b(k.Timeline, "timeline"))
 }
 
 // helpTail is the end of every footer: "q quit • ? help".

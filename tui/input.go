@@ -141,6 +141,8 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.openKnowledge()
 	case key.Matches(k, keys.Episodes):
 		return m.openEpisodes()
+	case key.Matches(k, keys.Timeline):
+		return m.openTimeline()
 	case key.Matches(k, keys.Notes):
 		return m.openNotes()
 	case key.Matches(k, keys.Up):

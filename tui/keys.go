@@ -20,7 +20,7 @@ type keyMap struct {
 	Complete, Drop, Mermaid          key.Binding
 	Models, Theme, Help, Retry, Pull key.Binding
 	Knowledge, Episodes, Notes       key.Binding
-	EndEpisode                       key.Binding
+	EndEpisode, Timeline             key.Binding
 	Copy, Mouse                      key.Binding
 	Review, Zoom                     key.Binding
 }
@@ -67,6 +67,7 @@ func defaultKeys() keyMap {
 		Pull:       b([]string{"P"}, "P", "pull the model"),
 		Knowledge:  b([]string{"K"}, "K", "knowledge base"),
 		Episodes:   b([]string{"E"}, "E", "replay an episode"),
+		Timeline:   b([]string{"T"}, "T", "timeline: rewind to a turn, switch branch"),
 		Notes:      b([]string{"N"}, "N", "the agent's notes: read, edit, delete"),
 		EndEpisode: b([]string{"X"}, "X X", "end the episode"),
 		Copy:       b([]string{"y"}, "y", "copy: memory, map or the transcript shown"),
@@ -84,7 +85,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Step, k.Input, k.Review, k.Cancel, k.EndEpisode, k.Retry, k.Pull, k.Models, k.Quit},
-		{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes, k.Notes},
+		{k.NextPane, k.PrevPane, k.Jump, k.Memory, k.Objectives, k.MapPane, k.Search, k.Episodes, k.Timeline, k.Notes},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Theme, k.Knowledge},
 		{k.View, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Browse, k.Complete},
 	}

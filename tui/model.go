@@ -73,6 +73,12 @@ type gameView struct {
 	stopped, quitting           bool
 	stepping                    bool // a step was sent and its turn has not ended
 	queuedSteps                 int  // n pressed while a step was in flight
+	branch                      engine.Branch
+	branchCount                 int // the episode's branches, when known
+	// epMark is where the episode starts in the transcript and the
+	// reasoning (their items' sequence numbers); a rewind clears back to it.
+	epMark    struct{ transcript, reasoning int }
+	resumeGen int // resumes (and rewinds) announced
 }
 
 // commandState is the command line's: its text is kept while it is
@@ -306,6 +312,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleReplay(msg)
 	case resumedMsg:
 		return m.handleResumed(msg)
+	case branchCountMsg:
+		if msg.branch == m.branch.ID {
+			m.branchCount = msg.n
+		}
+		return nil
 	case undoCheckMsg:
 		return m.handleUndo(msg)
 	case flashMsg:

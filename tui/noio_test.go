@@ -75,7 +75,26 @@ type (
 		g *ioGuard
 		*fakeEngine
 	}
+	guardedBranches struct {
+		g *ioGuard
+		*fakeBranches
+	}
 )
+
+func (f guardedBranches) BranchTurns(ctx context.Context, id int64) ([]rundb.Turn, error) {
+	f.g.call("Branches.BranchTurns")
+	return f.fakeBranches.BranchTurns(ctx, id)
+}
+
+func (f guardedBranches) Branches(ctx context.Context, root int64) ([]BranchRow, error) {
+	f.g.call("Branches.Branches")
+	return f.fakeBranches.Branches(ctx, root)
+}
+
+func (f guardedBranches) Root(ctx context.Context, id int64) (int64, error) {
+	f.g.call("Branches.Root")
+	return f.fakeBranches.Root(ctx, id)
+}
 
 func (f *guardedMemories) Sections() []memory.Section {
 	f.g.call("Memories.Sections")
@@ -259,8 +278,9 @@ func TestNoIOInUpdate(t *testing.T) {
 	models := &guardedModels{g: g, fakeModels: fakeModels{host: "127.0.0.1:11434",
 		models: []llm.ModelSummary{{Name: "qwen3:4b"}, {Name: "llama3"}}, err: &llm.Error{Model: "qwen3:4b", Err: llm.ErrModelNotFound}}}
 	eng := guardedEngine{g: g, fakeEngine: newFakeEngine()}
+	fb, _ := sampleBranches()
 	m := New(context.Background(), Options{Engine: eng, Models: models, Memories: mem, Objectives: guardedObjectives{g: g},
-		Episodes: eps, Notes: notes, Story: "demo", MaxScore: 100, Theme: "dark", RefreshEvery: -1,
+		Episodes: eps, Branches: guardedBranches{g: g, fakeBranches: fb}, Notes: notes, Story: "demo", MaxScore: 100, Theme: "dark", RefreshEvery: -1,
 		KnowledgePath: filepath.Join(t.TempDir(), "knowledgebase.md"),
 		SavePrefs: func(string, map[string]string) error {
 			g.call("SavePrefs")
@@ -315,7 +335,13 @@ func TestNoIOInUpdate(t *testing.T) {
 	d.text("not yet")
 	d.keys("enter")
 	d.feed(eventsMsg{evs: []engine.Event{engine.ReviewRequested{Turn: 1, Attempt: 2, Action: "east"}}})
-	d.keys("enter", "v", "n", "space", "space", "t", "y", "P", "r", "X", "X", "q")
+	d.keys("enter", "v", "n", "space", "space", "t", "y", "P", "r")
+	// The timeline: a turn's screen, the question, the branches, a
+	// switch; then the engine's answer, a rewound episode.
+	d.keys("T", "up", "enter", "n", "b", "down", "enter")
+	d.feed(eventsMsg{evs: []engine.Event{engine.EpisodeStarted{Episode: 1, Resumed: true, Rewound: true, Turn: 5,
+		Branch: engine.Branch{ID: 3, Parent: 1, ForkTurn: 5}}}})
+	d.keys("X", "X", "q")
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -325,7 +351,8 @@ func TestNoIOInUpdate(t *testing.T) {
 	var missing []string
 	for _, want := range []string{"Memories.Sections", "Memories.Refresh", "Memories.Stats", "Objectives.Objectives",
 		"Episodes.EpisodeSummaries", "Episodes.Turns", "Episodes.Reviews", "Notes.Notes", "Notes.EditNote", "Notes.DeleteNote",
-		"Models.Version", "Models.CheckRole", "Models.Models", "Models.Pull", "Engine.Send", "SavePrefs"} {
+		"Models.Version", "Models.CheckRole", "Models.Models", "Models.Pull", "Engine.Send", "SavePrefs",
+		"Branches.BranchTurns", "Branches.Branches", "Branches.Root"} {
 		if g.calls[want] == 0 {
 			missing = append(missing, want)
 		}
@@ -366,7 +393,7 @@ func TestIOGuardCatches(t *testing.T) {
 }
 
 // ioMethods are the methods of the TUI's outside world (MemorySource,
-// ObjectiveSource, EpisodeSource, NoteSource, Models, Engine) that wait on
+// ObjectiveSource, EpisodeSource, BranchSource, NoteSource, Models, Engine) that wait on
 // files, the database, the network or the engine.
 var ioMethods = map[string]bool{
 	"Sections": true, "Refresh": true, "Stats": true, "Objectives": true,
@@ -374,6 +401,7 @@ var ioMethods = map[string]bool{
 	"Notes": true, "EditNote": true, "DeleteNote": true,
 	"Version": true, "CheckRole": true, "Models": true, "Pull": true,
 	"Send": true, "Run": true,
+	"BranchTurns": true, "Branches": true, "Root": true,
 }
 
 // TestIOOnlyInCommands: in the tui package's code, every call of an

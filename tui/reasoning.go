@@ -114,6 +114,13 @@ func (p *reasoningPane) info() string {
 
 func (p *reasoningPane) scroll(n int) { p.feed.scroll(n) }
 
+// cutFrom drops the turns' blocks from sequence seq on (a rewound
+// episode's); the next turn starts a block of its own.
+func (p *reasoningPane) cutFrom(seq int) {
+	p.feed.cutFrom(seq)
+	p.cur = nil
+}
+
 // block returns the turn's block, starting one when needed.
 func (p *reasoningPane) block(turn int, actor engine.Actor) *reasonItem {
 	if p.cur == nil || p.cur.turn != turn {

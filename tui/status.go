@@ -42,6 +42,17 @@ func (m *Model) modeLabel() (string, lipgloss.Style) {
 	return "paused", s.ModePaused
 }
 
+// branchPart names the branch being played after the episode's number,
+// when there is more than one line of play to tell apart (or the branch
+// has a name of its own).
+func (m *Model) branchPart() string {
+	b := m.branch
+	if b.Name == "" && b.Parent == 0 && m.branchCount < 2 {
+		return ""
+	}
+	return " · " + b.Label()
+}
+
 type statusPart struct {
 	label, value string
 	drop         int // the order in which parts go when space is short (0: never)
@@ -64,7 +75,7 @@ func (m *Model) statusView() string {
 	// episode; turn, score, location and mode always stay.
 	parts := []statusPart{
 		{"", m.opts.Story, 6},
-		{"Ep ", fmt.Sprint(max(m.episode, 1)), 5},
+		{"Ep ", fmt.Sprint(max(m.episode, 1)) + m.branchPart(), 5},
 		{"Turn: ", fmt.Sprint(m.turn), 0},
 		{"Score ", score, 0},
 		{"Moves ", fmt.Sprint(m.moves), 3},

@@ -139,6 +139,12 @@ func (p *transcriptPane) search(q string, older bool) bool {
 	return true
 }
 
+// cutFrom drops the items from sequence seq on (a rewound episode's).
+func (p *transcriptPane) cutFrom(seq int) {
+	p.feed.cutFrom(seq)
+	p.clearSearch()
+}
+
 func (p *transcriptPane) clearSearch() { p.query, p.match = "", -1 }
 
 // matchCount is the current match's place among the turns that match the

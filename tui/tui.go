@@ -39,6 +39,9 @@ type Options struct {
 	// Episodes is the run database (past episodes, replayed read-only);
 	// may be nil.
 	Episodes EpisodeSource
+	// Branches is the run database's branches (the timeline's branch list,
+	// a branched episode's transcript); nil: one line of play per episode.
+	Branches BranchSource
 	// Notes is the agent's flagged notes for the Notes view (N); may be
 	// nil.
 	Notes NoteSource

@@ -1,0 +1,548 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/memory/rundb"
+)
+
+// An episode is a tree of branches (engine.Rewind). The timeline (T) lists
+// the turns of the branch being played, each marked with what happened in
+// it, and shows a turn's screen; enter rewinds there, on a new branch, once
+// the person says yes. b lists the episode's branches; enter switches to
+// one (a rewind to its last turn). Both go to the engine as Rewind
+// commands; the engine pauses and announces the branch with a rewound
+// EpisodeStarted, which rebuilds the transcript from lantern.db.
+
+// BranchSource is the run database's branch side (*rundb.RunDB, adapted):
+// it is read only from commands.
+type BranchSource interface {
+	// BranchTurns is a branch's whole transcript in order: its parent's
+	// turns up to the fork, recursively, then its own (each turn keeps
+	// the episode row it was played on).
+	BranchTurns(ctx context.Context, branch int64) ([]rundb.Turn, error)
+	// Branches are the branches of an episode's tree: the root first,
+	// then the children depth-first in the order they were made.
+	Branches(ctx context.Context, root int64) ([]BranchRow, error)
+	// Root is the first branch of the episode a branch belongs to.
+	Root(ctx context.Context, branch int64) (int64, error)
+}
+
+// BranchRow is one branch of an episode as the branch list shows it.
+type BranchRow struct {
+	ID, Parent int64
+	ForkTurn   int
+	Name       string
+	Turns      int // its last turn's number
+	Score      int
+	Ended      bool
+	Reason     string
+	Active     bool // the branch --resume continues
+	Started    time.Time
+}
+
+func (b BranchRow) branch() engine.Branch {
+	return engine.Branch{ID: b.ID, Name: b.Name, Parent: b.Parent, ForkTurn: b.ForkTurn}
+}
+
+// Messages of the timeline's reads.
+type (
+	timelineMsg struct {
+		turns   []rundb.Turn
+		reviews map[turnKey][]rundb.Review
+		err     error
+	}
+	branchListMsg struct {
+		rows []BranchRow
+		err  error
+	}
+	// branchCountMsg is how many branches the episode being played has
+	// (the status bar names the branch when there are several).
+	branchCountMsg struct {
+		branch int64
+		n      int
+	}
+)
+
+// turnKey is a stored turn: the episode row it was played on, its number.
+type turnKey struct {
+	episode int64
+	turn    int
+}
+
+// loadTimeline reads a branch's transcript (without a BranchSource: the
+// episode's turns) and the person's reviews of those turns.
+func loadTimeline(ctx context.Context, eps EpisodeSource, br BranchSource, id int64) tea.Cmd {
+	return func() tea.Msg {
+		var turns []rundb.Turn
+		var err error
+		if br != nil {
+			turns, err = br.BranchTurns(ctx, id)
+		} else {
+			turns, err = eps.Turns(ctx, id)
+		}
+		if err != nil || eps == nil {
+			return timelineMsg{turns: turns, err: err}
+		}
+		reviews := map[turnKey][]rundb.Review{}
+		seen := map[int64]bool{}
+		for _, t := range turns {
+			if seen[t.Episode] {
+				continue
+			}
+			seen[t.Episode] = true
+			rs, err := eps.Reviews(ctx, t.Episode)
+			if err != nil {
+				return timelineMsg{err: err}
+			}
+			for _, r := range rs {
+				k := turnKey{t.Episode, r.Turn}
+				reviews[k] = append(reviews[k], r)
+			}
+		}
+		return timelineMsg{turns: turns, reviews: reviews}
+	}
+}
+
+func loadBranches(ctx context.Context, br BranchSource, id int64) tea.Cmd {
+	return func() tea.Msg {
+		root, err := br.Root(ctx, id)
+		if err != nil {
+			return branchListMsg{err: err}
+		}
+		rows, err := br.Branches(ctx, root)
+		return branchListMsg{rows: rows, err: err}
+	}
+}
+
+func countBranches(ctx context.Context, br BranchSource, id int64) tea.Cmd {
+	return func() tea.Msg {
+		root, err := br.Root(ctx, id)
+		if err != nil {
+			return nil
+		}
+		rows, err := br.Branches(ctx, root)
+		if err != nil {
+			return nil
+		}
+		return branchCountMsg{branch: id, n: len(rows)}
+	}
+}
+
+// mark is one thing the timeline flags on a turn.
+type mark struct {
+	text string
+	st   styleID
+}
+
+// deathWords are what the games say when the player dies.
+var deathWords = []string{"you have died", "you are dead", "you died"}
+
+// died reports whether a turn's response says the player died.
+func died(response string) bool {
+	s := strings.ToLower(response)
+	for _, w := range deathWords {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// turnMarks are a turn's marks: its score change against the turn before
+// (prevScore), a death, the person's command (typed or edited) and the
+// person's review of the agent's proposals.
+func turnMarks(t rundb.Turn, prevScore int, reviewed bool) []mark {
+	var out []mark
+	switch d := t.Score - prevScore; {
+	case d > 0:
+		out = append(out, mark{fmt.Sprintf("+%d", d), stSuccess})
+	case d < 0:
+		out = append(out, mark{fmt.Sprint(d), stFailure})
+	}
+	if died(t.Response) {
+		out = append(out, mark{"died", stDanger})
+	}
+	switch engine.Actor(t.Actor) {
+	case engine.ActorHuman, engine.ActorHumanEdited:
+		out = append(out, mark{"you", stHuman})
+	}
+	if reviewed {
+		out = append(out, mark{"reviewed", stInfo})
+	}
+	return out
+}
+
+func marksText(ms []mark) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.text
+	}
+	return strings.Join(parts, " ")
+}
+
+// timeline is the dialog: the branch's turns (or its branch list) above,
+// the selected turn's screen (or the question before a rewind) below.
+type timeline struct {
+	c   *common
+	h   host
+	ctx context.Context
+	eps EpisodeSource
+	br  BranchSource // nil: no branch list
+
+	branch  engine.Branch // the branch being played
+	current int64         // its ID (the episode's when the branch has none)
+	at      int           // the turn play stands at
+
+	turns   []rundb.Turn
+	reviews map[turnKey][]rundb.Review
+	sel     int
+	loaded  bool
+	err     string
+	confirm bool   // enter was pressed: y rewinds
+	say     string // a word on the last row (why a key did nothing), until the next key
+
+	listing  bool // the branch list is shown
+	rows     []BranchRow
+	rowSel   int
+	rowsRead bool
+	rowsErr  string
+}
+
+// openTimeline shows the timeline of the branch being played.
+func (m *Model) openTimeline() tea.Cmd {
+	if m.opts.Episodes == nil && m.opts.Branches == nil {
+		return m.setFlash("no run database attached: the timeline reads the turns from lantern.db", true)
+	}
+	d := &timeline{c: m.c, h: m, ctx: m.ctx, eps: m.opts.Episodes, br: m.opts.Branches,
+		branch: m.branch, current: m.branchID(), at: m.turn}
+	m.open(d)
+	cmds := []tea.Cmd{loadTimeline(d.ctx, d.eps, d.br, d.current)}
+	if d.br != nil {
+		cmds = append(cmds, loadBranches(d.ctx, d.br, d.current))
+	}
+	return tea.Batch(cmds...)
+}
+
+// branchID is the branch being played: its row, else the episode's.
+func (m *Model) branchID() int64 {
+	if m.branch.ID != 0 {
+		return m.branch.ID
+	}
+	return int64(m.episode)
+}
+
+func (d *timeline) frame() frame {
+	return frame{title: "Timeline · " + d.branch.Label(), wide: true, keys: closeKeys()}
+}
+
+func (d *timeline) update(msg tea.Msg) (dialog, tea.Cmd) {
+	switch msg := msg.(type) {
+	case timelineMsg:
+		d.loaded = true
+		if msg.err != nil {
+			d.err = msg.err.Error()
+			return d, nil
+		}
+		d.turns, d.reviews = msg.turns, msg.reviews
+		d.sel = max(len(d.turns)-1, 0)
+		for i, t := range d.turns {
+			if t.Turn == d.at {
+				d.sel = i
+			}
+		}
+	case branchListMsg:
+		d.rowsRead = true
+		if msg.err != nil {
+			d.rowsErr = msg.err.Error()
+			return d, nil
+		}
+		d.rows = msg.rows
+		for i, r := range d.rows {
+			if r.ID == d.current {
+				d.rowSel = i
+			}
+		}
+	case tea.KeyPressMsg:
+		d.say = ""
+		if d.confirm {
+			return d.confirmKey(msg.String())
+		}
+		return d.key(msg.String())
+	}
+	return d, nil
+}
+
+// key moves the selection, opens the question before a rewind, switches
+// between the turns and the branches, or closes.
+func (d *timeline) key(k string) (dialog, tea.Cmd) {
+	n, sel := len(d.turns), &d.sel
+	if d.listing {
+		n, sel = len(d.rows), &d.rowSel
+	}
+	page := max(d.h.areaHeight()/3, 1)
+	switch k {
+	case "esc", "q", "T":
+		return nil, nil
+	case "up", "k":
+		*sel--
+	case "down", "j":
+		*sel++
+	case "pgup", "ctrl+u":
+		*sel -= page
+	case "pgdown", "ctrl+d":
+		*sel += page
+	case "home", "g":
+		*sel = 0
+	case "end", "G":
+		*sel = n
+	case "b":
+		if d.br == nil {
+			d.say = "this run database keeps no branches"
+			return d, nil
+		}
+		d.listing = !d.listing
+	case "enter":
+		if d.listing {
+			return d.switchBranch()
+		}
+		t, ok := d.selected()
+		switch {
+		case !ok:
+			return d, nil
+		case t.Turn >= d.at:
+			d.say = fmt.Sprintf("play stands at turn %d: pick an earlier turn to rewind to", d.at)
+			return d, nil
+		}
+		d.confirm = true
+	}
+	*sel = min(max(*sel, 0), max(n-1, 0))
+	return d, nil
+}
+
+func (d *timeline) confirmKey(k string) (dialog, tea.Cmd) {
+	switch k {
+	case "y", "Y":
+		t, _ := d.selected()
+		return nil, tea.Batch(d.h.send(engine.Rewind{Branch: d.current, Turn: t.Turn}),
+			d.h.setFlash(fmt.Sprintf("rewinding to turn %d…", t.Turn), false))
+	case "n", "N", "esc", "q":
+		d.confirm = false
+	}
+	return d, nil
+}
+
+// switchBranch plays on from the selected branch's last turn.
+func (d *timeline) switchBranch() (dialog, tea.Cmd) {
+	if d.rowSel >= len(d.rows) {
+		return d, nil
+	}
+	r := d.rows[d.rowSel]
+	if r.ID == d.current {
+		d.say = "this is the branch being played: pick another"
+		return d, nil
+	}
+	label := r.branch().Label()
+	return nil, tea.Batch(d.h.send(engine.Rewind{Branch: r.ID, Turn: r.Turns}),
+		d.h.setFlash(fmt.Sprintf("switching to branch %s at turn %d…", label, r.Turns), false))
+}
+
+func (d *timeline) selected() (rundb.Turn, bool) {
+	if d.sel < 0 || d.sel >= len(d.turns) {
+		return rundb.Turn{}, false
+	}
+	return d.turns[d.sel], true
+}
+
+func (d *timeline) view(w, h int) []string {
+	s := d.c.styles
+	w = max(w, 20)
+	switch {
+	case d.listing:
+		return d.branchView(w, h)
+	case !d.loaded:
+		return []string{s.Muted.Render("Reading lantern.db…")}
+	case d.err != "":
+		return []string{s.Error.Render(fit(d.err, w))}
+	case len(d.turns) == 0:
+		return []string{s.Muted.Render("No turn of this branch is stored yet: play one first."), "", d.keysLine()}
+	}
+	first, last := d.turns[0].Turn, d.turns[len(d.turns)-1].Turn
+	head := fmt.Sprintf("Branch %s · turns %d–%d · play stands at turn %d", d.branch.Label(), first, last, d.at)
+	out := []string{d.c.render(mkLine(seg{head, stMuted}), w, "", false)}
+	listH := min(max((h-4)/2, 3), len(d.turns))
+	out = append(out, d.turnRows(w, listH)...)
+	out = append(out, d.c.render(mkLine(seg{strings.Repeat("─", w), stSubtle}), w, "", false))
+	rest := max(h-len(out)-1, 1)
+	var body []line
+	if d.confirm {
+		body = d.question(w)
+	} else {
+		body = d.preview(w)
+	}
+	for i := 0; i < rest; i++ {
+		l := line{}
+		if i < len(body) {
+			l = body[i]
+		}
+		out = append(out, d.c.render(l, w, "", false))
+	}
+	return append(out, d.keysLine())
+}
+
+// turnRows are the list's rows: a heading, then listH turns around the
+// selected one.
+func (d *timeline) turnRows(w, listH int) []string {
+	mw := 0
+	marks := make([][]mark, len(d.turns))
+	for i, t := range d.turns {
+		prev := 0
+		if i > 0 {
+			prev = d.turns[i-1].Score
+		}
+		marks[i] = turnMarks(t, prev, len(d.reviews[turnKey{t.Episode, t.Turn}]) > 0)
+		mw = max(mw, len([]rune(marksText(marks[i]))))
+	}
+	mw = min(mw, 24)
+	rest := max(w-25-mw, 10)
+	aw := rest * 11 / 20
+	lw := rest - aw
+	cols := func(a, b, c, dd, e, f string) string {
+		return fit(a, 6) + " " + fit(b, 6) + " " + fit(c, aw) + " " + fit(dd, lw) + " " + fmt.Sprintf("%6s", e) + " " + f
+	}
+	out := []string{d.c.render(mkLine(seg{"  " + cols("turn", "who", "command", "place", "score", "marks"), stMuted}), w, "", false)}
+	top := min(max(d.sel-listH/2, 0), max(len(d.turns)-listH, 0))
+	for i := top; i < top+listH && i < len(d.turns); i++ {
+		t := d.turns[i]
+		cursor, who, st := "  ", "agent", stAgent
+		if i == d.sel {
+			cursor = "▸ "
+		}
+		switch engine.Actor(t.Actor) {
+		case engine.ActorHuman:
+			who, st = "human", stHuman
+		case engine.ActorHumanEdited:
+			who, st = "edited", stHuman
+		}
+		l := mkLine(seg{cursor + fit(fmt.Sprintf("T%d", t.Turn), 6) + " ", stMeta}, seg{fit(who, 6) + " ", st},
+			seg{fit(oneLine(t.Action), aw) + " ", stCommand}, seg{fit(fmt.Sprintf("L%d %s", t.LocationID, oneLine(t.Location)), lw) + " ", stText},
+			seg{fmt.Sprintf("%6d", t.Score) + " ", stText})
+		for j, mk := range marks[i] {
+			if j > 0 {
+				l.segs = append(l.segs, seg{" ", stText})
+			}
+			l.segs = append(l.segs, seg{mk.text, mk.st})
+		}
+		l = mkLine(l.segs...)
+		out = append(out, d.c.render(l, w, "", i == d.sel))
+	}
+	return out
+}
+
+// preview is the selected turn's screen: what was played, the game's
+// response, the reasoning and the person's reviews.
+func (d *timeline) preview(w int) []line {
+	t, ok := d.selected()
+	if !ok {
+		return nil
+	}
+	who, st := "agent", stAgent
+	switch engine.Actor(t.Actor) {
+	case engine.ActorHuman:
+		who, st = "human", stHuman
+	case engine.ActorHumanEdited:
+		who, st = "human-edited", stHuman
+	}
+	out := []line{mkLine(seg{fmt.Sprintf("T%d ", t.Turn), stMeta}, seg{who, st}, seg{" › ", stMeta}, seg{oneLine(t.Action), stCommand},
+		seg{fmt.Sprintf("   score %d · moves %d · L%d %s", t.Score, t.Moves, t.LocationID, oneLine(t.Location)), stMeta})}
+	out = append(out, wrap(strings.Trim(t.Response, "\n"), w, stResponse, "  ")...)
+	if r := strings.TrimSpace(t.Reasoning); r != "" {
+		out = append(out, mkLine(seg{"reasoning", stMeta}))
+		out = append(out, wrap(r, w, stReasoning, "  ")...)
+	}
+	for _, rv := range d.reviews[turnKey{t.Episode, t.Turn}] {
+		out = append(out, wrap("you reviewed: "+rv.Text(), w, stInfo, "")...)
+	}
+	return out
+}
+
+// question asks before a rewind, saying what it does and does not undo.
+func (d *timeline) question(w int) []line {
+	t, _ := d.selected()
+	q := fmt.Sprintf("Rewind to turn %d? Play goes on, paused, on a new branch; the turns after %d stay on the branch you leave (%s). "+
+		"Memories are not rewound: what was learnt after turn %d stays in Memories.md.", t.Turn, t.Turn, d.branch.Label(), t.Turn)
+	out := wrap(q, w, stWarning, "")
+	return append(out, line{}, mkLine(seg{"y", stTitle}, seg{" rewind · ", stMuted}, seg{"n/esc", stTitle}, seg{" go back to the timeline", stMuted}))
+}
+
+func (d *timeline) keysLine() string {
+	s := d.c.styles
+	if d.say != "" {
+		return s.Notice.Render(d.say)
+	}
+	k := func(key, desc string) string { return s.HelpKey.Render(key) + s.HelpDesc.Render(" "+desc) }
+	sep := s.HelpDesc.Render(" · ")
+	parts := []string{k("↑/↓", "choose"), k("enter", "rewind here")}
+	if d.listing {
+		parts = []string{k("↑/↓", "choose"), k("enter", "switch to it"), k("b", "turns")}
+	} else if d.br != nil {
+		parts = append(parts, k("b", "branches"))
+	}
+	return strings.Join(append(parts, k("esc", "close")), sep)
+}
+
+// rowName is a branch's short name in the list: its own name, "main",
+// else its number.
+func (d *timeline) rowName(id int64) string {
+	for _, r := range d.rows {
+		if r.ID == id && (r.Name != "" || r.Parent == 0) {
+			return r.branch().Label()
+		}
+	}
+	return fmt.Sprintf("#%d", id)
+}
+
+// branchView is the branch list.
+func (d *timeline) branchView(w, h int) []string {
+	s := d.c.styles
+	switch {
+	case !d.rowsRead:
+		return []string{s.Muted.Render("Reading lantern.db…")}
+	case d.rowsErr != "":
+		return []string{s.Error.Render(fit(d.rowsErr, w)), "", d.keysLine()}
+	}
+	out := []string{d.c.render(mkLine(seg{"The branches of this episode (● the one being played):", stMuted}), w, "", false)}
+	lw := max(w-53, 10)
+	cols := func(a, b, c, dd, e string) string {
+		return fit(a, lw) + " " + fit(b, 18) + " " + fit(c, 10) + " " + fmt.Sprintf("%7s", dd) + " " + fit(e, 12)
+	}
+	out = append(out, d.c.render(mkLine(seg{"  " + cols("branch", "from", "last turn", "score", "state"), stMuted}), w, "", false))
+	listH := max(h-4, 1)
+	top := min(max(d.rowSel-listH/2, 0), max(len(d.rows)-listH, 0))
+	for i := top; i < top+listH && i < len(d.rows); i++ {
+		r := d.rows[i]
+		cursor, st := "  ", stText
+		if r.ID == d.current {
+			cursor, st = "● ", stTitle
+		}
+		from := "—"
+		if r.Parent != 0 {
+			from = fmt.Sprintf("%s after T%d", d.rowName(r.Parent), r.ForkTurn)
+		}
+		state := "unfinished"
+		if r.Ended {
+			state = orDash(r.Reason)
+		}
+		out = append(out, d.c.render(mkLine(seg{cursor, stTitle}, seg{cols(r.branch().Label(), from, fmt.Sprintf("T%d", r.Turns), fmt.Sprint(r.Score), state), st}), w, "", i == d.rowSel))
+	}
+	for len(out) < h-1 {
+		out = append(out, "")
+	}
+	return append(out, d.keysLine())
+}
