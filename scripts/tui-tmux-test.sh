@@ -30,7 +30,12 @@
 #   UPDATE_README=1).
 #   In 1, review mode also shows "waiting for you" in the status, the
 #   person's rejection live in Reasoning ("rejected by you") and the retry
-#   as "proposal 2"; a paste of 8 lines asks before it plays.
+#   as "proposal 2"; a paste of 8 lines asks before it plays. With
+#   REWIND_STEPS=1 (the session must keep every turn's state) the timeline
+#   follows: T opens it, an earlier turn is rewound to (after the question),
+#   the status bar names the new branch, a typed command plays on it, and
+#   the branch list switches back to the first branch, whose later turns
+#   show again.
 #
 # Needs tmux (scripts/test-deps.sh installs it) and Go. KEEP=1 keeps the temp
 # dir (binaries, work dirs, logs). Exits 0 when both runs pass.
@@ -381,6 +386,44 @@ keys v
 wait_for "review mode off"
 settle
 log "review: x rejected with a reason (shown live as rejected by you), the agent proposed again (numbered on); v switched review off"
+
+# The timeline (T): rewind three turns back, play a command on the new
+# branch, then switch back to the first branch from the branch list.
+rewind_steps() {
+	local t_end t_back
+	t_end=$(turn_now)
+	t_back=$((t_end - 3))
+	((t_back >= 1)) || fail "timeline: too few turns to rewind ($t_end)"
+	keys T
+	wait_for "Timeline ·" "play stands at turn $t_end" "▸ T$t_end "
+	keys Up Up Up
+	wait_for "▸ T$t_back "
+	keys Enter
+	wait_for "Rewind to turn $t_back?" "Memories are not rewound"
+	keys y
+	wait_for "Rewound to turn $t_back on branch" "Turn: $t_back"
+	screen | grep -q "Ep [0-9]* · #[0-9]* from #[0-9]*@$t_back" || fail "timeline: the status bar does not name the new branch"
+	[[ $(screen) != *"T$((t_back + 1)) "* ]] || fail "timeline: a turn after $t_back is still in the transcript"
+	log "timeline: rewound from turn $t_end to $t_back; the status bar names the new branch"
+	keys i
+	text inventory
+	keys Enter
+	wait_for "T$((t_back + 1)) human › inventory" "Turn: $((t_back + 1))"
+	leave_input
+	keys T
+	wait_for "Timeline ·" "▸ T$((t_back + 1)) "
+	keys b
+	wait_for "The branches of this episode" "● #" "main"
+	keys g Enter # the first branch is listed first
+	wait_for "Switched to branch main at turn $t_end" "Turn: $t_end" "T$t_end "
+	screen | grep -q "Ep [0-9]* · main" || fail "timeline: the status bar does not name the first branch"
+	log "timeline: played turn $((t_back + 1)) on the new branch, switched back to main at turn $t_end"
+}
+if [[ ${REWIND_STEPS:-} == 1 ]]; then
+	rewind_steps
+else
+	log "timeline: skipped (REWIND_STEPS=1 runs it once the session keeps every turn's state)"
+fi
 
 # A second Lantern on the same work dir refuses, naming the owner's PID,
 # and offers the read-only replay: no leaves at once (non-zero); yes shows
