@@ -12,9 +12,9 @@ import (
 
 // dialog is anything that takes the keyboard from the panes: an overlay
 // drawn over the panes area (the help, the memory form, the model picker,
-// a Markdown viewer, the episode list, the notes) or a line typed in the
-// footer (a command for the story, a search, an objective, a review's edit
-// or reason). The root keeps the open dialogs on a stack: the top one gets
+// a Markdown viewer, the episode list, the notes, the timeline) or a line
+// typed in the footer (a command for the story, a search, an objective, a
+// review's edit or reason). The root keeps the open dialogs on a stack: the top one gets
 // the keys and every message the root does not handle itself.
 //
 // A dialog never does I/O in update: what it reads or writes goes through

@@ -409,7 +409,7 @@ func (d *timeline) turnRows(w, listH int) []string {
 		marks[i] = turnMarks(t, prev, len(d.reviews[turnKey{t.Episode, t.Turn}]) > 0)
 		mw = max(mw, len([]rune(marksText(marks[i]))))
 	}
-	mw = min(mw, 24)
+	mw = min(max(mw, len("marks")), 24)
 	rest := max(w-25-mw, 10)
 	aw := rest * 11 / 20
 	lw := rest - aw

@@ -7,12 +7,12 @@
 // objectives, map) are plain structs driven imperatively (setSize, view)
 // that share one common set of styles and keys. What takes the keyboard
 // from the panes (the help, the memory form, the model picker, a viewer,
-// the episodes, the notes, and the lines typed in the footer) is a dialog
-// on one stack (dialog.go). Update never does I/O: reading events, sending
-// commands, checking the model server, reading the memory store and
-// rendering Markdown all happen in tea.Cmds; the person's edits of
-// memories and objectives go to the session as engine commands, and the
-// session keeps them.
+// the episodes, the notes, the timeline, and the lines typed in the
+// footer) is a dialog on one stack (dialog.go). Update never does I/O:
+// reading events, sending commands, checking the model server, reading
+// the memory store and rendering Markdown all happen in tea.Cmds; the
+// person's edits of memories and objectives go to the session as engine
+// commands, and the session keeps them.
 package tui
 
 import (
