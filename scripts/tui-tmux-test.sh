@@ -389,6 +389,14 @@ log "review: x rejected with a reason (shown live as rejected by you), the agent
 
 # The timeline (T): rewind three turns back, play a command on the new
 # branch, then switch back to the first branch from the branch list.
+# wait_re REGEX WHAT: until a line of the screen matches REGEX.
+wait_re() {
+	local deadline=$((SECONDS + ${WAIT:-30}))
+	until screen | grep -Eq -- "$1"; do
+		((SECONDS < deadline)) || fail "never saw $2 (/$1/)"
+		sleep 0.2
+	done
+}
 rewind_steps() {
 	local t_end t_back
 	t_end=$(turn_now)
@@ -402,8 +410,8 @@ rewind_steps() {
 	wait_for "Rewind to turn $t_back?" "Memories are not rewound"
 	keys y
 	wait_for "Rewound to turn $t_back on branch" "Turn: $t_back"
-	screen | grep -q "Ep [0-9]* · #[0-9]* from #[0-9]*@$t_back" || fail "timeline: the status bar does not name the new branch"
-	[[ $(screen) != *"T$((t_back + 1)) "* ]] || fail "timeline: a turn after $t_back is still in the transcript"
+	wait_re "Ep [0-9]+ · #[0-9]+ from #[0-9]+@$t_back" "the new branch named in the status bar"
+	! screen | grep -Eq "T$((t_back + 1)) (agent|human|human-edited) ›" || fail "timeline: a turn after $t_back is still in the transcript"
 	log "timeline: rewound from turn $t_end to $t_back; the status bar names the new branch"
 	keys i
 	text inventory
@@ -415,8 +423,9 @@ rewind_steps() {
 	keys b
 	wait_for "The branches of this episode" "● #" "main"
 	keys g Enter # the first branch is listed first
-	wait_for "Switched to branch main at turn $t_end" "Turn: $t_end" "T$t_end "
-	screen | grep -q "Ep [0-9]* · main" || fail "timeline: the status bar does not name the first branch"
+	wait_for "Switched to branch main at turn $t_end" "Turn: $t_end"
+	wait_re "T$t_end (agent|human|human-edited) ›" "turn $t_end of main in the transcript again"
+	wait_re "Ep [0-9]+ · main" "the first branch named in the status bar"
 	log "timeline: played turn $((t_back + 1)) on the new branch, switched back to main at turn $t_end"
 }
 if [[ ${REWIND_STEPS:-} == 1 ]]; then
