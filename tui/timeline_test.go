@@ -312,3 +312,38 @@ func TestStatusNamesBranch(t *testing.T) {
 		}
 	}
 }
+
+// cutFrom drops the items from a sequence number on, whatever the cap
+// dropped before, and follows the newest again.
+func TestFeedCutFrom(t *testing.T) {
+	cases := []struct {
+		name      string
+		max, adds int
+		from      int
+		want      []string
+	}{
+		{"middle", 0, 5, 2, []string{"0", "1"}},
+		{"nothing added since", 0, 3, 3, []string{"0", "1", "2"}},
+		{"all", 0, 3, 0, nil},
+		{"mark dropped by the cap", 4, 9, 1, nil},
+		{"after the cap", 4, 9, 7, []string{"4", "5", "6"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFeed(c.max)
+			f.setSize(20, 3)
+			for i := 0; i < c.adds; i++ {
+				f.add(&noteItem{text: fmt.Sprint(i)})
+			}
+			f.scroll(2)
+			f.cutFrom(c.from)
+			var got []string
+			for _, e := range f.entries {
+				got = append(got, e.it.plain())
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.want) || !f.atBottom() {
+				t.Errorf("kept %v (at bottom %v), want %v", got, f.atBottom(), c.want)
+			}
+		})
+	}
+}
