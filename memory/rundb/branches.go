@@ -111,6 +111,9 @@ func (r *RunDB) rekeyNext(ctx context.Context, tx *sql.Tx, ep int64, turn int) e
 		return err
 	}
 	raw, ml, err := r.chain(ctx, tx, ep, turn+1)
+	if errors.Is(err, ErrState) || errors.Is(err, ErrNoState) {
+		return nil // unreadable already: recording this turn cannot lose it
+	}
 	if err != nil {
 		return err
 	}

@@ -295,6 +295,12 @@ func TestCorruptOrMissingStates(t *testing.T) {
 			t.Errorf("turn %d: %v, want %v", tc.turn, err, tc.want)
 		}
 	}
+	// Recording a turn again before a corrupt state still records it.
+	cp := stateOf(ep, 3)
+	if err := db.RecordTurn(ctx, Turn{Episode: ep, Turn: 3, Actor: "agent", Action: "x", Verdicts: "[]", Checkpoint: &cp}); err != nil {
+		t.Fatalf("recording turn 3 again: %v", err)
+	}
+	wantState(t, db, ep, 3, ep)
 	// A database written before every turn's state was kept has only the
 	// checkpoint: its turn is there, the others are not.
 	db.db.Exec(`DELETE FROM turn_states`)

@@ -35,6 +35,9 @@ const (
 	// maxState bounds a decoded state: a corrupt length cannot make the
 	// decoder allocate without bound.
 	maxState = 256 << 20
+	// maxRatio bounds what one compressed byte can stand for (DEFLATE's
+	// limit is 1032 to 1): a corrupt length fails before it is allocated.
+	maxRatio = 1100
 	// stateLevel is flate's level (the fastest level ignores the
 	// dictionary).
 	stateLevel = 6
@@ -123,7 +126,7 @@ func (d *stateDecoder) decode(blob, prev []byte) (raw []byte, machineLen int, er
 		return nil, 0, fmt.Errorf("%w: unknown kind %q", ErrState, kind)
 	case err1 != nil || err2 != nil || err3 != nil:
 		return nil, 0, fmt.Errorf("%w: truncated header", ErrState)
-	case n > maxState || ml > n:
+	case n > maxState || ml > n || n > maxRatio*uint64(len(blob))+64:
 		return nil, 0, fmt.Errorf("%w: lengths %d/%d out of range", ErrState, ml, n)
 	case kind == kindDelta && prev == nil:
 		return nil, 0, fmt.Errorf("%w: a delta without its previous state", ErrState)
