@@ -301,6 +301,7 @@ func TestCorruptOrMissingStates(t *testing.T) {
 		t.Fatalf("recording turn 3 again: %v", err)
 	}
 	wantState(t, db, ep, 3, ep)
+	record(t, db, ep, 8, 8) // the checkpoint back at turn 8
 	// A database written before every turn's state was kept has only the
 	// checkpoint: its turn is there, the others are not.
 	db.db.Exec(`DELETE FROM turn_states`)
