@@ -385,12 +385,13 @@ func (r *RunDB) Branches(ctx context.Context, root int64) ([]BranchInfo, error) 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.db.QueryContext(ctx, `SELECT e.id, COALESCE(e.parent, 0), COALESCE(e.fork_turn, 0), COALESCE(e.branch, ''),
+	rows, err := r.db.QueryContext(ctx, `WITH RECURSIVE tree(id) AS (SELECT ?2 UNION SELECT e.id FROM episodes e JOIN tree ON e.parent = tree.id)
+		SELECT e.id, COALESCE(e.parent, 0), COALESCE(e.fork_turn, 0), COALESCE(e.branch, ''),
 		e.started_at, e.ended_at IS NOT NULL, COALESCE(e.reason, ''),
 		(SELECT MAX(turn) FROM turns WHERE turns.episode = e.id),
 		COALESCE((SELECT score FROM turns WHERE turns.episode = e.id ORDER BY turn DESC LIMIT 1), e.score),
-		EXISTS (SELECT 1 FROM checkpoint c WHERE c.story_md5 = ? AND c.episode = e.id)
-		FROM episodes e WHERE e.story_md5 = (SELECT story_md5 FROM episodes WHERE id = ?) ORDER BY e.id`, r.story, root)
+		EXISTS (SELECT 1 FROM checkpoint c WHERE c.story_md5 = ?1 AND c.episode = e.id)
+		FROM episodes e WHERE e.id IN tree ORDER BY e.id`, r.story, root)
 	if err != nil {
 		return nil, fmt.Errorf("branches of episode %d: %w", root, err)
 	}

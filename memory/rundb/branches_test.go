@@ -241,6 +241,15 @@ func TestBranchesShareTheirParentsTurns(t *testing.T) {
 	if cp, _, _ := db.LastCheckpoint(ctx); cp.Episode != d {
 		t.Errorf("a refused branch moved the checkpoint to %d", cp.Episode)
 	}
+	// Another episode is a tree of its own.
+	f, _ := db.StartEpisode(ctx, 8)
+	record(t, db, f, 1, 2)
+	if tree, err := db.Branches(ctx, e); err != nil || len(tree) != 4 || tree[3].Active || !tree[3].Ended || tree[3].Reason != EndInterrupted {
+		t.Errorf("the first tree after another episode started: %+v, %v", tree, err)
+	}
+	if tree, err := db.Branches(ctx, f); err != nil || len(tree) != 1 || tree[0].ID != f || !tree[0].Active {
+		t.Errorf("the second tree: %+v, %v", tree, err)
+	}
 }
 
 // TestRecordingATurnAgainKeepsLaterStates: a turn recorded again (a
