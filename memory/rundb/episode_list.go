@@ -16,6 +16,11 @@ type EpisodeSummary struct {
 	Score   int
 	Moves   int
 	Turns   int
+	// A branch's parent episode (0: a root), the turn it forked after,
+	// and its name ("" unnamed).
+	Parent   int64
+	ForkTurn int
+	Branch   string
 }
 
 // EpisodeSummaries lists the story's episodes, newest first. An episode
@@ -25,7 +30,8 @@ func (r *RunDB) EpisodeSummaries(ctx context.Context) ([]EpisodeSummary, error) 
 	rows, err := r.db.QueryContext(ctx, `SELECT id, started_at, COALESCE(reason, ''),
 		COALESCE(score, (SELECT score FROM turns WHERE turns.episode = episodes.id ORDER BY turn DESC LIMIT 1), 0),
 		COALESCE(moves, (SELECT moves FROM turns WHERE turns.episode = episodes.id ORDER BY turn DESC LIMIT 1), 0),
-		COALESCE(turns, (SELECT COUNT(*) FROM turns WHERE turns.episode = episodes.id), 0)
+		COALESCE(turns, (SELECT COUNT(*) FROM turns WHERE turns.episode = episodes.id), 0),
+		COALESCE(parent, 0), COALESCE(fork_turn, 0), COALESCE(branch, '')
 		FROM episodes WHERE story_md5 = ? ORDER BY id DESC`, r.story)
 	if err != nil {
 		return nil, fmt.Errorf("list episodes: %w", err)
@@ -35,7 +41,7 @@ func (r *RunDB) EpisodeSummaries(ctx context.Context) ([]EpisodeSummary, error) 
 	for rows.Next() {
 		var e EpisodeSummary
 		var started string
-		if err := rows.Scan(&e.ID, &started, &e.Reason, &e.Score, &e.Moves, &e.Turns); err != nil {
+		if err := rows.Scan(&e.ID, &started, &e.Reason, &e.Score, &e.Moves, &e.Turns, &e.Parent, &e.ForkTurn, &e.Branch); err != nil {
 			return nil, fmt.Errorf("list episodes: %w", err)
 		}
 		if t, err := time.Parse(time.RFC3339Nano, started); err == nil {

@@ -27,6 +27,7 @@ var migrations = [...]migration{
 	{"memory synthesis decisions, the story's map, notes by session", decisionsSchema},
 	{"after-turn work not yet done", afterWorkSchema},
 	{"work-dir files a turn could not write, kept until written", pendingSchema},
+	{"branches of an episode, every turn's state", branchSchema},
 }
 
 // SchemaVersion is the schema version this build writes.

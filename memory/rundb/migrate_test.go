@@ -87,6 +87,20 @@ func TestReleaseDatabaseUpgradesInPlace(t *testing.T) {
 	if _, err := db.db.ExecContext(ctx, `UPDATE notes SET edited_at = 'x' WHERE id = ?`, notes[0].ID); err != nil {
 		t.Fatalf("edited_at after upgrade: %v", err)
 	}
+	// An episode of the release is a root; it kept no turn states, so it
+	// cannot be rewound, and says so.
+	if eps[0].Parent != 0 || eps[0].ForkTurn != 0 || eps[0].Branch != "" {
+		t.Fatalf("an old episode is a branch: %+v", eps[0])
+	}
+	if _, err := db.StateAt(ctx, eps[0].ID, 2); !errors.Is(err, ErrNoState) {
+		t.Fatalf("state of an old turn: %v, want ErrNoState", err)
+	}
+	if _, err := db.Branch(ctx, eps[0].ID, 2, "x"); !errors.Is(err, ErrNoState) {
+		t.Fatalf("branch of an old episode: %v, want ErrNoState", err)
+	}
+	if tree, err := db.Branches(ctx, eps[0].ID); err != nil || len(tree) != 1 || tree[0].Turns != 3 || tree[0].Score != 15 || !tree[0].Ended {
+		t.Fatalf("tree of an old episode: %+v, %v", tree, err)
+	}
 	// The upgraded database keeps working: a new episode is numbered after the old one.
 	if id, err := db.StartEpisode(ctx, 1); err != nil || id != eps[0].ID+1 {
 		t.Fatalf("new episode after upgrade = %d, %v", id, err)

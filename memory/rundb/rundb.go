@@ -41,6 +41,10 @@ type RunDB struct {
 		notes       []Note
 		dataVersion int64
 	}
+	// last holds, per episode, its last recorded turn's raw state: the
+	// dictionary of the next turn's delta (states.go).
+	smu  sync.Mutex
+	last map[int64]lastState
 }
 
 // pragmas are set on every open; they are not part of the schema.
@@ -140,7 +144,7 @@ func OpenRunDB(path, storyMD5 string) (*RunDB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open run database %q: %w", path, err)
 	}
-	r := &RunDB{db: db, story: storyMD5, path: path}
+	r := &RunDB{db: db, story: storyMD5, path: path, last: map[int64]lastState{}}
 	r.retry.budget, r.retry.first, r.retry.attempts = 30*time.Second, 100*time.Millisecond, 4
 	if r.ident, err = os.Stat(path); err != nil {
 		db.Close()
@@ -233,6 +237,9 @@ func (r *RunDB) EndEpisode(ctx context.Context, id int64, reason string, score, 
 	if _, err := tx.ExecContext(ctx, `UPDATE episodes SET ended_at = ?, reason = ?, score = ?, moves = ?, turns = ? WHERE id = ?`, now(), reason, score, moves, turns, id); err != nil {
 		return fmt.Errorf("end episode %d: %w", id, err)
 	}
+	r.smu.Lock()
+	delete(r.last, id)
+	r.smu.Unlock()
 	// An ended episode cannot be resumed.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoint WHERE episode = ?`, id); err != nil {
 		return fmt.Errorf("end episode %d: %w", id, err)
@@ -244,18 +251,23 @@ func (r *RunDB) EndEpisode(ctx context.Context, id int64, reason string, score, 
 }
 
 // Episode is one row of the episodes table; Reason is empty while it has
-// not ended.
+// not ended. A branch has a Parent (0: a root episode), the turn it forked
+// after, and a name ("" unnamed).
 type Episode struct {
 	ID           int64
 	Seed         int
 	Reason       string
 	Score, Moves int
 	Turns        int
+	Parent       int64
+	ForkTurn     int
+	Branch       string
 }
 
 // Episodes lists the story's episodes, oldest first.
 func (r *RunDB) Episodes(ctx context.Context) ([]Episode, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT id, seed, COALESCE(reason, ''), COALESCE(score, 0), COALESCE(moves, 0), COALESCE(turns, 0)
+	rows, err := r.db.QueryContext(ctx, `SELECT id, seed, COALESCE(reason, ''), COALESCE(score, 0), COALESCE(moves, 0), COALESCE(turns, 0),
+		COALESCE(parent, 0), COALESCE(fork_turn, 0), COALESCE(branch, '')
 		FROM episodes WHERE story_md5 = ? ORDER BY id`, r.story)
 	if err != nil {
 		return nil, fmt.Errorf("list episodes: %w", err)
@@ -264,7 +276,7 @@ func (r *RunDB) Episodes(ctx context.Context) ([]Episode, error) {
 	var out []Episode
 	for rows.Next() {
 		var e Episode
-		if err := rows.Scan(&e.ID, &e.Seed, &e.Reason, &e.Score, &e.Moves, &e.Turns); err != nil {
+		if err := rows.Scan(&e.ID, &e.Seed, &e.Reason, &e.Score, &e.Moves, &e.Turns, &e.Parent, &e.ForkTurn, &e.Branch); err != nil {
 			return nil, fmt.Errorf("list episodes: %w", err)
 		}
 		out = append(out, e)
@@ -310,7 +322,8 @@ type Checkpoint struct {
 
 // RecordTurn stores a turn; recording the same turn again replaces it (a
 // resumed session never duplicates a turn). With t.Checkpoint the
-// checkpoint is replaced in the same transaction.
+// checkpoint is replaced in the same transaction, and the state is kept as
+// the turn's in turn_states (StateAt).
 func (r *RunDB) RecordTurn(ctx context.Context, t Turn) error {
 	start := time.Now()
 	wait := r.retry.first
@@ -381,10 +394,14 @@ func (r *RunDB) recordTurn(ctx context.Context, t Turn) error {
 	if err != nil {
 		return fmt.Errorf("record turn %d: %w", t.Turn, err)
 	}
+	var kept func()
 	if cp := t.Checkpoint; cp != nil {
 		if _, err := tx.StmtContext(ctx, r.insCheckpoint).ExecContext(ctx,
 			r.story, t.Episode, t.Turn, cp.Machine, cp.Engine, now()); err != nil {
 			return fmt.Errorf("record turn %d: checkpoint: %w", t.Turn, err)
+		}
+		if kept, err = r.recordState(ctx, tx, t.Episode, t.Turn, cp); err != nil {
+			return fmt.Errorf("record turn %d: state: %w", t.Turn, err)
 		}
 	}
 	if t.AfterWork != nil {
@@ -395,6 +412,9 @@ func (r *RunDB) recordTurn(ctx context.Context, t Turn) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("record turn %d: %w", t.Turn, err)
+	}
+	if kept != nil {
+		kept()
 	}
 	return nil
 }
@@ -418,8 +438,12 @@ func (r *RunDB) LastCheckpoint(ctx context.Context) (cp Checkpoint, ok bool, err
 
 // Turns lists an episode's turns in order.
 func (r *RunDB) Turns(ctx context.Context, episode int64) ([]Turn, error) {
+	return r.turnsWhere(ctx, `WHERE episode = ? ORDER BY turn`, episode)
+}
+
+func (r *RunDB) turnsWhere(ctx context.Context, where string, args ...any) ([]Turn, error) {
 	rows, err := r.db.QueryContext(ctx, `SELECT episode, turn, actor, action, response, reasoning, verdicts, location_id, location, score, moves,
-		prompt_tokens, eval_tokens, llm_ms, turn_ms, failed FROM turns WHERE episode = ? ORDER BY turn`, episode)
+		prompt_tokens, eval_tokens, llm_ms, turn_ms, failed FROM turns `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list turns: %w", err)
 	}
