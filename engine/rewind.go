@@ -88,6 +88,9 @@ func (e *Engine) rewindTo(ctx context.Context, to Rewind) {
 		return
 	}
 	e.resume.rewound = true
+	if e.client != nil {
+		e.client.Metrics.ResetTurns() // the turns after the one gone back to are played again
+	}
 	if err := e.resumeEpisode(ctx); err != nil {
 		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: fmt.Errorf("rewind to turn %d: %w", to.Turn, err)})
 	}

@@ -48,6 +48,12 @@ func (h hooks) Ready() <-chan struct{}                      { return h.s.bo.Read
 func (h hooks) Take() []engine.Settled                      { return h.s.bo.Take() }
 func (h hooks) Settle(ctx context.Context) []engine.Settled { return h.s.bo.Settle(ctx) }
 
+func (h hooks) Rewind(ctx context.Context, to engine.Rewind) (engine.Checkpoint, engine.Branch, error) {
+	return h.s.rewind(ctx, to)
+}
+
+func (h hooks) Branch() engine.Branch { return h.s.branch }
+
 func (h hooks) EpisodeEnded(ctx context.Context, ep engine.EpisodeEnded) error {
 	return h.s.episodeEnded(ctx, ep)
 }

@@ -134,9 +134,12 @@ type Session struct {
 	objDirty bool // the objectives changed outside a turn (episode start)
 	// checkpoints: every recorded turn carries a checkpoint (Autosave).
 	checkpoints bool
-	episode     int64
-	id          env.StoryIdentity
-	lock        *memory.WorkLock
+	// episode is lantern.db's row of the branch being played (0 before
+	// its first turn is recorded); branch names it (rewind.go).
+	episode int64
+	branch  engine.Branch
+	id      env.StoryIdentity
+	lock    *memory.WorkLock
 	// record replaces DB.RecordTurn in tests (a write-failing fake).
 	record func(ctx context.Context, t rundb.Turn) error
 	client *llm.Client // nil: no model
@@ -308,6 +311,7 @@ func (s *Session) Resume(ctx context.Context) (rundb.Checkpoint, error) {
 		return cp, err
 	}
 	s.episode = cp.Episode
+	s.branch = s.branchInfo(ctx, cp.Episode)
 	return cp, nil
 }
 
@@ -396,7 +400,7 @@ func (s *Session) recordRow(ctx context.Context, rec engine.TurnRecord, work []b
 		if err != nil {
 			return err
 		}
-		s.episode = id
+		s.episode, s.branch = id, engine.Branch{ID: id}
 	}
 	verdicts, _ := json.Marshal(rec.Verdicts)
 	row := rundb.Turn{
@@ -534,7 +538,7 @@ func (s *Session) episodeEnded(ctx context.Context, ep engine.EpisodeEnded) erro
 		return synthErr
 	}
 	err := s.DB.EndEpisode(ctx, s.episode, string(ep.Reason), ep.Score, ep.Moves, ep.Turns)
-	s.episode = 0
+	s.episode, s.branch = 0, engine.Branch{}
 	return errors.Join(synthErr, err)
 }
 
