@@ -225,7 +225,8 @@ func TestBranchesShareTheirParentsTurns(t *testing.T) {
 		t.Errorf("Episodes = %+v, %v", eps, err)
 	}
 	sums, err := db.EpisodeSummaries(ctx)
-	if err != nil || len(sums) != 4 || sums[0].ID != d || sums[0].Parent != b || sums[0].ForkTurn != 15 || sums[0].Branch != "early" {
+	if err != nil || len(sums) != 4 || sums[0].ID != d || sums[0].Parent != b || sums[0].ForkTurn != 15 || sums[0].Branch != "early" ||
+		sums[0].Turns != 15 || sums[2].ID != b || sums[2].Turns != 30 {
 		t.Errorf("EpisodeSummaries = %+v, %v", sums, err)
 	}
 
