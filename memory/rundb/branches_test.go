@@ -326,3 +326,36 @@ func TestCorruptOrMissingStates(t *testing.T) {
 		t.Errorf("branch at the checkpoint's turn: %d, %v", id, err)
 	}
 }
+
+// TestStatesReadWhileRecorded: a reader (the timeline) asks for states and
+// transcripts while the turns are recorded.
+func TestStatesReadWhileRecorded(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTestDB(t)
+	ep, _ := db.StartEpisode(ctx, 1)
+	record(t, db, ep, 1, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 2; i <= 60; i++ {
+			cp := stateOf(ep, i)
+			if err := db.RecordTurn(ctx, Turn{Episode: ep, Turn: i, Actor: "agent", Action: "a", Verdicts: "[]", Checkpoint: &cp}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		ts, err := db.BranchTurns(ctx, ep)
+		if err != nil || len(ts) == 0 {
+			t.Fatalf("%d turns, %v", len(ts), err)
+		}
+		wantState(t, db, ep, len(ts), ep)
+	}
+	wantState(t, db, ep, 60, ep)
+}
