@@ -225,7 +225,8 @@ func TestBranchesShareTheirParentsTurns(t *testing.T) {
 		t.Errorf("Episodes = %+v, %v", eps, err)
 	}
 	sums, err := db.EpisodeSummaries(ctx)
-	if err != nil || len(sums) != 4 || sums[0].ID != d || sums[0].Parent != b || sums[0].ForkTurn != 15 || sums[0].Branch != "early" {
+	if err != nil || len(sums) != 4 || sums[0].ID != d || sums[0].Parent != b || sums[0].ForkTurn != 15 || sums[0].Branch != "early" ||
+		sums[0].Turns != 15 || sums[2].ID != b || sums[2].Turns != 30 {
 		t.Errorf("EpisodeSummaries = %+v, %v", sums, err)
 	}
 
@@ -324,4 +325,37 @@ func TestCorruptOrMissingStates(t *testing.T) {
 	if id, err := db.Branch(ctx, ep, 8, ""); err != nil || id != ep+1 {
 		t.Errorf("branch at the checkpoint's turn: %d, %v", id, err)
 	}
+}
+
+// TestStatesReadWhileRecorded: a reader (the timeline) asks for states and
+// transcripts while the turns are recorded.
+func TestStatesReadWhileRecorded(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTestDB(t)
+	ep, _ := db.StartEpisode(ctx, 1)
+	record(t, db, ep, 1, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 2; i <= 60; i++ {
+			cp := stateOf(ep, i)
+			if err := db.RecordTurn(ctx, Turn{Episode: ep, Turn: i, Actor: "agent", Action: "a", Verdicts: "[]", Checkpoint: &cp}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		ts, err := db.BranchTurns(ctx, ep)
+		if err != nil || len(ts) == 0 {
+			t.Fatalf("%d turns, %v", len(ts), err)
+		}
+		wantState(t, db, ep, len(ts), ep)
+	}
+	wantState(t, db, ep, 60, ep)
 }

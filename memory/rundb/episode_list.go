@@ -8,7 +8,8 @@ import (
 
 // EpisodeSummary is one episode as a list of past episodes shows it: when
 // it started, how it ended ("" while unfinished) and its last recorded
-// score, moves and turns.
+// score, moves and turn number (a branch's turns include those it shares
+// with its parent).
 type EpisodeSummary struct {
 	ID      int64
 	Started time.Time
@@ -30,7 +31,7 @@ func (r *RunDB) EpisodeSummaries(ctx context.Context) ([]EpisodeSummary, error) 
 	rows, err := r.db.QueryContext(ctx, `SELECT id, started_at, COALESCE(reason, ''),
 		COALESCE(score, (SELECT score FROM turns WHERE turns.episode = episodes.id ORDER BY turn DESC LIMIT 1), 0),
 		COALESCE(moves, (SELECT moves FROM turns WHERE turns.episode = episodes.id ORDER BY turn DESC LIMIT 1), 0),
-		COALESCE(turns, (SELECT COUNT(*) FROM turns WHERE turns.episode = episodes.id), 0),
+		COALESCE(turns, (SELECT MAX(turn) FROM turns WHERE turns.episode = episodes.id), fork_turn, 0),
 		COALESCE(parent, 0), COALESCE(fork_turn, 0), COALESCE(branch, '')
 		FROM episodes WHERE story_md5 = ? ORDER BY id DESC`, r.story)
 	if err != nil {

@@ -200,7 +200,7 @@ func (r *RunDB) StartEpisodeID(ctx context.Context, id int64, seed int) (int64, 
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `UPDATE episodes SET ended_at = ?, reason = ?,
-		turns = (SELECT COUNT(*) FROM turns WHERE turns.episode = episodes.id),
+		turns = (SELECT COALESCE(MAX(turn), episodes.fork_turn, 0) FROM turns WHERE turns.episode = episodes.id),
 		score = (SELECT score FROM turns WHERE turns.episode = episodes.id ORDER BY turn DESC LIMIT 1),
 		moves = (SELECT moves FROM turns WHERE turns.episode = episodes.id ORDER BY turn DESC LIMIT 1)
 		WHERE story_md5 = ? AND ended_at IS NULL`, now(), EndInterrupted, r.story); err != nil {
