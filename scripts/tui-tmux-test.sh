@@ -30,9 +30,8 @@
 #   UPDATE_README=1).
 #   In 1, review mode also shows "waiting for you" in the status, the
 #   person's rejection live in Reasoning ("rejected by you") and the retry
-#   as "proposal 2"; a paste of 8 lines asks before it plays. With
-#   REWIND_STEPS=1 (the session must keep every turn's state) the timeline
-#   follows: T opens it, an earlier turn is rewound to (after the question),
+#   as "proposal 2"; a paste of 8 lines asks before it plays. Then the
+#   timeline: T opens it, an earlier turn is rewound to (after the question),
 #   the status bar names the new branch, a typed command plays on it, and
 #   the branch list switches back to the first branch, whose later turns
 #   show again.
@@ -428,11 +427,7 @@ rewind_steps() {
 	wait_re "Ep [0-9]+ · main" "the first branch named in the status bar"
 	log "timeline: played turn $((t_back + 1)) on the new branch, switched back to main at turn $t_end"
 }
-if [[ ${REWIND_STEPS:-} == 1 ]]; then
-	rewind_steps
-else
-	log "timeline: skipped (REWIND_STEPS=1 runs it once the session keeps every turn's state)"
-fi
+rewind_steps
 
 # A second Lantern on the same work dir refuses, naming the owner's PID,
 # and offers the read-only replay: no leaves at once (non-zero); yes shows

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -44,12 +46,43 @@ func listEpisodes(ctx context.Context, src EpisodeSource) tea.Cmd {
 
 func loadEpisode(ctx context.Context, src EpisodeSource, ep int64) tea.Cmd {
 	return func() tea.Msg {
-		turns, err := src.Turns(ctx, ep)
+		// A branch's whole line when the source knows branches: its
+		// parents' turns up to its fork, then its own.
+		var turns []rundb.Turn
+		var err error
+		if b, ok := src.(interface {
+			BranchTurns(ctx context.Context, episode int64) ([]rundb.Turn, error)
+		}); ok {
+			turns, err = b.BranchTurns(ctx, ep)
+		} else {
+			turns, err = src.Turns(ctx, ep)
+		}
 		if err != nil {
 			return replayMsg{episode: ep, err: err}
 		}
-		reviews, err := src.Reviews(ctx, ep)
-		return replayMsg{episode: ep, turns: turns, reviews: reviews, err: err}
+		// Each review read from the episode its turn was played on.
+		on := map[int]int64{}
+		for _, t := range turns {
+			on[t.Turn] = t.Episode
+		}
+		var reviews []rundb.Review
+		seen := map[int64]bool{}
+		for _, e := range append([]int64{ep}, slices.Collect(maps.Values(on))...) {
+			if seen[e] {
+				continue
+			}
+			seen[e] = true
+			rs, err := src.Reviews(ctx, e)
+			if err != nil {
+				return replayMsg{episode: ep, turns: turns, err: err}
+			}
+			for _, r := range rs {
+				if played, ok := on[r.Turn]; (!ok && e == ep) || played == e {
+					reviews = append(reviews, r)
+				}
+			}
+		}
+		return replayMsg{episode: ep, turns: turns, reviews: reviews}
 	}
 }
 
@@ -185,7 +218,11 @@ func episodeRow(e rundb.EpisodeSummary) string {
 	if outcome == "" {
 		outcome = "unfinished"
 	}
-	return fmt.Sprintf("Episode %-3d %s  score %-4d %-9s  %s", e.ID, date, e.Score, plural(e.Turns, "turn", "turns"), outcome)
+	row := fmt.Sprintf("Episode %-3d %s  score %-4d %-9s  %s", e.ID, date, e.Score, plural(e.Turns, "turn", "turns"), outcome)
+	if e.Parent != 0 {
+		row += "  " + engine.Branch{ID: e.ID, Name: e.Branch, Parent: e.Parent, ForkTurn: e.ForkTurn}.Label()
+	}
+	return row
 }
 
 func replayTurn(t rundb.Turn) engine.TurnResult {

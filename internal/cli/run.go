@@ -34,7 +34,10 @@ a JSON object per turn with --json). --agent script:FILE takes the actions
 from FILE while every manager runs (the critic is advisory). Every turn is
 checkpointed in lantern.db: after a crash, --resume continues the episode
 from its last recorded turn with the identical game state (a script resumes
-after the actions already played).
+after the actions already played). Every turn's state is kept: --from
+EPISODE:TURN plays on from any recorded turn on a new branch of the episode
+(the turns after it stay on the branch they were played on; lantern episodes
+shows the tree), and --resume continues the branch played last.
 
 With --review the person is the last critic: each proposal (after the
 critic) waits for one line on standard input: y accepts it, e COMMAND plays
@@ -52,6 +55,8 @@ standard input every further proposal is accepted.`,
 	episodes := episodeFlags(fs, 1)
 	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay actions through the full loop")
 	resume := fs.Bool("resume", false, "continue the story's unfinished episode (a killed session) from its last recorded turn")
+	from := fs.String("from", "", "play on from EPISODE:TURN of a recorded episode or branch (lantern episodes lists them), on a new branch")
+	branchName := fs.String("branch", "", "with --from: the new branch's name")
 	review := fs.Bool("review", false, "review mode: each proposal waits for a decision read from standard input (y, e COMMAND, n REASON, n! REASON)")
 	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -61,6 +66,17 @@ standard input every further proposal is accepted.`,
 		}
 		if *autoAccept < 0 {
 			return usageErrorf("--auto-accept must be 0 (wait) or more, not %s", *autoAccept)
+		}
+		if *from != "" && *resume {
+			return usageErrorf("--from and --resume cannot be used together (--resume continues the branch played last)")
+		}
+		if *branchName != "" && *from == "" {
+			return usageErrorf("--branch names the branch --from starts")
+		}
+		if *from != "" {
+			if _, _, err := parseFrom(*from); err != nil {
+				return err
+			}
 		}
 		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile", "api", "base-url")
 		if err != nil {
@@ -100,7 +116,11 @@ standard input every further proposal is accepted.`,
 		}
 		defer sess.Close()
 		sess.SetLogger(log)
-		if code := resumeOrNot(ctx, sess, *resume, "lantern run", stderr); code != exitOK {
+		if *from != "" {
+			if code := startFrom(ctx, sess, *from, *branchName, "lantern run", stderr); code != exitOK {
+				return status(code)
+			}
+		} else if code := resumeOrNot(ctx, sess, *resume, "lantern run", stderr); code != exitOK {
 			return status(code)
 		}
 		if err := sess.RestoreObjectives(); err != nil {
