@@ -82,6 +82,13 @@ type Env struct {
 	afford affordances
 	// plan is what the world hash leaves out (world.go), found once.
 	plan *hashPlan
+	// probers are the probe copies of the machine that play a share of
+	// many probed commands on other goroutines (probe.go); probeWorkers
+	// is how many machines play them (0: one a core, at most 4);
+	// probeMemo is a ValidActions worker's memo while it runs.
+	probers      []*zmachine.Machine
+	probeWorkers int
+	probeMemo    *probeMemo
 }
 
 // NewEnv makes an environment for story; Start runs it to its first prompt.

@@ -1,10 +1,12 @@
 package env
 
 import (
-	"bytes"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/lantern-if/lantern/zmachine"
 )
@@ -31,7 +33,7 @@ func (e *Env) ValidExits() []Exit {
 	here := e.location()
 	var out []Exit
 	dirs := Directions()
-	e.probeEach(dirs, func(i int, _ string) {
+	e.probeEach(dirs, func(i int) {
 		if loc := e.location(); loc.ID != here.ID {
 			out = append(out, Exit{Direction: dirs[i], To: loc})
 		}
@@ -40,33 +42,93 @@ func (e *Env) ValidExits() []Exit {
 }
 
 // probeEach plays each command from the present state in one probe
-// (nothing of it stays: zmachine.Machine.Probe), putting the machine back
-// between them from one snapshot, and hands seen each command's index and
-// reply while the machine is in the state it led to. A command the story
-// does not take is skipped.
-func (e *Env) probeEach(cmds []string, seen func(i int, reply string)) {
+// (nothing of it stays: zmachine.Machine.Probe), each from the same state
+// (zmachine.ProbePoint), and hands seen each command's index while the
+// machine is in the state it led to. A command the story does not take is
+// skipped.
+func (e *Env) probeEach(cmds []string, seen func(i int)) {
 	if e.m.State() != zmachine.WaitLine || len(cmds) == 0 {
 		return
 	}
 	e.m.Probe(func() error {
-		snap := e.m.Snapshot()
+		p := e.m.ProbePoint()
 		for i, cmd := range cmds {
-			if i > 0 {
-				if err := e.m.Restore(snap); err != nil {
-					return err
-				}
+			if playFrom(e.m, p, cmd) {
+				seen(i)
 			}
-			e.m.TakeOutput()
-			if err := e.m.SendLine(cmd); err != nil {
-				continue
-			}
-			if _, err := e.m.Run(); err != nil {
-				continue
-			}
-			seen(i, e.m.TakeOutput())
 		}
 		return nil
 	})
+}
+
+// playFrom puts m in the state of p and plays cmd; false: the story did
+// not take it.
+func playFrom(m *zmachine.Machine, p *zmachine.ProbePoint, cmd string) bool {
+	if m.ResetTo(p) != nil || m.SendLine(cmd) != nil {
+		return false
+	}
+	_, err := m.Run()
+	m.DiscardOutput()
+	return err == nil
+}
+
+// minShared is the fewest commands per worker worth a second machine.
+const minShared = 24
+
+// probeAll is probeEach for many commands with a result each: it returns
+// what at gives, read in the state each command led to, and whether the
+// command was played. Beside the machine itself, probe copies of it
+// (zmachine.Machine.ProbeCopy, kept for the next call) play a share of
+// the commands on other goroutines, each read by a copy of the
+// environment that reads that copy; at must read only through the Env it
+// is given. With the facts not yet resolved everything runs here.
+func probeAll[T any](e *Env, cmds []string, at func(w *Env) T) ([]T, []bool) {
+	out, played := make([]T, len(cmds)), make([]bool, len(cmds))
+	if e.m.State() != zmachine.WaitLine || len(cmds) == 0 {
+		return out, played
+	}
+	workers := e.probeWorkers
+	if workers <= 0 {
+		workers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	workers = max(1, min(workers, len(cmds)/minShared))
+	if !e.truth.resolved {
+		workers = 1
+	}
+	e.hashPlan()
+	e.m.Probe(func() error {
+		p := e.m.ProbePoint()
+		var next atomic.Int64
+		run := func(w *Env) {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(cmds) {
+					return
+				}
+				if playFrom(w.m, p, cmds[i]) {
+					out[i], played[i] = at(w), true
+				}
+			}
+		}
+		var wg sync.WaitGroup
+		for k := 1; k < workers; k++ {
+			for len(e.probers) < k {
+				e.probers = append(e.probers, nil)
+			}
+			c, err := e.m.ProbeCopy(e.probers[k-1], p)
+			if err != nil {
+				break
+			}
+			e.probers[k-1] = c
+			w := *e
+			w.m, w.nameOf = c, c.ObjectName
+			wg.Go(func() { run(&w) })
+		}
+		run(e)
+		wg.Wait()
+		return nil
+	})
+	return out, played
 }
 
 // DefaultTemplates are tried when the binding has none. OBJ stands for an
@@ -105,39 +167,69 @@ func Noun(name string) string {
 func (e *Env) ValidActions() []ActionGroup {
 	here := probeState{loc: e.location(), hash: e.worldHash()}
 	here.score, _ = e.scoreMoves()
+	actions := e.candidateActions(uint16(here.loc.ID))
+	// A probe whose object table and watched bytes are as they were here
+	// is in the same world; the others are hashed once for each distinct
+	// table (the hash is a function of these bytes), in each worker.
+	raw := string(e.rawWorld(nil))
+	states, played := probeAll(e, actions, func(w *Env) probeState {
+		if w.probeMemo == nil {
+			w.probeMemo = &probeMemo{hashes: map[string]string{}}
+		}
+		memo := w.probeMemo
+		st := probeState{loc: w.location()}
+		st.score, _ = w.scoreMoves()
+		memo.buf = w.rawWorld(memo.buf[:0])
+		if string(memo.buf) == raw {
+			st.hash = here.hash
+		} else if h, ok := memo.hashes[string(memo.buf)]; ok {
+			st.hash = h
+		} else {
+			st.hash = w.worldHash()
+			memo.hashes[string(memo.buf)] = st.hash
+		}
+		return st
+	})
+	e.probeMemo = nil
+	return groupActions(actions, states, played, here)
+}
+
+// probeMemo is what one worker of ValidActions keeps between probes: the
+// world hash of each object table seen.
+type probeMemo struct {
+	buf    []byte
+	hashes map[string]string
+}
+
+// candidateActions are the templates filled with the nouns in scope (the
+// second slot of two with the nouns the player holds in room).
+func (e *Env) candidateActions(room uint16) []string {
 	templates := e.b.Templates
 	if len(templates) == 0 {
 		templates = DefaultTemplates()
 	}
 	nouns := e.Scope()
 	var held []string
-	for _, it := range e.inventory(uint16(here.loc.ID)) {
+	for _, it := range e.inventory(room) {
 		if n := Noun(it.Name); n != "" && !slices.Contains(held, n) {
 			held = append(held, n)
 		}
 	}
-	// A probe whose object table and watched bytes are as they were here
-	// is in the same world: only the others are hashed.
-	raw := e.rawWorld(nil)
-	buf := make([]byte, 0, len(raw))
 	var actions []string
 	for _, t := range templates {
 		actions = append(actions, fill(t, nouns, held)...)
 	}
+	return actions
+}
+
+// groupActions keeps the played actions whose state is not here, grouped
+// by state in the order first seen, the groups sorted by first action.
+func groupActions(actions []string, states []probeState, played []bool, here probeState) []ActionGroup {
 	groups := map[probeState]*ActionGroup{}
 	var order []probeState
-	e.probeEach(actions, func(i int, _ string) {
-		var st probeState
-		st.loc = e.location()
-		st.score, _ = e.scoreMoves()
-		buf = e.rawWorld(buf[:0])
-		if bytes.Equal(buf, raw) {
-			st.hash = here.hash
-		} else {
-			st.hash = e.worldHash()
-		}
-		if st == here {
-			return
+	for i, st := range states {
+		if !played[i] || st == here {
+			continue
 		}
 		g := groups[st]
 		if g == nil {
@@ -146,7 +238,7 @@ func (e *Env) ValidActions() []ActionGroup {
 			order = append(order, st)
 		}
 		g.Actions = append(g.Actions, actions[i])
-	})
+	}
 	out := make([]ActionGroup, 0, len(order))
 	for _, st := range order {
 		out = append(out, *groups[st])
@@ -160,9 +252,7 @@ func (e *Env) ValidActions() []ActionGroup {
 // watched bytes.
 func (e *Env) rawWorld(buf []byte) []byte {
 	from, to := e.objectEntries()
-	for a := from; a < to; a++ {
-		buf = append(buf, e.m.Byte(a))
-	}
+	buf = e.m.AppendBytes(buf, from, to)
 	for _, w := range e.b.Watch {
 		buf = append(buf, e.m.Byte(w.Addr))
 	}

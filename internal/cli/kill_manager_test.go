@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine/session"
+	"github.com/lantern-if/lantern/internal/chatserve"
+	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/memory/rundb"
+)
+
+// memoryTurn finds the turn a memory synthesis prompt is about.
+var memoryTurn = regexp.MustCompile(`Turn (\d+), action \(`)
+
+// lastMemoryTurn is the turn of the last "Turn N, action (" in s (0: none).
+func lastMemoryTurn(s string) int {
+	m := memoryTurn.FindAllStringSubmatch(s, -1)
+	if len(m) == 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[len(m)-1][1])
+	return n
+}
+
+// keptTitle is the title of the memory the fake keeps for a turn.
+func keptTitle(turn int) string { return fmt.Sprintf("Kept at turn %d", turn) }
+
+// memoryBackend answers memory synthesis with a memory to keep whose
+// title names the turn, so a memory written twice shows as two titles.
+type memoryBackend struct{}
+
+func (memoryBackend) Models() []chatserve.Model { return nil }
+
+func (memoryBackend) Chat(req *chatserve.Request) (chatserve.Answer, error) {
+	last := ""
+	for _, m := range req.Chat.Messages {
+		if m.Role == "user" {
+			last = m.Content
+		}
+	}
+	turn := lastMemoryTurn(last)
+	if turn == 0 {
+		return chatserve.Answer{}, fmt.Errorf("no turn in the memory prompt")
+	}
+	return chatserve.Answer{Content: fmt.Sprintf(`{"should_remember": true, "category": "DISCOVERY", "memory_title": %q, `+
+		`"memory_text": "Something seen at turn %d.", "status": "ACTIVE", "supersedes_memory_titles": [], "reasoning": "worth keeping"}`,
+		keptTitle(turn), turn)}, nil
+}
+
+// holdingServer is the oracle for every role but memory synthesis, which
+// memoryBackend answers; while hold is set it holds memory calls instead
+// until their client goes, telling held the turn of the first.
+type holdingServer struct {
+	oracle, memory http.Handler
+	hold           atomic.Bool
+	held           chan int
+}
+
+func (h *holdingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/api/chat" || r.Header.Get(chatserve.RoleHeader) != config.RoleMemory {
+		h.oracle.ServeHTTP(w, r)
+		return
+	}
+	if !h.hold.Load() {
+		h.memory.ServeHTTP(w, r)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	select {
+	case h.held <- lastMemoryTurn(string(body)):
+	default:
+	}
+	<-r.Context().Done()
+}
+
+// TestKillDuringMemorySynthesisThenResume: a headless run is killed with
+// SIGKILL while its memory synthesis call is in flight (the server holds
+// it); `--resume` against a server that answers writes that turn's memory
+// to Memories.md once and its decision to lantern.db once, and no turn's
+// memory or decision twice.
+func TestKillDuringMemorySynthesisThenResume(t *testing.T) {
+	storyPath, walk, dir, bin, story := zorkProcessFixture(t)
+	cmds, err := oracle.LoadScript(walk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &holdingServer{oracle: oracle.New(oracle.Options{Script: cmds}),
+		memory: chatserve.New(chatserve.Options{Backend: memoryBackend{}}), held: make(chan int, 1)}
+	srv.hold.Store(true)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+
+	wd := filepath.Join(dir, "wd")
+	sd := filepath.Join(wd, session.StoryDir(storyPath, story.Info().Release))
+	args := []string{"run", "--headless", "--json", "--model", "oracle", "--story", storyPath, "--seed", "12", "--max-turns", "30", "--workdir", wd}
+	env := append(os.Environ(), "OLLAMA_HOST="+strings.TrimPrefix(hs.URL, "http://"))
+
+	first := exec.Command(bin, args...)
+	first.Env = env
+	var stderr strings.Builder
+	first.Stderr = &stderr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- first.Wait() }()
+	var turn int
+	select {
+	case turn = <-srv.held:
+	case err := <-exited:
+		t.Fatalf("the run ended (%v) before any memory synthesis call:\n%s", err, stderr.String())
+	case <-time.After(60 * time.Second):
+		first.Process.Kill()
+		t.Fatalf("no memory synthesis call in a minute:\n%s", stderr.String())
+	}
+	if turn == 0 {
+		t.Fatal("the held memory call names no turn")
+	}
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	title := regexp.MustCompile(regexp.QuoteMeta(keptTitle(turn)) + `\b`)
+	memories := func() string {
+		data, err := os.ReadFile(filepath.Join(sd, "Memories.md"))
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	decisions := func() map[int]int {
+		db, err := rundb.OpenRunDB(filepath.Join(sd, "lantern.db"), story.Info().MD5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		ds, err := db.Decisions(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byTurn := map[int]int{}
+		for _, d := range ds {
+			byTurn[d.Turn]++
+		}
+		return byTurn
+	}
+	if n := len(title.FindAllString(memories(), -1)); n != 0 {
+		t.Fatalf("turn %d's memory written %d times before its call was answered", turn, n)
+	}
+	if n := decisions()[turn]; n != 0 {
+		t.Fatalf("turn %d's decision recorded %d times before its call was answered", turn, n)
+	}
+
+	srv.hold.Store(false)
+	second := exec.Command(bin, append(args, "--resume")...)
+	second.Env = env
+	if out, err := second.CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%.3000s", err, out)
+	}
+	mem := memories()
+	if n := len(title.FindAllString(mem, -1)); n != 1 {
+		t.Errorf("turn %d's memory %q written %d times after the resume, want once:\n%s", turn, keptTitle(turn), n, mem)
+	}
+	byTurn := decisions()
+	if byTurn[turn] != 1 {
+		t.Errorf("turn %d's decision recorded %d times after the resume, want once (by turn: %v)", turn, byTurn[turn], byTurn)
+	}
+	for tr, n := range byTurn {
+		if n > 1 {
+			t.Errorf("turn %d: %d decisions", tr, n)
+		}
+		if c := len(regexp.MustCompile(regexp.QuoteMeta(keptTitle(tr))+`\b`).FindAllString(mem, -1)); c > 1 {
+			t.Errorf("turn %d: its memory written %d times", tr, c)
+		}
+	}
+	t.Logf("killed during turn %d's memory synthesis; decisions by turn after the resume: %v", turn, byTurn)
+}
