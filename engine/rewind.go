@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/lantern-if/lantern/domain"
 )
 
 // An episode is a tree of branches. The person may go back to any turn
@@ -39,16 +41,7 @@ type Branch struct {
 
 // Label is how a branch is named on screen: its name, else "main" for an
 // episode's first line and "#ID from #PARENT@TURN" for the others.
-func (b Branch) Label() string {
-	switch {
-	case b.Name != "":
-		return b.Name
-	case b.Parent == 0:
-		return "main"
-	default:
-		return fmt.Sprintf("#%d from #%d@%d", b.ID, b.Parent, b.ForkTurn)
-	}
-}
+func (b Branch) Label() string { return domain.BranchLabel(b.ID, b.Name, b.Parent, b.ForkTurn) }
 
 // Rewinder is a Lifecycle that keeps the state after every turn and can
 // go back to one.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -60,29 +58,15 @@ func loadEpisode(ctx context.Context, src EpisodeSource, ep int64) tea.Cmd {
 		if err != nil {
 			return replayMsg{episode: ep, err: err}
 		}
-		// Each review read from the episode its turn was played on.
-		on := map[int]int64{}
-		for _, t := range turns {
-			on[t.Turn] = t.Episode
-		}
 		var reviews []rundb.Review
-		seen := map[int64]bool{}
-		for _, e := range append([]int64{ep}, slices.Collect(maps.Values(on))...) {
-			if seen[e] {
-				continue
-			}
-			seen[e] = true
-			rs, err := src.Reviews(ctx, e)
-			if err != nil {
-				return replayMsg{episode: ep, turns: turns, err: err}
-			}
-			for _, r := range rs {
-				if played, ok := on[r.Turn]; (!ok && e == ep) || played == e {
-					reviews = append(reviews, r)
-				}
-			}
+		if b, ok := src.(interface {
+			BranchReviews(ctx context.Context, episode int64) ([]rundb.Review, error)
+		}); ok {
+			reviews, err = b.BranchReviews(ctx, ep)
+		} else {
+			reviews, err = src.Reviews(ctx, ep)
 		}
-		return replayMsg{episode: ep, turns: turns, reviews: reviews}
+		return replayMsg{episode: ep, turns: turns, reviews: reviews, err: err}
 	}
 }
 

@@ -69,24 +69,30 @@ func (f *fakeBranches) Root(_ context.Context, id int64) (int64, error) {
 // turn 5 and played two turns on (a kitchen for 5 points, the person's
 // command).
 func sampleBranches() (*fakeBranches, fakeEpisodes) {
-	t := func(ep int64, n int, actor, action, resp string, loc int, place string, score int) rundb.Turn {
-		return rundb.Turn{Episode: ep, Turn: n, Actor: actor, Action: action, Response: resp, LocationID: loc, Location: place, Score: score, Moves: n}
+	// t: a turn of episode ep, number n, in room loc (place) with score.
+	type at struct {
+		loc   int
+		place string
+		score int
+	}
+	t := func(ep int64, n int, actor, action, resp string, where at) rundb.Turn {
+		return rundb.Turn{Episode: ep, Turn: n, Actor: actor, Action: action, Response: resp, LocationID: where.loc, Location: where.place, Score: where.score, Moves: n}
 	}
 	main := []rundb.Turn{
-		t(1, 1, "agent", "north", "Orchard\nGnarled apple trees lean together here.", 4, "Orchard", 0),
-		t(1, 2, "human", "climb tree", "Up the Apple Tree\nYou are about ten feet above the ground.", 5, "Up the Apple Tree", 5),
-		t(1, 3, "agent", "take apple", "Taken.", 5, "Up the Apple Tree", 10),
-		t(1, 4, "agent", "down", "Orchard", 4, "Orchard", 10),
-		t(1, 5, "agent", "south", "Muddy Lane\nA muddy lane ends at a crooked cottage.", 3, "Muddy Lane", 10),
-		t(1, 6, "human-edited", "enter well", "You climb into the well and lose your grip.\n\n**** You have died ****", 6, "Old Well", 0),
-		t(1, 7, "agent", "look", "Muddy Lane\nA voice says: you are given another chance.", 3, "Muddy Lane", 0),
-		t(1, 8, "agent", "north", "Orchard", 4, "Orchard", 0),
+		t(1, 1, "agent", "north", "Orchard\nGnarled apple trees lean together here.", at{4, "Orchard", 0}),
+		t(1, 2, "human", "climb tree", "Up the Apple Tree\nYou are about ten feet above the ground.", at{5, "Up the Apple Tree", 5}),
+		t(1, 3, "agent", "take apple", "Taken.", at{5, "Up the Apple Tree", 10}),
+		t(1, 4, "agent", "down", "Orchard", at{4, "Orchard", 10}),
+		t(1, 5, "agent", "south", "Muddy Lane\nA muddy lane ends at a crooked cottage.", at{3, "Muddy Lane", 10}),
+		t(1, 6, "human-edited", "enter well", "You climb into the well and lose your grip.\n\n**** You have died ****", at{6, "Old Well", 0}),
+		t(1, 7, "agent", "look", "Muddy Lane\nA voice says: you are given another chance.", at{3, "Muddy Lane", 0}),
+		t(1, 8, "agent", "north", "Orchard", at{4, "Orchard", 0}),
 	}
 	main[0].Reasoning = "An orchard rustles to the north; exploring it first."
 	main[5].Reasoning = "The well may hide a way down."
 	branch := append(slices.Clone(main[:5]),
-		t(3, 6, "agent", "west", "Kitchen\nA cold kitchen; an oven stands open.", 7, "Kitchen", 15),
-		t(3, 7, "human", "open oven", "It is already open.", 7, "Kitchen", 15))
+		t(3, 6, "agent", "west", "Kitchen\nA cold kitchen; an oven stands open.", at{7, "Kitchen", 15}),
+		t(3, 7, "human", "open oven", "It is already open.", at{7, "Kitchen", 15}))
 	br := &fakeBranches{turns: map[int64][]rundb.Turn{1: main, 3: branch}, rows: []BranchRow{
 		{ID: 1, Turns: 8, Score: 0},
 		{ID: 3, Parent: 1, ForkTurn: 5, Turns: 7, Score: 15, Active: true},

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/atomicfile"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/internal/export"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
@@ -114,16 +115,32 @@ func listEpisodes(ctx context.Context, db *rundb.RunDB, stdout io.Writer) error 
 		fmt.Fprintln(stdout, "No episodes recorded for this story.")
 		return nil
 	}
+	// A rewind's branches get a column naming where each line forked.
+	branched := slices.ContainsFunc(eps, func(e rundb.EpisodeSummary) bool { return e.Parent != 0 })
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tENDING\tSCORE\tMOVES\tTURNS")
+	head := "ID\tSTARTED\tENDING\tSCORE\tMOVES\tTURNS"
+	if branched {
+		head += "\tBRANCH"
+	}
+	fmt.Fprintln(tw, head)
 	for _, e := range eps {
 		ending := e.Reason
 		if ending == "" {
 			ending = "unfinished"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\n", e.ID, e.Started.Local().Format("2006-01-02 15:04"), ending, e.Score, e.Moves, e.Turns)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d", e.ID, e.Started.Local().Format("2006-01-02 15:04"), ending, e.Score, e.Moves, e.Turns)
+		if branched {
+			fmt.Fprintf(tw, "\t%s", domain.BranchLabel(e.ID, e.Branch, e.Parent, e.ForkTurn))
+		}
+		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if branched {
+		fmt.Fprintln(stdout, "\nA branch holds its parent's turns up to where it forked; lantern episodes show ID prints its whole line, lantern run --from ID:TURN starts another.")
+	}
+	return nil
 }
 
 // writeEpisode exports an episode (id 0: the latest) to out, or stdout.

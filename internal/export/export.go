@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
@@ -23,6 +24,11 @@ type Source interface {
 	EpisodeSummaries(ctx context.Context) ([]rundb.EpisodeSummary, error)
 	Turns(ctx context.Context, episode int64) ([]rundb.Turn, error)
 	Reviews(ctx context.Context, episode int64) ([]rundb.Review, error)
+	// A branch's whole line (its parents' turns up to its fork, then its
+	// own) and the tree of branches it belongs to.
+	BranchTurns(ctx context.Context, episode int64) ([]rundb.Turn, error)
+	BranchReviews(ctx context.Context, episode int64) ([]rundb.Review, error)
+	Branches(ctx context.Context, root int64) ([]rundb.BranchInfo, error)
 }
 
 // ErrFormat: an export format Lantern cannot write.
@@ -46,6 +52,23 @@ type Episode struct {
 	Reviews  ReviewSummary   `json:"reviews"`
 	Map      mapper.Snapshot `json:"map"`
 	Exported time.Time       `json:"exported"`
+	// Branches is the episode's tree when it has more than one line of
+	// play (a rewind started another): every branch, this one marked.
+	Branches []Branch `json:"branches,omitempty"`
+}
+
+// Branch is one line of play of an episode: a root, or a rewind's branch
+// from Parent after its turn ForkTurn. Turns is its last turn.
+type Branch struct {
+	ID       int64  `json:"id"`
+	Label    string `json:"label"`
+	Parent   int64  `json:"parent,omitempty"`
+	ForkTurn int    `json:"fork_turn,omitempty"`
+	Turns    int    `json:"turns"`
+	Score    int    `json:"score"`
+	Ending   string `json:"ending"`
+	This     bool   `json:"this,omitempty"`  // the branch exported
+	Depth    int    `json:"depth,omitempty"` // levels below the root
 }
 
 // Turn is one played turn with what led to it.
@@ -64,6 +87,9 @@ type Turn struct {
 	TurnMillis float64   `json:"turn_ms"`
 	Verdicts   []Verdict `json:"verdicts,omitempty"`
 	Reviews    []Review  `json:"reviews,omitempty"`
+	// PlayedOn is the branch the turn was played on when it is not the
+	// one exported (a turn it shares with its parent).
+	PlayedOn int64 `json:"played_on,omitempty"`
 }
 
 // Verdict is the critic's judgement of one proposal (as the engine
@@ -111,12 +137,15 @@ func Load(ctx context.Context, src Source, id int64) (Episode, error) {
 	if !found {
 		return Episode{}, fmt.Errorf("load episode %d: %w", id, ErrNoEpisode)
 	}
-	rows, err := src.Turns(ctx, id)
+	rows, err := src.BranchTurns(ctx, id)
 	if err != nil {
 		return Episode{}, fmt.Errorf("load episode %d: %w", id, err)
 	}
-	reviews, err := src.Reviews(ctx, id)
+	reviews, err := src.BranchReviews(ctx, id)
 	if err != nil {
+		return Episode{}, fmt.Errorf("load episode %d: %w", id, err)
+	}
+	if ep.Branches, err = branches(ctx, src, id); err != nil {
 		return Episode{}, fmt.Errorf("load episode %d: %w", id, err)
 	}
 	byTurn := map[int][]Review{}
@@ -131,6 +160,9 @@ func Load(ctx context.Context, src Source, id int64) (Episode, error) {
 		t := Turn{Turn: r.Turn, Actor: r.Actor, Action: r.Action, Response: r.Response, Reasoning: strings.TrimSpace(r.Reasoning),
 			LocationID: r.LocationID, Location: r.Location, Score: r.Score, Moves: r.Moves, Failed: r.Failed,
 			LLMMillis: float64(r.LLM) / 1e6, TurnMillis: float64(r.Duration) / 1e6, Reviews: byTurn[r.Turn]}
+		if r.Episode != id {
+			t.PlayedOn = r.Episode
+		}
 		if v := strings.TrimSpace(r.Verdicts); v != "" && v != "null" {
 			if err := json.Unmarshal([]byte(v), &t.Verdicts); err != nil {
 				return Episode{}, fmt.Errorf("load episode %d: turn %d: verdicts: %w", id, r.Turn, err)
@@ -139,6 +171,38 @@ func Load(ctx context.Context, src Source, id int64) (Episode, error) {
 		ep.Turns = append(ep.Turns, t)
 	}
 	return ep, nil
+}
+
+// branches is the tree of id's episode, nil when it is a single line.
+func branches(ctx context.Context, src Source, id int64) ([]Branch, error) {
+	infos, err := src.Branches(ctx, id)
+	if err != nil || len(infos) < 2 {
+		return nil, err
+	}
+	depth := map[int64]int{}
+	out := make([]Branch, len(infos))
+	for i, b := range infos {
+		if b.Parent != 0 {
+			depth[b.ID] = depth[b.Parent] + 1
+		}
+		ending := b.Reason
+		if ending == "" {
+			ending = "unfinished"
+		}
+		out[i] = Branch{ID: b.ID, Label: domain.BranchLabel(b.ID, b.Name, b.Parent, b.ForkTurn),
+			Parent: b.Parent, ForkTurn: b.ForkTurn, Turns: b.Turns, Score: b.Score, Ending: ending, This: b.ID == id, Depth: depth[b.ID]}
+	}
+	return out, nil
+}
+
+// Line is the branch in a list of the tree: its label and ID, where it
+// ends, and whether it is the one exported.
+func (b Branch) Line() string {
+	s := fmt.Sprintf("%s (#%d): %d turns, score %d, %s", b.Label, b.ID, b.Turns, b.Score, b.Ending)
+	if b.This {
+		s += " ← this export"
+	}
+	return s
 }
 
 // EpisodeMap draws the map of recorded turns as the engine drew it: the

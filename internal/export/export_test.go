@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +25,19 @@ type fakeSource struct {
 	sums    []rundb.EpisodeSummary
 	turns   map[int64][]rundb.Turn
 	reviews map[int64][]rundb.Review
+	tree    []rundb.BranchInfo // every branch of the one episode tree
 	err     error
 }
+
+func (f *fakeSource) BranchTurns(ctx context.Context, id int64) ([]rundb.Turn, error) {
+	return f.Turns(ctx, id)
+}
+
+func (f *fakeSource) BranchReviews(ctx context.Context, id int64) ([]rundb.Review, error) {
+	return f.Reviews(ctx, id)
+}
+
+func (f *fakeSource) Branches(context.Context, int64) ([]rundb.BranchInfo, error) { return f.tree, nil }
 
 func (f *fakeSource) EpisodeSummaries(context.Context) ([]rundb.EpisodeSummary, error) {
 	return f.sums, f.err
@@ -176,4 +188,45 @@ func TestWriteFormats(t *testing.T) {
 			t.Errorf("round trip lost data: %+v", back)
 		}
 	})
+}
+
+// An episode a rewind branched: every export lists the tree, marks the
+// branch exported and the turns it shares with its parent.
+func TestExportShowsTheBranchTree(t *testing.T) {
+	src := sample(t)
+	main := src.turns[1]
+	mine := append(slices.Clone(main[:2]), rundb.Turn{Episode: 3, Turn: 3, Actor: "human", Action: "west", Response: "Well", LocationID: 6, Location: "Well", Score: 5, Moves: 3, Verdicts: "[]"})
+	src.turns[3] = mine
+	src.sums = append(src.sums, rundb.EpisodeSummary{ID: 3, Started: src.sums[0].Started, Score: 5, Moves: 3, Turns: 3, Parent: 1, ForkTurn: 2})
+	src.tree = []rundb.BranchInfo{{ID: 1, Turns: 5, Score: 15, Ended: true, Reason: "victory"}, {ID: 3, Parent: 1, ForkTurn: 2, Turns: 3, Score: 5, Active: true}}
+	ep, err := Load(context.Background(), src, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"md":   {"## Branches", `- main (\#1): 5 turns, score 15, victory`, `  - \#3 from \#1@2 (\#3): 3 turns, score 5, unfinished ← this export`, "*played on #1*", "### Turn 3 · human › west"},
+		"json": {`"branches":[`, `"label":"#3 from #1@2"`, `"this":true`, `"played_on":1`},
+		"html": {"<h2>Branches</h2>", "#3 from #1@2 (#3): 3 turns, score 5, unfinished ← this export", "played on #1"},
+	}
+	for _, format := range Formats() {
+		var b strings.Builder
+		if err := Write(&b, ep, format); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if format == "json" {
+			out = strings.ReplaceAll(strings.ReplaceAll(out, "\n", ""), " ", "")
+		}
+		for _, w := range want[format] {
+			if format == "json" {
+				w = strings.ReplaceAll(w, " ", "")
+			}
+			if !strings.Contains(out, w) {
+				t.Errorf("%s export lacks %q:\n%s", format, w, out)
+			}
+		}
+	}
+	if single, err := Load(context.Background(), &fakeSource{t: t, sums: src.sums, turns: src.turns}, 1); err != nil || single.Branches != nil {
+		t.Errorf("an episode of one line lists branches %v (%v)", single.Branches, err)
+	}
 }

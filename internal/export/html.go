@@ -172,7 +172,10 @@ ul { margin: .3rem 0; padding-left: 1.3rem; }
 <p class="facts"><span>Started {{.Start}}</span><span>Ending: {{.Ending}}</span><span>Score {{.Ep.Score}} in {{.Ep.Moves}} moves, {{len .Ep.Turns}} turns</span>
 {{- if .Ep.Reviews.Decisions}}<span>Reviews: {{.Ep.Reviews.Accepted}} accepted, {{.Ep.Reviews.Edited}} edited, {{.Ep.Reviews.Rejected}} rejected</span>{{end}}</p>
 
-<h2>Score over turns</h2>
+{{if .Ep.Branches}}<h2>Branches</h2>
+<ul class="branches">{{range .Ep.Branches}}<li style="margin-left: {{.Depth}}.5rem">{{.Line}}</li>{{end}}</ul>
+
+{{end}}<h2>Score over turns</h2>
 <svg id="score-chart" width="{{.Chart.W}}" height="{{.Chart.H}}" viewBox="0 0 {{.Chart.W}} {{.Chart.H}}" role="img" aria-label="Score over turns">
 <line class="axis" x1="{{.Chart.Left}}" y1="{{.Chart.Top}}" x2="{{.Chart.Left}}" y2="{{.Chart.Base}}"/>
 <line class="axis" x1="{{.Chart.Left}}" y1="{{.Chart.Base}}" x2="{{.Chart.Right}}" y2="{{.Chart.Base}}"/>
@@ -195,7 +198,7 @@ ul { margin: .3rem 0; padding-left: 1.3rem; }
 <h2>Transcript</h2>
 {{range .Ep.Turns}}<section class="turn {{.Actor}}" id="turn-{{.Turn}}">
 <h3>Turn {{.Turn}} · {{.Actor}} › {{.Action}}</h3>
-<div class="where">{{.Location}} (L{{.LocationID}}) · score {{.Score}} · moves {{.Moves}}{{if .Failed}} · failed{{end}}</div>
+<div class="where">{{.Location}} (L{{.LocationID}}) · score {{.Score}} · moves {{.Moves}}{{if .Failed}} · failed{{end}}{{if .PlayedOn}} · played on #{{.PlayedOn}}{{end}}</div>
 <pre>{{.Response}}</pre>
 {{if .Reasoning}}<details><summary>Reasoning</summary><pre>{{.Reasoning}}</pre></details>{{end}}
 {{if .Verdicts}}<div>Critic:<ul>{{range .Verdicts}}<li class="{{if .Accepted}}ok{{else}}no{{end}}">{{mark .}} <code>{{.Action}}</code> {{score .Score}} ({{.Stage}}){{if .Justification}}: {{.Justification}}{{end}}</li>{{end}}</ul></div>{{end}}

@@ -19,6 +19,12 @@ func writeMarkdown(w io.Writer, ep Episode) error {
 	if ep.Reviews.Decisions > 0 {
 		fmt.Fprintf(b, "- Reviews: %d decisions, %d accepted, %d edited, %d rejected\n", ep.Reviews.Decisions, ep.Reviews.Accepted, ep.Reviews.Edited, ep.Reviews.Rejected)
 	}
+	if len(ep.Branches) > 0 {
+		b.WriteString("\n## Branches\n\n")
+		for _, br := range ep.Branches {
+			fmt.Fprintf(b, "%s- %s\n", strings.Repeat("  ", br.Depth), mdInline(br.Line()))
+		}
+	}
 	b.WriteString("\n## Score over turns\n\n")
 	if pts := scorePoints(ep); len(pts) > 0 {
 		b.WriteString("| Turn | Score |\n| ---: | ---: |\n")
@@ -36,6 +42,9 @@ func writeMarkdown(w io.Writer, ep Episode) error {
 		fmt.Fprintf(b, "*%s (L%d) · score %d · moves %d*", mdInline(t.Location), t.LocationID, t.Score, t.Moves)
 		if t.Failed {
 			b.WriteString(" · *failed*")
+		}
+		if t.PlayedOn != 0 {
+			fmt.Fprintf(b, " · *played on #%d*", t.PlayedOn)
 		}
 		b.WriteString("\n\n")
 		for _, l := range strings.Split(strings.TrimRight(t.Response, "\n"), "\n") {

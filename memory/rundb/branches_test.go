@@ -359,3 +359,44 @@ func TestStatesReadWhileRecorded(t *testing.T) {
 	}
 	wantState(t, db, ep, 60, ep)
 }
+
+// A branch's reviews are its line's: its parent's up to the fork, then
+// its own; the parent's reviews of later turns stay the parent's.
+func TestBranchReviewsFollowTheLine(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTestDB(t)
+	e, _ := db.StartEpisode(ctx, 7)
+	record(t, db, e, 1, 10)
+	for _, turn := range []int{3, 8} {
+		if err := db.RecordReviews(ctx, e, turn, []Review{{Proposal: fmt.Sprintf("p%d", turn), Decision: "accept"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := db.Branch(ctx, e, 5, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	record(t, db, b, 6, 9)
+	if err := db.RecordReviews(ctx, b, 8, []Review{{Proposal: "mine", Decision: "reject", Reason: "no"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ep   int64
+		want []string
+	}{
+		{e, []string{"p3", "p8"}},
+		{b, []string{"p3", "mine"}},
+	} {
+		rs, err := db.BranchReviews(ctx, tc.ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rs {
+			got = append(got, r.Proposal)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("BranchReviews(%d) = %v, want %v", tc.ep, got, tc.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package rundb
 import (
 	"context"
 	"fmt"
+	"math"
 )
 
 // The person's reviews (review mode): one row per decision on a proposal,
@@ -93,8 +94,36 @@ func (db *RunDB) RecordReviews(ctx context.Context, episode int64, turn int, rs 
 
 // Reviews lists an episode's reviews in order.
 func (db *RunDB) Reviews(ctx context.Context, episode int64) ([]Review, error) {
+	return db.reviewsIn(ctx, episode, 0, math.MaxInt32)
+}
+
+// BranchReviews lists the reviews of a branch's whole line in order, as
+// BranchTurns lists its turns: its parents' up to the fork, then its own.
+func (db *RunDB) BranchReviews(ctx context.Context, episode int64) ([]Review, error) {
+	var out []Review
+	limit, ep := math.MaxInt32, episode
+	for range maxDepth {
+		parent, forkTurn, err := fork(ctx, db.db, ep)
+		if err != nil {
+			return nil, fmt.Errorf("branch reviews: %w", err)
+		}
+		own, err := db.reviewsIn(ctx, ep, forkTurn, limit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(own, out...)
+		if parent == 0 {
+			return out, nil
+		}
+		limit, ep = min(limit, forkTurn), parent
+	}
+	return nil, fmt.Errorf("branch reviews of episode %d: %w: its parents form a cycle", episode, ErrNoEpisode)
+}
+
+// reviewsIn lists an episode's reviews of turns after..upTo.
+func (db *RunDB) reviewsIn(ctx context.Context, episode int64, after, upTo int) ([]Review, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT turn, proposal, decision, command, reason, remembered, auto FROM reviews
-		WHERE episode_id = ? ORDER BY turn, seq`, episode)
+		WHERE episode_id = ? AND turn > ? AND turn <= ? ORDER BY turn, seq`, episode, after, upTo)
 	if err != nil {
 		return nil, fmt.Errorf("reviews of episode %d: %w", episode, err)
 	}
