@@ -6,8 +6,10 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -90,6 +92,50 @@ func benignServer(t *testing.T) *llmtest.Server {
 	return s
 }
 
+// watchHWM samples the process's peak RSS (VmHWM in /proc/PID/status)
+// every millisecond until it has exited; result waits for that and
+// returns the highest peak read and how many samples were read. The
+// rusage of a child is no measure here: its Maxrss starts at this test
+// process's peak (Go starts a child sharing the parent's memory until
+// exec), and the test process may hold hundreds of MB.
+func watchHWM(pid int) (result func() (peak int64, samples int)) {
+	var peak int64
+	var n int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		path := "/proc/" + strconv.Itoa(pid) + "/status"
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for ; ; <-tick.C {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return
+			}
+			kb, ok := statusKB(string(data), "VmHWM:")
+			if !ok {
+				return // a zombie: its memory is gone
+			}
+			peak, n = max(peak, kb<<10), n+1
+		}
+	}()
+	return func() (int64, int) {
+		<-done
+		return peak, n
+	}
+}
+
+// statusKB is the value in kB of the /proc/PID/status field named key.
+func statusKB(status, key string) (int64, bool) {
+	for _, l := range strings.Split(status, "\n") {
+		if rest, ok := strings.CutPrefix(l, key); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb, err == nil
+		}
+	}
+	return 0, false
+}
+
 // TestHugeBodiesBoundEveryCommand runs each command that reads a server's
 // listing, description, version or chat reply against a server sending
 // 1 GB there: the process's peak RSS stays under 100 MB and it ends by
@@ -143,6 +189,7 @@ func TestHugeBodiesBoundEveryCommand(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			hwm := watchHWM(cmd.Process.Pid)
 			go func() { done <- cmd.Wait() }()
 			select {
 			case <-done:
@@ -152,15 +199,18 @@ func TestHugeBodiesBoundEveryCommand(t *testing.T) {
 				t.Fatalf("still running after 2 minutes; stderr:\n%.2000s", stderr.String())
 			}
 			took := time.Since(start)
-			peak := int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KB on Linux
+			peak, samples := hwm()
+			if samples == 0 {
+				t.Fatalf("no /proc/%d/status sample while it ran", cmd.Process.Pid)
+			}
 			if peak >= maxRSS {
 				t.Errorf("peak RSS %d MB, want under %d MB", peak>>20, maxRSS>>20)
 			}
 			if len(out.String())+len(stderr.String()) > 1<<20 {
 				t.Errorf("printed %d bytes: a server's text is clipped", len(out.String())+len(stderr.String()))
 			}
-			t.Logf("%v: peak RSS %.1f MB, server sent %d MB, exit %d after %v; stderr %.300q",
-				tc.args[0], float64(peak)/(1<<20), sent.Load()>>20, cmd.ProcessState.ExitCode(), took.Round(time.Millisecond), stderr.String())
+			t.Logf("%v: peak RSS %.1f MB (%d samples), server sent %d MB, exit %d after %v; stderr %.300q",
+				tc.args[0], float64(peak)/(1<<20), samples, sent.Load()>>20, cmd.ProcessState.ExitCode(), took.Round(time.Millisecond), stderr.String())
 
 			// Trickled: stuck reading it, SIGTERM ends the command.
 			host, arrived, _ := hugeFront(t, backend.Host(), tc.body, true)
