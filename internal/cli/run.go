@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
 	"os"
 	"strings"
@@ -17,8 +16,10 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/session"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // defaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern.
@@ -204,8 +205,33 @@ func resumeOrNot(ctx context.Context, sess *session.Session, resume bool, who st
 		return exitError
 	default:
 		fmt.Fprintf(stderr, "%s: resuming after turn %d (checkpoint of %s)\n", who, cp.Turn, cp.Saved.Local().Format("2006-01-02 15:04:05"))
+		printLastTurn(ctx, sess.DB, cp, who, stderr)
 	}
 	return exitOK
+}
+
+// printLastTurn shows the turn a resume continues after, as recorded: its
+// number, actor, action, score and room, then the game's response
+// indented (a kill may have come before the turn was printed). It prints
+// nothing when the turn cannot be read: the resume itself went well.
+func printLastTurn(ctx context.Context, db *rundb.RunDB, cp rundb.Checkpoint, who string, w io.Writer) {
+	turns, err := db.Turns(ctx, cp.Episode)
+	if err != nil {
+		return
+	}
+	for i := len(turns) - 1; i >= 0; i-- {
+		t := turns[i]
+		if t.Turn != cp.Turn {
+			continue
+		}
+		fmt.Fprintf(w, "%s: the last turn, T%d %s %q: score %d moves %d %s\n", who, t.Turn, sanitize.Line(t.Actor),
+			sanitize.Line(sanitize.Clip(t.Action, 200)), t.Score, t.Moves, sanitize.Line(roomText(sanitize.Clip(t.Location, 200), t.LocationID)))
+		resp := strings.TrimRight(sanitize.Text(sanitize.Clip(t.Response, 4096)), "\n ")
+		for _, l := range strings.Split(resp, "\n") {
+			fmt.Fprintln(w, "  "+l)
+		}
+		return
+	}
 }
 
 // runLine is one turn of `run --json`.
