@@ -54,5 +54,6 @@ func startFrom(ctx context.Context, sess *session.Session, from, name, who strin
 		return exitError
 	}
 	fmt.Fprintf(stderr, "%s: playing on from turn %d of #%d on branch #%d (%s); the turns after it stay on #%d\n", who, turn, episode, b.ID, b.Label(), episode)
+	printLastTurn(ctx, sess.DB, rundb.Checkpoint{Episode: b.ID, Turn: turn}, who, stderr)
 	return exitOK
 }

@@ -215,7 +215,7 @@ func resumeOrNot(ctx context.Context, sess *session.Session, resume bool, who st
 // indented (a kill may have come before the turn was printed). It prints
 // nothing when the turn cannot be read: the resume itself went well.
 func printLastTurn(ctx context.Context, db *rundb.RunDB, cp rundb.Checkpoint, who string, w io.Writer) {
-	turns, err := db.Turns(ctx, cp.Episode)
+	turns, err := db.BranchTurns(ctx, cp.Episode) // a branch resumed at its fork: the turn is its parent's
 	if err != nil {
 		return
 	}
