@@ -19,11 +19,15 @@ import (
 
 // Rewind goes back to the state after Turn of a branch (0: the branch
 // being played) and plays on from there, paused, on a new branch named
-// Name ("" leaves it unnamed). A proposal in flight is abandoned.
+// Name ("" leaves it unnamed). A proposal in flight is abandoned. With
+// UndoMemories the memories the agent wrote in this episode after Turn are
+// withdrawn (kept in Memories.md as superseded, with the reason, so the
+// person can bring one back).
 type Rewind struct {
-	Branch int64
-	Turn   int
-	Name   string
+	Branch       int64
+	Turn         int
+	Name         string
+	UndoMemories bool
 }
 
 func (Rewind) isCommand() {}
@@ -47,9 +51,10 @@ func (b Branch) Label() string { return domain.BranchLabel(b.ID, b.Name, b.Paren
 // go back to one.
 type Rewinder interface {
 	// Rewind prepares play from the state after to.Turn of branch
-	// to.Branch (0: the current one): it records the branch play goes on
-	// on and returns that state with the branch.
-	Rewind(ctx context.Context, to Rewind) (Checkpoint, Branch, error)
+	// to.Branch (0: the current one) of episode (the engine's number): it
+	// records the branch play goes on on and returns that state with the
+	// branch, and the events its memory undo caused.
+	Rewind(ctx context.Context, to Rewind, episode int) (Checkpoint, Branch, []Event, error)
 	// Branch is the branch being played.
 	Branch() Branch
 }
@@ -71,7 +76,10 @@ func (e *Engine) rewindTo(ctx context.Context, to Rewind) {
 		return
 	}
 	e.closeTurns(ctx)
-	cp, _, err := rw.Rewind(ctx, to)
+	cp, _, evs, err := rw.Rewind(ctx, to, e.st.Episode)
+	for _, ev := range evs {
+		e.emit(ctx, ev)
+	}
 	if err == nil {
 		err = e.ResumeFrom(cp.Machine, cp.Engine)
 	}

@@ -328,10 +328,14 @@ func (d *timeline) key(k string) (dialog, tea.Cmd) {
 
 func (d *timeline) confirmKey(k string) (dialog, tea.Cmd) {
 	switch k {
-	case "y", "Y":
+	case "y", "Y", "u", "U":
 		t, _ := d.selected()
-		return nil, tea.Batch(d.h.send(engine.Rewind{Branch: d.current, Turn: t.Turn}),
-			d.h.setFlash(fmt.Sprintf("rewinding to turn %d…", t.Turn), false))
+		undo := k == "u" || k == "U"
+		flash := fmt.Sprintf("rewinding to turn %d…", t.Turn)
+		if undo {
+			flash = fmt.Sprintf("rewinding to turn %d, the agent's memories after it withdrawn…", t.Turn)
+		}
+		return nil, tea.Batch(d.h.send(engine.Rewind{Branch: d.current, Turn: t.Turn, UndoMemories: undo}), d.h.setFlash(flash, false))
 	case "n", "N", "esc", "q":
 		d.confirm = false
 	}
@@ -476,9 +480,11 @@ func (d *timeline) preview(w int) []line {
 func (d *timeline) question(w int) []line {
 	t, _ := d.selected()
 	q := fmt.Sprintf("Rewind to turn %d? Play goes on, paused, on a new branch; the turns after %d stay on the branch you leave (%s). "+
-		"Memories are not rewound: what was learnt after turn %d stays in Memories.md.", t.Turn, t.Turn, d.branch.Label(), t.Turn)
+		"Memories are not rewound: what was learnt after turn %d stays in Memories.md, unless you choose u: the agent's memories "+
+		"written after it are withdrawn (kept as superseded, yours untouched).", t.Turn, t.Turn, d.branch.Label(), t.Turn)
 	out := wrap(q, w, stWarning, "")
-	return append(out, line{}, mkLine(seg{"y", stTitle}, seg{" rewind · ", stMuted}, seg{"n/esc", stTitle}, seg{" go back to the timeline", stMuted}))
+	return append(out, line{}, mkLine(seg{"y", stTitle}, seg{" rewind · ", stMuted}, seg{"u", stTitle}, seg{" rewind, withdraw the agent's later memories · ", stMuted},
+		seg{"n/esc", stTitle}, seg{" back", stMuted}))
 }
 
 func (d *timeline) keysLine() string {

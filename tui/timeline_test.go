@@ -192,6 +192,18 @@ func TestTimelineRewindsToTheChosenTurn(t *testing.T) {
 	if got, want := strings.Join(br.requests(), " "), "BranchTurns(1)"; !strings.Contains(got, want) {
 		t.Errorf("the timeline asked %v, want %s", got, want)
 	}
+	h.flush()
+	// u rewinds as y does, and asks for the agent's later memories to be
+	// withdrawn.
+	h.settle(h.key("T"))
+	h.key("up", "up", "enter")
+	h.mustSee("u rewind, withdraw the agent's later memories")
+	h.key("u")
+	want = []engine.Command{engine.Rewind{Branch: 1, Turn: 6, UndoMemories: true}}
+	if got := h.pending(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("u sent %v, want %v", got, want)
+	}
+	h.mustSee("the agent's memories after it withdrawn")
 }
 
 // b lists the branches (the one being played marked); enter on another

@@ -48,8 +48,13 @@ func (h hooks) Ready() <-chan struct{}                      { return h.s.bo.Read
 func (h hooks) Take() []engine.Settled                      { return h.s.bo.Take() }
 func (h hooks) Settle(ctx context.Context) []engine.Settled { return h.s.bo.Settle(ctx) }
 
-func (h hooks) Rewind(ctx context.Context, to engine.Rewind) (engine.Checkpoint, engine.Branch, error) {
-	return h.s.rewind(ctx, to)
+func (h hooks) Rewind(ctx context.Context, to engine.Rewind, episode int) (engine.Checkpoint, engine.Branch, []engine.Event, error) {
+	cp, b, err := h.s.rewind(ctx, to)
+	if err != nil || !to.UndoMemories {
+		return cp, b, nil, err
+	}
+	evs, err := h.s.undoMemories(ctx, episode, to.Turn)
+	return cp, b, evs, err
 }
 
 func (h hooks) Branch() engine.Branch { return h.s.branch }

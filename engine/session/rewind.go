@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -93,4 +95,46 @@ func (s *Session) ResumeAt(ctx context.Context, episode int64, turn int, name st
 		return b, err
 	}
 	return b, nil
+}
+
+// undoMemories withdraws the memories memory synthesis stored in episode
+// (the engine's number) after turn: each becomes SUPERSEDED with the
+// reason, so Memories.md keeps it and the person can set it ACTIVE again.
+// The person's own memories are left alone.
+func (s *Session) undoMemories(ctx context.Context, episode, turn int) ([]engine.Event, error) {
+	ds, err := s.DB.Decisions(ctx, episode)
+	if err != nil {
+		return nil, err
+	}
+	reason := fmt.Sprintf("rewound to turn %d: written on the branch left behind", turn)
+	var evs []engine.Event
+	var errs []error
+	for _, d := range ds {
+		stored := d.Outcome == "stored" || strings.HasPrefix(d.Outcome, "superseded")
+		if d.Turn <= turn || !stored || d.Title == "" || !s.activeMemory(d.LocationID, d.Title) {
+			continue
+		}
+		err := s.Memories.Invalidate(memory.Ref{Location: d.LocationID, Title: d.Title}, reason, turn)
+		switch {
+		case errors.Is(err, memory.ErrNotFound):
+			// edited or removed since: the person's now
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			evs = append(evs, engine.MemoryChanged{Location: d.LocationID, Title: d.Title})
+		}
+	}
+	s.log.Info("rewind: memories withdrawn", "episode", episode, "after", turn, "count", len(evs))
+	return evs, errors.Join(errs...)
+}
+
+// activeMemory: the location holds a memory of that title not superseded
+// yet (a superseded one keeps the record of what replaced it).
+func (s *Session) activeMemory(loc int, title string) bool {
+	for _, m := range s.Memories.List(loc) {
+		if strings.EqualFold(strings.TrimSpace(m.Title), strings.TrimSpace(title)) {
+			return m.Status != memory.StatusSuperseded
+		}
+	}
+	return false
 }

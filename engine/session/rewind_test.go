@@ -2,13 +2,17 @@ package session
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/internal/chatserve"
 	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory/rundb"
@@ -17,10 +21,25 @@ import (
 // oracleSession opens a Zork I session in dir whose every model is the
 // oracle (the agent proposing the walkthrough through the real model path:
 // agent call, critic, step, managers), paused at the start.
-func oracleSession(t *testing.T, dir string) *Session {
+func oracleSession(t *testing.T, dir string) *Session { return oracleSessionWith(t, dir, nil) }
+
+// oracleSessionWith is oracleSession with memory synthesis answered by
+// memory (nil: the oracle, which remembers nothing).
+func oracleSessionWith(t *testing.T, dir string, memory chatserve.Backend) *Session {
 	t.Helper()
 	story, _ := zork(t)
-	srv := httptest.NewServer(oracle.New(oracle.Options{Script: walkthrough(t), NoThinking: true}))
+	var h http.Handler = oracle.New(oracle.Options{Script: walkthrough(t), NoThinking: true})
+	if memory != nil {
+		mem, orc := chatserve.New(chatserve.Options{Backend: memory}), h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/api/chat" && r.Header.Get(chatserve.RoleHeader) == config.RoleMemory {
+				mem.ServeHTTP(w, r)
+				return
+			}
+			orc.ServeHTTP(w, r)
+		})
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	roles := config.DefaultRoles()
 	for k, r := range roles {
@@ -186,4 +205,98 @@ func TestRewindPlaysOnOnABranchAndKeepsTheOther(t *testing.T) {
 func sameTurn(a, b rundb.Turn) bool {
 	return a.Turn == b.Turn && a.Actor == b.Actor && a.Action == b.Action && a.Response == b.Response &&
 		a.Reasoning == b.Reasoning && a.Score == b.Score && a.Moves == b.Moves && a.LocationID == b.LocationID
+}
+
+// A rewind that withdraws the agent's memories: those memory synthesis
+// stored after the turn become SUPERSEDED with the reason (kept in
+// Memories.md), the earlier ones stay active, and the pane hears of each.
+func TestRewindWithdrawsTheAgentsLaterMemories(t *testing.T) {
+	sess := oracleSessionWith(t, t.TempDir(), rememberAll{})
+	defer sess.Close()
+	go sess.Engine.Run(context.Background())
+	e := sess.Engine
+	untilIdle(t, e)
+	for i := 1; i <= 30; i++ {
+		send(t, e, engine.Step{})
+		untilIdle(t, e)
+	}
+	ctx := context.Background()
+	ds, err := sess.DB.Decisions(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ref struct {
+		loc   int
+		title string
+	}
+	var early, late []ref
+	for _, d := range ds {
+		if d.Outcome != "stored" {
+			continue
+		}
+		if d.Turn > 10 {
+			late = append(late, ref{d.LocationID, d.Title})
+		} else {
+			early = append(early, ref{d.LocationID, d.Title})
+		}
+	}
+	if len(early) == 0 || len(late) == 0 {
+		t.Fatalf("the oracle stored %d memories by turn 10 and %d after: the test needs both", len(early), len(late))
+	}
+	send(t, e, engine.Rewind{Turn: 10, UndoMemories: true})
+	changed := map[string]bool{}
+	for ev := range e.Events() {
+		if c, ok := ev.(engine.MemoryChanged); ok {
+			changed[c.Title] = true
+		}
+		if er, ok := ev.(engine.ErrorEvent); ok {
+			t.Errorf("rewind: %v", er.Err)
+		}
+		if _, ok := ev.(engine.Idle); ok {
+			break
+		}
+	}
+	status := func(r ref) (string, string) {
+		for _, m := range sess.Memories.List(r.loc) {
+			if m.Title == r.title {
+				return string(m.Status), m.Superseded.Reason
+			}
+		}
+		return "missing", ""
+	}
+	for _, r := range late {
+		if st, why := status(r); st != "SUPERSEDED" || !strings.Contains(why, "rewound to turn 10") || !changed[r.title] {
+			t.Errorf("the memory %q of a later turn is %s (%q), announced %v", r.title, st, why, changed[r.title])
+		}
+	}
+	for _, r := range early {
+		if st, _ := status(r); st == "SUPERSEDED" || st == "missing" {
+			t.Errorf("the memory %q of turn ≤ 10 is %s", r.title, st)
+		}
+	}
+	send(t, e, engine.Quit{})
+	for range e.Events() {
+	}
+}
+
+// rememberAll answers memory synthesis with a memory to keep whose title
+// names its turn.
+type rememberAll struct{}
+
+func (rememberAll) Models() []chatserve.Model { return nil }
+
+func (rememberAll) Chat(req *chatserve.Request) (chatserve.Answer, error) {
+	last := ""
+	for _, m := range req.Chat.Messages {
+		if m.Role == "user" {
+			last = m.Content
+		}
+	}
+	turn := regexp.MustCompile(`Turn (\d+), action \(`).FindAllStringSubmatch(last, -1)
+	if len(turn) == 0 {
+		return chatserve.Answer{}, fmt.Errorf("no turn in the memory prompt")
+	}
+	n := turn[len(turn)-1][1]
+	return chatserve.Answer{Content: fmt.Sprintf(`{"should_remember": true, "category": "DISCOVERY", "memory_title": "Seen at turn %s", `+
+		`"memory_text": "Something seen at turn %s.", "status": "ACTIVE", "supersedes_memory_titles": [], "reasoning": "worth keeping"}`, n, n)}, nil
 }
