@@ -365,3 +365,49 @@ func TestFeedCutFrom(t *testing.T) {
 		})
 	}
 }
+
+// branchedEpisodes is a run database whose episodes are a tree: the
+// episode list names branch #3, and a replay follows its whole line.
+type branchedEpisodes struct {
+	fakeEpisodes
+	br *fakeBranches
+}
+
+func (b branchedEpisodes) EpisodeSummaries(ctx context.Context) ([]rundb.EpisodeSummary, error) {
+	return []rundb.EpisodeSummary{
+		{ID: 3, Turns: 7, Score: 15, Parent: 1, ForkTurn: 5},
+		{ID: 1, Turns: 8, Reason: "death"},
+	}, nil
+}
+
+func (b branchedEpisodes) BranchTurns(ctx context.Context, ep int64) ([]rundb.Turn, error) {
+	return b.br.BranchTurns(ctx, ep)
+}
+
+func (b branchedEpisodes) BranchReviews(_ context.Context, ep int64) ([]rundb.Review, error) {
+	return b.reviews[1], nil // the branch inherits main's turns 1–5 only: none reviewed
+}
+
+// The episode browser lists a branch with where it forked, and its replay
+// plays its whole line: main's turns up to the fork, then its own.
+func TestReplayFollowsABranch(t *testing.T) {
+	br, eps := sampleBranches()
+	src := branchedEpisodes{fakeEpisodes: eps, br: br}
+	eng := newFakeEngine()
+	m := New(context.Background(), Options{Engine: eng, Episodes: src, RefreshEvery: -1, Theme: "dark", MaxScore: 100})
+	h := &harness{t: t, m: m, eng: eng}
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	h.events(opening())
+	for _, msg := range run(h.key("E")) {
+		m.Update(msg)
+	}
+	h.mustSee("Episode 3", "#3 from #1@5", "Episode 1")
+	for _, msg := range run(h.key("enter")) {
+		m.Update(msg)
+	}
+	h.mustSee("Transcript · replay of episode 3", "T1 agent › north", "replay 1/7")
+	h.key("end")
+	h.mustSee("T7 human › open oven", "replay 7/7")
+	h.key("left", "left")
+	h.mustSee("T5 agent › south", "replay 5/7")
+}
