@@ -361,6 +361,8 @@ func (e *Engine) apply(ctx context.Context, c Command) bool {
 	case Rewind:
 		e.rewinding = &c
 		return true
+	case SuggestActions:
+		e.suggest(ctx)
 	case MemoryEdit, ObjectiveEdit:
 		e.edit(ctx, c)
 	case SetReview:

@@ -282,3 +282,40 @@ func TestAgentKeysWithoutServer(t *testing.T) {
 		t.Fatalf("sent %#v", h.pending())
 	}
 }
+
+// The command line asks the engine what the game lets the player do when
+// it opens and after each turn while open; tab completes the typed word
+// from that list (an answer about an older turn is ignored).
+func TestTabCompletesFromTheGamesActions(t *testing.T) {
+	h := newHarness(t, 120, 40, "dark")
+	h.events(opening(), engine.Idle{Mode: engine.Paused})
+	h.key("i")
+	if got := h.m.out.pending(); !reflect.DeepEqual(got, []engine.Command{engine.SuggestActions{}}) {
+		t.Fatalf("opening the line sent %#v, want one SuggestActions", got)
+	}
+	h.key("i") // typed: one letter, no second question
+	h.events(engine.ActionsSuggested{Turn: 0, Actions: []string{"north", "south", "open mailbox", "open window"}})
+	h.key("backspace")
+	h.typeText("op")
+	h.key("tab")
+	if got := h.m.input.Value(); got != "open mailbox" {
+		t.Fatalf("tab made %q, want open mailbox", got)
+	}
+	h.m.input.Reset()
+	h.flush()
+	h.events(turn(1, engine.ActorHuman, "north", "North of House", 4, "North of House"))
+	if got := h.m.out.pending(); !reflect.DeepEqual(got, []engine.Command{engine.SuggestActions{}}) {
+		t.Fatalf("a turn while typing sent %#v, want one SuggestActions", got)
+	}
+	h.events(engine.ActionsSuggested{Turn: 0, Actions: []string{"open mailbox"}}) // about turn 0: too late
+	h.typeText("op")
+	h.key("tab")
+	if got := h.m.input.Value(); got != "op" {
+		t.Fatalf("an old turn's list completed %q", got)
+	}
+	h.events(engine.ActionsSuggested{Turn: 1, Actions: []string{"east", "open window"}})
+	h.key("tab")
+	if got := h.m.input.Value(); got != "open window" {
+		t.Fatalf("tab made %q, want open window", got)
+	}
+}

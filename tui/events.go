@@ -55,7 +55,14 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 	case engine.EpisodeStarted:
 		return m.episodeStarted(ev)
 	case engine.TurnResult:
-		return m.turnResult(ev)
+		cmd := m.turnResult(ev)
+		m.input.SetSuggestions(nil) // what could be done before the turn
+		if _, typing := topIs[*commandLine](m); typing {
+			return tea.Batch(cmd, m.suggest())
+		}
+		return cmd
+	case engine.ActionsSuggested:
+		m.suggestions(ev)
 	case engine.MemoryChanged:
 		return m.loadMemories(false)
 	case engine.MapChanged:

@@ -200,7 +200,17 @@ func (h *harness) mustNotSee(parts ...string) {
 }
 
 // pending is what the model queued for the engine.
-func (h *harness) pending() []engine.Command { return h.m.out.pending() }
+// pending are the commands queued for the engine, leaving out the
+// questions the command line asks by itself (SuggestActions).
+func (h *harness) pending() []engine.Command {
+	var out []engine.Command
+	for _, c := range h.m.out.pending() {
+		if _, ask := c.(engine.SuggestActions); !ask {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // flush sends the queued commands to the fake engine.
 func (h *harness) flush() {

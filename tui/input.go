@@ -89,7 +89,7 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Input):
 		m.histAt = len(m.history)
 		m.open(&commandLine{m: m})
-		return m.input.Focus()
+		return tea.Batch(m.input.Focus(), m.suggest())
 	case key.Matches(k, keys.NextPane):
 		m.focusPane((m.focus + 1) % numPanes)
 	case key.Matches(k, keys.PrevPane):

@@ -87,6 +87,8 @@ type commandState struct {
 	input   textinput.Model
 	history []string
 	histAt  int
+	// suggested is 1 + the turn whose actions were asked for (0: none).
+	suggested int
 }
 
 // footerState is what the footer says for a moment, and the keys armed
@@ -149,6 +151,9 @@ func New(ctx context.Context, opts Options) *Model {
 		}
 	}
 	m.input = m.newInput("› ", "a command for the story, e.g. inventory")
+	// Tab completes from what the game lets the player do here (the
+	// engine's ActionsSuggested); ctrl+n/ctrl+p pick another match.
+	m.input.ShowSuggestions = true
 	m.reviewOn = opts.Review
 	m.resize(80, 24)
 	return m

@@ -110,7 +110,7 @@ func TestTypedCommandGoesToTheEngineAsOverride(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	h.events(opening(), engine.Idle{Mode: engine.Paused})
 	h.key("i")
-	h.mustSee("enter sends · esc leaves", "manual")
+	h.mustSee("enter sends · tab completes · esc leaves", "manual")
 	h.typeText("inventory")
 	h.key("enter")
 	if got, want := h.pending(), []engine.Command{engine.Override{Text: "inventory"}}; !reflect.DeepEqual(got, want) {

@@ -28,7 +28,7 @@ func (d *commandLine) frame() frame { return frame{footer: true} }
 func (d *commandLine) view(w, _ int) []string {
 	m := d.m
 	s := m.c.styles
-	hint := s.HelpDesc.Render("  enter sends · esc leaves")
+	hint := s.HelpDesc.Render("  enter sends · tab completes · esc leaves")
 	if m.flash != "" {
 		st := s.Flash
 		if m.flashErr {
@@ -101,6 +101,24 @@ func (m *Model) inputKey(d *commandLine, k tea.KeyPressMsg) (dialog, tea.Cmd) {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	return d, cmd
+}
+
+// suggest asks the engine what the game lets the player do here, for the
+// command line's tab completion (once per turn while the line is open).
+func (m *Model) suggest() tea.Cmd {
+	if m.suggested == m.turn+1 {
+		return nil
+	}
+	m.suggested = m.turn + 1
+	return m.send(engine.SuggestActions{})
+}
+
+// suggestions takes the game's answer for the command line, if it is
+// still about the turn play stands at.
+func (m *Model) suggestions(ev engine.ActionsSuggested) {
+	if ev.Turn == m.turn {
+		m.input.SetSuggestions(ev.Actions)
+	}
 }
 
 // sendLine sends the typed command.
