@@ -229,6 +229,7 @@ func (m *Model) resumed(ev engine.EpisodeStarted) tea.Cmd {
 	o := ev.Observation
 	left := m.branch
 	if ev.Rewound {
+		m.replay = nil // the live game went where the person picked
 		m.rewound()
 		if ev.Episode > 0 {
 			m.episode = ev.Episode

@@ -72,6 +72,7 @@ func helpEntries(k keyMap) []helpEntry {
 		helpEntry{head: "Replay (E)"},
 		helpEntry{key: "←/→", desc: "step back/forward"},
 		helpEntry{key: "home/end", desc: "first/last turn"},
+		helpEntry{key: "T", desc: "timeline of the replayed episode: rewind to one of its turns"},
 		helpEntry{key: "esc", desc: "back to the live game"},
 	)
 	return out
@@ -194,7 +195,7 @@ func (m *Model) footerKeys() []key.Binding {
 		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
 	}
 	if m.replay != nil {
-		return []key.Binding{lit("←/→", "step"), lit("home/end", "first/last"), lit("esc", "live game"), b(k.NextPane, "pane")}
+		return []key.Binding{lit("←/→", "step"), lit("home/end", "first/last"), lit("T", "rewind here"), lit("esc", "live game"), b(k.NextPane, "pane")}
 	}
 	game := []key.Binding{b(k.Pause, "run/pause"), b(k.Step, "step"), b(k.Input, "type"), b(k.Review, "review")}
 	pane := b(k.NextPane, "pane")

@@ -541,7 +541,7 @@ func TestHelpThemesAndBackground(t *testing.T) {
 		t.Errorf("a light background gives theme %q", m.c.theme.Name)
 	}
 	h.key("?")
-	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 81 · ↑/↓ pgup/pgdn scroll")
+	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 82 · ↑/↓ pgup/pgdn scroll")
 	h.key("/", "s", "u", "p", "e", "r", "enter")
 	h.mustSee("Memory pane (m)", "supersede memory", "theme light")
 	h.key("esc", "?")
@@ -689,7 +689,7 @@ func TestEpisodeReplay(t *testing.T) {
 		m.Update(msg)
 	}
 	h.mustSee("Transcript · replay of episode 1", "T1 agent › north", "Explore north.", "✓ accepted by the critic (model, +0.5): new room", "replay 1/2", "L4 Orchard",
-		"←/→ step • home/end first/last • esc live game")
+		"←/→ step • home/end first/last • T rewind here • esc live game")
 	h.mustNotSee("T1 agent › look")
 	h.mustSee("You reviewed 2 proposals: 1 accepted (50%), 0 edited, 1 rejected. Reasons:",
 		`✗ rejected by you: "east": the door is boarded`, `✓ accepted by you: "north"`)

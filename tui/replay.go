@@ -131,7 +131,7 @@ func newReplay(c *common, ep int64, turns []rundb.Turn, reviews []rundb.Review) 
 // start: a few hundred turns cost nothing).
 func (r *replay) rebuild(c *common, n int) {
 	r.transcript, r.reasoning, r.mapp = newTranscript(c), newReasoning(c), newMapPane(c)
-	r.transcript.addNote(fmt.Sprintf("Replay of episode %d (%d turns): ←/→ step, home/end, esc returns to the live game.", r.episode, len(r.turns)), stSystem)
+	r.transcript.addNote(fmt.Sprintf("Replay of episode %d (%d turns): ←/→ step, home/end, T to rewind the game to one of its turns, esc returns to the live game.", r.episode, len(r.turns)), stSystem)
 	if len(r.reviews) > 0 {
 		var all []rundb.Review
 		for _, t := range r.turns {
@@ -288,6 +288,12 @@ func (m *Model) replayKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		for r.pos < len(r.turns) {
 			r.step()
 		}
+	case "T":
+		at := 0
+		if r.pos > 0 && r.pos <= len(r.turns) {
+			at = r.turns[r.pos-1].Turn
+		}
+		return m.openTimelineOf(r.episode, at), true
 	case "space", "i", "e", "s", "a", "d", "u", "c":
 		return m.setFlash("a replay is read-only: esc returns to the live game", true), true
 	default:

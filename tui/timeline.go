@@ -198,7 +198,10 @@ type timeline struct {
 
 	branch  engine.Branch // the branch being played
 	current int64         // its ID (the episode's when the branch has none)
-	at      int           // the turn play stands at
+	at      int           // the turn play stands at (replayed: the replay's)
+	// replayed: opened from the replay of a stored episode or branch, not
+	// the one being played; any of its turns may be rewound to.
+	replayed bool
 
 	turns   []rundb.Turn
 	reviews map[turnKey][]rundb.Review
@@ -228,6 +231,18 @@ func (m *Model) openTimeline() tea.Cmd {
 		cmds = append(cmds, loadBranches(d.ctx, d.br, d.current))
 	}
 	return tea.Batch(cmds...)
+}
+
+// openTimelineOf opens the timeline of a stored episode or branch (the
+// replay's), the turn replayed selected.
+func (m *Model) openTimelineOf(id int64, turn int) tea.Cmd {
+	if m.opts.Episodes == nil && m.opts.Branches == nil {
+		return m.setFlash("no run database attached: the timeline reads the turns from lantern.db", true)
+	}
+	d := &timeline{c: m.c, h: m, ctx: m.ctx, eps: m.opts.Episodes, br: m.opts.Branches,
+		branch: engine.Branch{ID: id, Name: fmt.Sprintf("episode %d", id)}, current: id, at: turn, replayed: true}
+	m.open(d)
+	return loadTimeline(d.ctx, d.eps, d.br, d.current)
 }
 
 // branchID is the branch being played: its row, else the episode's.
@@ -316,7 +331,7 @@ func (d *timeline) key(k string) (dialog, tea.Cmd) {
 		switch {
 		case !ok:
 			return d, nil
-		case t.Turn >= d.at:
+		case t.Turn >= d.at && !d.replayed:
 			d.say = fmt.Sprintf("play stands at turn %d: pick an earlier turn to rewind to", d.at)
 			return d, nil
 		}
@@ -379,6 +394,9 @@ func (d *timeline) view(w, h int) []string {
 	}
 	first, last := d.turns[0].Turn, d.turns[len(d.turns)-1].Turn
 	head := fmt.Sprintf("Branch %s · turns %d–%d · play stands at turn %d", d.branch.Label(), first, last, d.at)
+	if d.replayed {
+		head = fmt.Sprintf("%s · turns %d–%d, replayed: a rewind plays on from the turn you pick", d.branch.Label(), first, last)
+	}
 	out := []string{d.c.render(mkLine(seg{head, stMuted}), w, "", false)}
 	listH := min(max((h-4)/2, 3), len(d.turns))
 	out = append(out, d.turnRows(w, listH)...)

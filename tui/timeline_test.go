@@ -394,7 +394,7 @@ func TestReplayFollowsABranch(t *testing.T) {
 	br, eps := sampleBranches()
 	src := branchedEpisodes{fakeEpisodes: eps, br: br}
 	eng := newFakeEngine()
-	m := New(context.Background(), Options{Engine: eng, Episodes: src, RefreshEvery: -1, Theme: "dark", MaxScore: 100})
+	m := New(context.Background(), Options{Engine: eng, Episodes: src, Branches: br, RefreshEvery: -1, Theme: "dark", MaxScore: 100})
 	h := &harness{t: t, m: m, eng: eng}
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
 	h.events(opening())
@@ -410,4 +410,16 @@ func TestReplayFollowsABranch(t *testing.T) {
 	h.mustSee("T7 human › open oven", "replay 7/7")
 	h.key("left", "left")
 	h.mustSee("T5 agent › south", "replay 5/7")
+	// T rewinds the live game to the replayed turn: any turn of a stored
+	// branch may be picked.
+	h.settle(h.key("T"))
+	h.mustSee("episode 3 · turns 1–7, replayed", "▸ T5")
+	h.key("enter", "y")
+	want := []engine.Command{engine.Rewind{Branch: 3, Turn: 5}}
+	if got := h.pending(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("sent %v, want %v", got, want)
+	}
+	h.settle(h.events(resumeAt(engine.Branch{ID: 9, Parent: 3, ForkTurn: 5}, 5, true, "Muddy Lane", 3)))
+	h.mustNotSee("Transcript · replay of episode 3")
+	h.mustSee("Rewound to turn 5")
 }

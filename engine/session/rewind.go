@@ -39,6 +39,10 @@ func (s *Session) rewind(ctx context.Context, to engine.Rewind) (engine.Checkpoi
 	}
 	id := from
 	if to.Turn == lastTurn(turns) {
+		if ended, why := s.ended(ctx, from); ended {
+			return engine.Checkpoint{}, engine.Branch{}, fmt.Errorf("branch #%d ended (%s) at turn %d: pick an earlier turn to play on from: %w",
+				from, why, to.Turn, ErrNothingToRewind)
+		}
 		err = s.DB.Activate(ctx, from)
 	} else {
 		id, err = s.DB.Branch(ctx, from, to.Turn, to.Name)
@@ -137,4 +141,19 @@ func (s *Session) activeMemory(loc int, title string) bool {
 		}
 	}
 	return false
+}
+
+// ended: the branch's episode ended (a death, a victory, the turn cap) at
+// its last turn, and why.
+func (s *Session) ended(ctx context.Context, id int64) (bool, string) {
+	bs, err := s.DB.Branches(ctx, id)
+	if err != nil {
+		return false, ""
+	}
+	for _, b := range bs {
+		if b.ID == id {
+			return b.Ended, b.Reason
+		}
+	}
+	return false, ""
 }

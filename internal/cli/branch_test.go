@@ -60,6 +60,11 @@ func TestRunFromBranchesAnEpisode(t *testing.T) {
 		!strings.Contains(stderr, "--from 1:31") {
 		t.Errorf("--from past the last turn: exit %d: %s", code, stderr)
 	}
+	// The episode ended (the turn cap) at turn 30: nothing plays on after it.
+	if code, _, stderr := runCLI(t, "", append([]string{"run", "--agent", "script:" + second, "--from", "1:30"}, common...)...); code != exitError ||
+		!strings.Contains(stderr, "ended (turn cap) at turn 30") {
+		t.Errorf("--from an ended episode's last turn: exit %d: %s", code, stderr)
+	}
 
 	code, out, stderr := runCLI(t, "", append([]string{"run", "--agent", "script:" + second, "--max-turns", "25", "--from", "1:20", "--branch", "mine"}, common...)...)
 	if code != exitOK {
