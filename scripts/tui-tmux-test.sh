@@ -3,7 +3,8 @@
 #
 #   1. With the scripted fake Ollama (llm/llmtest, served by the tui package's
 #      TestServeFakeOllama): start, see every pane, step one turn (Turn: 1),
-#      type `inventory` and see it in the transcript (Turn: 2), edit the
+#      type `inventory` and see it in the transcript (Turn: 2), complete
+#      `ea` to `east` with Tab (the game's exits and actions), edit the
 #      agent's memory at the lane (through the browser), add a memory and
 #      supersede it, add an objective, hand back to the agent (resume) and
 #      pause, quit; Memories.md then holds the edit and the supersession.
@@ -199,8 +200,15 @@ keys i
 text inventory
 keys Enter
 wait_for "T2 human › inventory" "Turn: 2" "empty-handed"
-leave_input
 log "typed inventory: Turn: 2"
+# Tab completes from what the game lets the player do in the orchard (its
+# exits first).
+text "ea"
+keys Tab
+wait_for "› east"
+keys C-u
+leave_input
+log "tab completed ea to east"
 
 # Edit the agent's memory at the lane, through the browser.
 keys m b
