@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
@@ -209,6 +211,9 @@ type timeline struct {
 	loaded  bool
 	err     string
 	confirm bool   // enter was pressed: y rewinds
+	naming  bool   // r was pressed at the question: the new branch's name is typed
+	name    []rune // the new branch's name ("": unnamed)
+	kept    string // the name before r, which esc goes back to
 	say     string // a word on the last row (why a key did nothing), until the next key
 
 	listing  bool // the branch list is shown
@@ -286,6 +291,9 @@ func (d *timeline) update(msg tea.Msg) (dialog, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		d.say = ""
+		if d.naming {
+			return d.nameKey(msg)
+		}
 		if d.confirm {
 			return d.confirmKey(msg.String())
 		}
@@ -350,9 +358,46 @@ func (d *timeline) confirmKey(k string) (dialog, tea.Cmd) {
 		if undo {
 			flash = fmt.Sprintf("rewinding to turn %d, the agent's memories after it withdrawn…", t.Turn)
 		}
-		return nil, tea.Batch(d.h.send(engine.Rewind{Branch: d.current, Turn: t.Turn, UndoMemories: undo}), d.h.setFlash(flash, false))
+		return nil, tea.Batch(d.h.send(engine.Rewind{Branch: d.current, Turn: t.Turn, Name: string(d.name), UndoMemories: undo}), d.h.setFlash(flash, false))
+	case "r", "R":
+		d.naming, d.kept = true, string(d.name)
 	case "n", "N", "esc", "q":
-		d.confirm = false
+		d.confirm, d.name = false, nil
+	}
+	return d, nil
+}
+
+// nameKey edits the new branch's name: typed text is added, backspace
+// takes the last character off, enter keeps the name (checked as the
+// command line's --branch is), esc leaves it as it was.
+func (d *timeline) nameKey(msg tea.KeyPressMsg) (dialog, tea.Cmd) {
+	switch msg.String() {
+	case "enter":
+		name, err := domain.CleanBranchName(string(d.name))
+		if err != nil {
+			d.say = err.Error()
+			return d, nil
+		}
+		d.name, d.naming = []rune(name), false
+	case "esc":
+		d.naming, d.name = false, []rune(d.kept)
+	case "backspace":
+		if len(d.name) > 0 {
+			d.name = d.name[:len(d.name)-1]
+		}
+	case "ctrl+u":
+		d.name = nil
+	default:
+		for _, r := range msg.Text {
+			if unicode.IsControl(r) {
+				continue
+			}
+			if len(d.name) >= domain.MaxBranchName {
+				d.say = fmt.Sprintf("a branch name has at most %d characters", domain.MaxBranchName)
+				break
+			}
+			d.name = append(d.name, r)
+		}
 	}
 	return d, nil
 }
@@ -501,8 +546,16 @@ func (d *timeline) question(w int) []line {
 		"Memories are not rewound: what was learnt after turn %d stays in Memories.md, unless you choose u: the agent's memories "+
 		"written after it are withdrawn (kept as superseded, yours untouched).", t.Turn, t.Turn, d.branch.Label(), t.Turn)
 	out := wrap(q, w, stWarning, "")
+	switch {
+	case d.naming:
+		out = append(out, line{}, mkLine(seg{"New branch's name: ", stMuted}, seg{string(d.name), stTitle}, seg{"▏", stTitle}),
+			mkLine(seg{"enter", stTitle}, seg{" keep it · ", stMuted}, seg{"esc", stTitle}, seg{" back", stMuted}))
+		return out
+	case len(d.name) > 0:
+		out = append(out, line{}, mkLine(seg{"The new branch will be named ", stMuted}, seg{string(d.name), stTitle}))
+	}
 	return append(out, line{}, mkLine(seg{"y", stTitle}, seg{" rewind · ", stMuted}, seg{"u", stTitle}, seg{" rewind, withdraw the agent's later memories · ", stMuted},
-		seg{"n/esc", stTitle}, seg{" back", stMuted}))
+		seg{"r", stTitle}, seg{" name the branch · ", stMuted}, seg{"n/esc", stTitle}, seg{" back", stMuted}))
 }
 
 func (d *timeline) keysLine() string {

@@ -206,6 +206,44 @@ func TestTimelineRewindsToTheChosenTurn(t *testing.T) {
 	h.mustSee("the agent's memories after it withdrawn")
 }
 
+// r at the question names the new branch: typed text, backspace, a name
+// refused as the command line's --branch refuses it (said, kept for
+// editing), esc leaving the name as it was; y sends the rewind with it.
+func TestTimelineNamesTheNewBranch(t *testing.T) {
+	h, _ := newBranchHarness(t, 120, 40)
+	h.settle(h.events(resumeAt(mainBranch, 8, false, "Orchard", 4), engine.Idle{Turn: 8, Mode: engine.Paused}))
+	h.settle(h.key("T"))
+	h.key("up", "up", "enter")
+	h.mustSee("r name the branch")
+	h.key("r")
+	h.typeText("main")
+	h.mustSee("New branch's name: main")
+	h.key("enter")
+	h.mustSee(`"main" names an episode's first line`)
+	h.key("backspace", "backspace", "backspace", "backspace")
+	h.typeText("try yq")
+	h.key("backspace")
+	h.typeText("the window")
+	h.mustSee("New branch's name: try ythe window")
+	h.key("ctrl+u")
+	h.typeText("  east of the house ")
+	h.key("enter")
+	h.mustSee("The new branch will be named east of the house")
+	if got := h.pending(); len(got) != 0 {
+		t.Fatalf("naming sent %v", got)
+	}
+	// esc while naming keeps the name kept before.
+	h.key("r")
+	h.typeText("!")
+	h.key("esc")
+	h.mustSee("The new branch will be named east of the house")
+	h.key("y")
+	want := []engine.Command{engine.Rewind{Branch: 1, Turn: 6, Name: "east of the house"}}
+	if got := h.pending(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("sent %v, want %v", got, want)
+	}
+}
+
 // b lists the branches (the one being played marked); enter on another
 // switches to it: a rewind to its last turn.
 func TestTimelineSwitchesBranch(t *testing.T) {

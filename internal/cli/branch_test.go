@@ -51,7 +51,8 @@ func TestRunFromBranchesAnEpisode(t *testing.T) {
 	}
 	before := exportJSON("1")
 
-	for _, bad := range [][]string{{"--from", "1"}, {"--from", "x:3"}, {"--from", "1:0"}, {"--from", "1:3", "--resume"}, {"--branch", "east"}} {
+	for _, bad := range [][]string{{"--from", "1"}, {"--from", "x:3"}, {"--from", "1:0"}, {"--from", "1:3", "--resume"}, {"--branch", "east"},
+		{"--from", "1:3", "--branch", "main"}, {"--from", "1:3", "--branch", "a\x1b]0;title\x07"}, {"--from", "1:3", "--branch", strings.Repeat("x", 41)}} {
 		if code, _, stderr := runCLI(t, "", append(append([]string{"run", "--agent", "script:" + second}, bad...), common...)...); code != exitUsage {
 			t.Errorf("run %v: exit %d, want %d (usage): %s", bad, code, exitUsage, stderr)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/domain"
 	"io"
 	"os"
 	"strings"
@@ -79,6 +80,11 @@ standard input every further proposal is accepted.`,
 				return err
 			}
 		}
+		name, err := domain.CleanBranchName(*branchName)
+		if err != nil {
+			return usageErrorf("--branch: %v", err)
+		}
+		*branchName = name
 		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile", "api", "base-url")
 		if err != nil {
 			return err
