@@ -157,3 +157,45 @@ func TestCancelStopsEveryRead(t *testing.T) {
 		}
 	}
 }
+
+// TestTooLargeDescriptionAskedOnce: a server whose /api/show is past the
+// cap is asked once a session: Show again, a role check and chat requests
+// (which look the model up for its context size and thinking) get the
+// same error, or go on without the description, at once.
+func TestTooLargeDescriptionAskedOnce(t *testing.T) {
+	var shows atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/show":
+			shows.Add(1)
+			w.Write([]byte(`{"modelfile":"`))
+			block := []byte(strings.Repeat("x", 64<<10))
+			for range 16 << 4 { // 16 MB: past the cap
+				if _, err := w.Write(block); err != nil {
+					return
+				}
+			}
+		case "/api/chat":
+			w.Write([]byte(`{"model":"tiny","message":{"role":"assistant","content":"hello"},"done":true}` + "\n"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := newClient(t, strings.TrimPrefix(srv.URL, "http://"), 20*time.Second)
+	ctx := context.Background()
+	for i := range 3 {
+		if _, err := c.Show(ctx, testModel); !errors.Is(err, llm.ErrBodyTooLarge) {
+			t.Fatalf("Show %d: %v, want ErrBodyTooLarge", i+1, err)
+		}
+	}
+	if err := c.CheckRole(ctx, config.RoleAgent); err == nil {
+		t.Error("CheckRole passed a model that cannot be described")
+	}
+	for range 3 {
+		c.Chat(ctx, ask(config.RoleAgent, "hi"))
+	}
+	if n := shows.Load(); n != 1 {
+		t.Errorf("/api/show asked %d times, want once", n)
+	}
+}

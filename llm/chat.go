@@ -424,7 +424,7 @@ func (c *Client) think(ctx context.Context, r config.Role) *api.ThinkValue {
 	case config.ThinkLow, config.ThinkMedium, config.ThinkHigh:
 		return &api.ThinkValue{Value: string(r.Think)}
 	}
-	if info, ok := c.cachedInfo(r.Model); ok {
+	if info, ok, _ := c.cachedInfo(r.Model); ok {
 		return &api.ThinkValue{Value: info.Has(CapThinking)}
 	}
 	return nil

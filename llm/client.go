@@ -98,6 +98,10 @@ type Client struct {
 	mu    sync.Mutex
 	roles map[string]config.Role
 	info  map[string]ModelInfo // /api/show, by model
+	// unshown: a model whose description came back larger than the cap
+	// (ErrBodyTooLarge); a server that sends that does so again, so it is
+	// not asked again (each retry would read the cap's worth of bytes).
+	unshown map[string]error
 	// ctxSize is each model's context size for the session (see
 	// sessionCtx); ctxGuess marks the sizes not yet read from the server.
 	ctxSize  map[string]int
@@ -131,7 +135,7 @@ func New(opts Options) (*Client, error) {
 	}
 	c := &Client{
 		retry: retry, log: log, byRole: map[string][]*endpoint{},
-		onCall: opts.OnCall, Metrics: NewAggregate(), roles: map[string]config.Role{}, info: map[string]ModelInfo{},
+		onCall: opts.OnCall, Metrics: NewAggregate(), roles: map[string]config.Role{}, info: map[string]ModelInfo{}, unshown: map[string]error{},
 		ctxSize: map[string]int{}, ctxGuess: map[string]int{}, tokPerChar: map[string]float64{}, slots: map[string][][]byte{}, cacheSlots: max(opts.CacheSlots, 1),
 		multiUser: opts.MultiUserCache,
 		maxReply:  opts.MaxReplyBytes,

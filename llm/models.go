@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -87,19 +88,19 @@ func (c *Client) Models(ctx context.Context) ([]ModelSummary, error) {
 	return out, nil
 }
 
-func (c *Client) cachedInfo(model string) (ModelInfo, bool) {
+func (c *Client) cachedInfo(model string) (ModelInfo, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	i, ok := c.info[model]
-	return i, ok
+	return i, ok, c.unshown[model]
 }
 
 // Show describes a model (/api/show; on an OpenAI-compatible server its
 // /models entry, with /api/show when Ollama serves that base), cached per
 // client.
 func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
-	if i, ok := c.cachedInfo(model); ok {
-		return i, nil
+	if i, ok, err := c.cachedInfo(model); ok || err != nil {
+		return i, err
 	}
 	at := c.endpointFor(model)
 	var i ModelInfo
@@ -110,7 +111,13 @@ func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 		i, err = c.showOllama(ctx, at, model)
 	}
 	if err != nil {
-		return ModelInfo{}, c.classify(ctx, err)
+		err = c.classify(ctx, err)
+		if errors.Is(err, ErrBodyTooLarge) {
+			c.mu.Lock()
+			c.unshown[model] = err
+			c.mu.Unlock()
+		}
+		return ModelInfo{}, err
 	}
 	c.mu.Lock()
 	c.info[model] = i

@@ -20,7 +20,7 @@ func (c *Client) Thinks(ctx context.Context, role string) bool {
 	case config.ThinkOff:
 		return false
 	}
-	if _, ok := c.cachedInfo(r.Model); !ok {
+	if _, ok, _ := c.cachedInfo(r.Model); !ok {
 		if _, err := c.Show(ctx, r.Model); err != nil {
 			return false
 		}
