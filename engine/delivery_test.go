@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"testing"
 )
 
@@ -62,5 +63,77 @@ func TestEditEventsDeliveredUnderBackPressure(t *testing.T) {
 	<-done
 	if memories != life.n || objectives != 1 {
 		t.Fatalf("delivered %d of %d MemoryChanged and %d of 1 ObjectivesChanged", memories, life.n, objectives)
+	}
+}
+
+// stopLife is a Lifecycle with background work whose Take stops the
+// engine (stop) before it hands over turn 1's finished work, with n
+// events: the stop and the work arrive together, as a signal can.
+type stopLife struct {
+	floodLife
+	n     int
+	stop  context.CancelFunc
+	ready chan struct{}
+	mu    sync.Mutex
+	done  []Settled
+}
+
+func (l *stopLife) AfterTurn(_ context.Context, rec TurnRecord) ([]Event, error) {
+	evs := make([]Event, 0, l.n)
+	for i := range l.n {
+		evs = append(evs, MemoryChanged{Location: i + 1})
+	}
+	l.mu.Lock()
+	l.done = append(l.done, Settled{Turn: rec.Turn, Events: evs})
+	l.mu.Unlock()
+	select {
+	case l.ready <- struct{}{}:
+	default:
+	}
+	return nil, nil
+}
+
+func (l *stopLife) Ready() <-chan struct{} { return l.ready }
+
+func (l *stopLife) Take() []Settled {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.done
+	l.done = nil
+	if len(out) > 0 {
+		l.stop()
+	}
+	return out
+}
+
+func (l *stopLife) Settle(context.Context) []Settled { return l.Take() }
+
+// TestRecordedTurnCompletesAcrossAStop: a turn whose background work is
+// taken just as the engine is stopped (a signal to a headless run) is
+// still closed with its TurnCompleted before Stopped, after every event
+// its work caused: the client reports each turn that was recorded.
+func TestRecordedTurnCompletesAcrossAStop(t *testing.T) {
+	for trial := range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		life := &stopLife{floodLife: floodLife{}, n: 300, stop: cancel, ready: make(chan struct{}, 1)}
+		agent := newGateAgent()
+		e := New(Options{Config: Config{}, Env: startEnvUnstarted(t), Agent: agent, Lifecycle: life})
+		done := make(chan error, 1)
+		go func() { done <- e.Run(ctx) }()
+		agent.proposals <- Proposal{Action: "open mailbox"}
+		completed, memories := false, 0
+		for ev := range e.Events() {
+			switch ev := ev.(type) {
+			case MemoryChanged:
+				memories++
+			case TurnCompleted:
+				completed = completed || ev.Result.Turn == 1
+			}
+		}
+		<-done
+		cancel()
+		if !completed || memories != life.n {
+			t.Fatalf("trial %d: turn 1 completed: %v; %d of its %d events delivered", trial, completed, memories, life.n)
+		}
 	}
 }

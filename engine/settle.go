@@ -45,8 +45,15 @@ func (e *Engine) settle(ctx context.Context) {
 	}
 }
 
-// deliver sends what each finished turn caused, then closes it.
+// deliver sends what each finished turn caused, then closes it. A turn
+// is recorded by the time its work is taken, so its TurnCompleted is a
+// terminal event: a stop that came first does not drop it (lasting).
 func (e *Engine) deliver(ctx context.Context, done []Settled) {
+	if len(done) == 0 {
+		return
+	}
+	ctx, cancel := lasting(ctx)
+	defer cancel()
 	for _, d := range done {
 		for _, ev := range d.Events {
 			e.emit(ctx, ev)
@@ -68,6 +75,16 @@ func (e *Engine) deliver(ctx context.Context, done []Settled) {
 		e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
 		e.emit(ctx, e.completed(w.rec, w.start, w.span))
 	}
+}
+
+// lasting is ctx while it lasts; once it has ended, a context that lasts
+// two seconds more, for the events that must reach a client still reading
+// (a recorded turn's TurnCompleted) and not block one that stopped.
+func lasting(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 }
 
 // closeTurns ends a stopping engine's played turns: their background work

@@ -195,7 +195,9 @@ func (e *Engine) play(ctx context.Context, t *turn) error {
 	if e.background() != nil {
 		e.waiting = append(e.waiting, unsettled{rec: rec, start: t.start, span: time.Since(t.start)}) // closed when its work is done
 	} else {
-		e.emit(ctx, e.completed(rec, t.start, time.Since(t.start)))
+		lctx, cancel := lasting(ctx)
+		e.emit(lctx, e.completed(rec, t.start, time.Since(t.start)))
+		cancel()
 	}
 	if obs.Ended != env.NotEnded {
 		return e.endEpisode(ctx, obs.Ended)
