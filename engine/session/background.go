@@ -23,8 +23,10 @@ import (
 // when it resumes, once.
 
 // maxBehind is how many turns' work may wait before the engine waits for
-// it: the managers keep up with the agent, a turn or two behind.
-const maxBehind = 2
+// it: the managers keep up with the agent a few turns behind, so a run of
+// turns that each call memory synthesis (first visits one after another)
+// does not hold the agent up while the server has a slot for it.
+const maxBehind = 4
 
 // afterWork is one turn's work: what the managers read, kept in lantern.db
 // until done. Prompt (the agent's, continued by memory synthesis for the
