@@ -52,7 +52,7 @@ func (e *Engine) deliver(ctx context.Context, done []Settled) {
 	if len(done) == 0 {
 		return
 	}
-	ctx, cancel := lasting(ctx)
+	ctx, cancel := lasting(ctx) // a stop during the delivery does not cut it
 	defer cancel()
 	for _, d := range done {
 		for _, ev := range d.Events {
@@ -77,14 +77,16 @@ func (e *Engine) deliver(ctx context.Context, done []Settled) {
 	}
 }
 
-// lasting is ctx while it lasts; once it has ended, a context that lasts
-// two seconds more, for the events that must reach a client still reading
-// (a recorded turn's TurnCompleted) and not block one that stopped.
+// lasting is a context that ends two seconds after ctx does (or when its
+// cancel is called), for the events that must reach a client still reading
+// (a recorded turn's TurnCompleted) without blocking one that has stopped.
 func lasting(ctx context.Context) (context.Context, context.CancelFunc) {
-	if ctx.Err() == nil {
-		return ctx, func() {}
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(2*time.Second, cancel) })
+	return lctx, func() {
+		stop()
+		cancel()
 	}
-	return context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 }
 
 // closeTurns ends a stopping engine's played turns: their background work
