@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -398,4 +399,17 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// styleInput gives a one-line text input the theme's colours: every input
+// of the TUI (the command line, the prompts, the memory form's title, the
+// timeline's branch name) looks alike.
+func (c *common) styleInput(ti *textinput.Model) {
+	s := c.styles
+	st := textinput.DefaultDarkStyles()
+	st.Focused.Prompt, st.Blurred.Prompt = s.Prompt, s.Muted
+	st.Focused.Text, st.Blurred.Text = s.InputText, s.Muted
+	st.Focused.Placeholder, st.Blurred.Placeholder = s.Placeholder, s.Placeholder
+	st.Cursor.Color = s.ProgressFull
+	ti.SetStyles(st)
 }

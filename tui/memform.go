@@ -96,12 +96,7 @@ func newMemForm(m *Model, op engine.MemoryOp, at formPlace) *memForm {
 
 func (f *memForm) setStyles() {
 	s := f.c.styles
-	ti := textinput.DefaultDarkStyles()
-	ti.Focused.Text, ti.Blurred.Text = s.InputText, s.Muted
-	ti.Focused.Placeholder, ti.Blurred.Placeholder = s.Placeholder, s.Placeholder
-	ti.Focused.Prompt, ti.Blurred.Prompt = s.Prompt, s.Muted
-	ti.Cursor.Color = s.ProgressFull
-	f.title.SetStyles(ti)
+	f.c.styleInput(&f.title)
 	ta := textarea.DefaultDarkStyles()
 	for _, st := range []*textarea.StyleState{&ta.Focused, &ta.Blurred} {
 		st.Base = lipgloss.NewStyle()

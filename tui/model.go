@@ -164,18 +164,8 @@ func (m *Model) newInput(prompt, placeholder string) textinput.Model {
 	ti.Prompt = prompt
 	ti.Placeholder = placeholder
 	ti.CharLimit = 200
-	m.styleInput(&ti)
+	m.c.styleInput(&ti)
 	return ti
-}
-
-func (m *Model) styleInput(ti *textinput.Model) {
-	s := m.c.styles
-	st := textinput.DefaultDarkStyles()
-	st.Focused.Prompt, st.Blurred.Prompt = s.Prompt, s.Muted
-	st.Focused.Text, st.Blurred.Text = s.InputText, s.Muted
-	st.Focused.Placeholder, st.Blurred.Placeholder = s.Placeholder, s.Placeholder
-	st.Cursor.Color = s.ProgressFull
-	ti.SetStyles(st)
 }
 
 // Init starts the event reader, the model-server check, the memory read and
@@ -377,7 +367,7 @@ func (m *Model) setTheme(name string) {
 		return
 	}
 	m.c.setTheme(th)
-	m.styleInput(&m.input)
+	m.c.styleInput(&m.input)
 	for _, d := range m.dialogs {
 		if r, ok := d.(restyler); ok {
 			r.setStyles()

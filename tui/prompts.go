@@ -191,7 +191,7 @@ func (m *Model) openSearch() tea.Cmd {
 
 func (d *searchLine) frame() frame { return frame{footer: true} }
 
-func (d *searchLine) setStyles() { d.m.styleInput(&d.ti) }
+func (d *searchLine) setStyles() { d.m.c.styleInput(&d.ti) }
 
 func (d *searchLine) view(w, _ int) []string {
 	d.ti.SetWidth(max(w-40, 10))
@@ -250,7 +250,7 @@ func (m *Model) openObjInput(op, value string) tea.Cmd {
 
 func (d *objectiveLine) frame() frame { return frame{footer: true} }
 
-func (d *objectiveLine) setStyles() { d.m.styleInput(&d.ti) }
+func (d *objectiveLine) setStyles() { d.m.c.styleInput(&d.ti) }
 
 func (d *objectiveLine) view(w, _ int) []string {
 	d.ti.SetWidth(max(w-ansi.StringWidth(d.ti.Prompt)-4, 10))
@@ -298,7 +298,7 @@ type reviewPrompt struct {
 
 func (d *reviewPrompt) frame() frame { return frame{footer: true} }
 
-func (d *reviewPrompt) setStyles() { d.m.styleInput(&d.ti) }
+func (d *reviewPrompt) setStyles() { d.m.c.styleInput(&d.ti) }
 
 func (d *reviewPrompt) view(w, _ int) []string {
 	d.ti.SetWidth(max(w-ansi.StringWidth(d.ti.Prompt)-24, 10))

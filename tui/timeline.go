@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/lantern-if/lantern/domain"
@@ -210,10 +210,10 @@ type timeline struct {
 	sel     int
 	loaded  bool
 	err     string
-	confirm bool   // enter was pressed: y rewinds
-	naming  bool   // r was pressed at the question: the new branch's name is typed
-	name    []rune // the new branch's name ("": unnamed)
-	kept    string // the name before r, which esc goes back to
+	confirm bool // enter was pressed: y rewinds
+	naming  bool // r was pressed at the question: nameIn has the keyboard
+	nameIn  textinput.Model
+	name    string // the new branch's name ("": unnamed)
 	say     string // a word on the last row (why a key did nothing), until the next key
 
 	listing  bool // the branch list is shown
@@ -289,6 +289,12 @@ func (d *timeline) update(msg tea.Msg) (dialog, tea.Cmd) {
 				d.rowSel = i
 			}
 		}
+	case tea.PasteMsg:
+		if d.naming {
+			var cmd tea.Cmd
+			d.nameIn, cmd = d.nameIn.Update(msg)
+			return d, cmd
+		}
 	case tea.KeyPressMsg:
 		d.say = ""
 		if d.naming {
@@ -358,48 +364,40 @@ func (d *timeline) confirmKey(k string) (dialog, tea.Cmd) {
 		if undo {
 			flash = fmt.Sprintf("rewinding to turn %d, the agent's memories after it withdrawn…", t.Turn)
 		}
-		return nil, tea.Batch(d.h.send(engine.Rewind{Branch: d.current, Turn: t.Turn, Name: string(d.name), UndoMemories: undo}), d.h.setFlash(flash, false))
+		return nil, tea.Batch(d.h.send(engine.Rewind{Branch: d.current, Turn: t.Turn, Name: d.name, UndoMemories: undo}), d.h.setFlash(flash, false))
 	case "r", "R":
-		d.naming, d.kept = true, string(d.name)
+		d.naming = true
+		d.nameIn = textinput.New()
+		d.nameIn.Prompt, d.nameIn.Placeholder, d.nameIn.CharLimit = "", "unnamed", domain.MaxBranchName
+		d.c.styleInput(&d.nameIn)
+		d.nameIn.SetValue(d.name)
+		return d, d.nameIn.Focus()
 	case "n", "N", "esc", "q":
-		d.confirm, d.name = false, nil
+		d.confirm, d.name = false, ""
 	}
 	return d, nil
 }
 
-// nameKey edits the new branch's name: typed text is added, backspace
-// takes the last character off, enter keeps the name (checked as the
-// command line's --branch is), esc leaves it as it was.
+// nameKey edits the new branch's name in a text input: enter keeps it
+// (checked as the command line's --branch is), esc leaves the name as it
+// was.
 func (d *timeline) nameKey(msg tea.KeyPressMsg) (dialog, tea.Cmd) {
 	switch msg.String() {
 	case "enter":
-		name, err := domain.CleanBranchName(string(d.name))
+		name, err := domain.CleanBranchName(d.nameIn.Value())
 		if err != nil {
 			d.say = err.Error()
 			return d, nil
 		}
-		d.name, d.naming = []rune(name), false
+		d.name, d.naming = name, false
+		return d, nil
 	case "esc":
-		d.naming, d.name = false, []rune(d.kept)
-	case "backspace":
-		if len(d.name) > 0 {
-			d.name = d.name[:len(d.name)-1]
-		}
-	case "ctrl+u":
-		d.name = nil
-	default:
-		for _, r := range msg.Text {
-			if unicode.IsControl(r) {
-				continue
-			}
-			if len(d.name) >= domain.MaxBranchName {
-				d.say = fmt.Sprintf("a branch name has at most %d characters", domain.MaxBranchName)
-				break
-			}
-			d.name = append(d.name, r)
-		}
+		d.naming = false
+		return d, nil
 	}
-	return d, nil
+	var cmd tea.Cmd
+	d.nameIn, cmd = d.nameIn.Update(msg)
+	return d, cmd
 }
 
 // switchBranch plays on from the selected branch's last turn.
@@ -447,18 +445,18 @@ func (d *timeline) view(w, h int) []string {
 	out = append(out, d.turnRows(w, listH)...)
 	out = append(out, d.c.render(mkLine(seg{strings.Repeat("─", w), stSubtle}), w, "", false))
 	rest := max(h-len(out)-1, 1)
-	var body []line
+	var body []string
 	if d.confirm {
 		body = d.question(w)
 	} else {
-		body = d.preview(w)
+		body = d.renderLines(d.preview(w), w)
 	}
-	for i := 0; i < rest; i++ {
-		l := line{}
+	for i := range rest {
 		if i < len(body) {
-			l = body[i]
+			out = append(out, body[i])
+		} else {
+			out = append(out, d.c.render(line{}, w, "", false))
 		}
-		out = append(out, d.c.render(l, w, "", false))
 	}
 	return append(out, d.keysLine())
 }
@@ -540,22 +538,33 @@ func (d *timeline) preview(w int) []line {
 }
 
 // question asks before a rewind, saying what it does and does not undo.
-func (d *timeline) question(w int) []line {
+func (d *timeline) question(w int) []string {
 	t, _ := d.selected()
 	q := fmt.Sprintf("Rewind to turn %d? Play goes on, paused, on a new branch; the turns after %d stay on the branch you leave (%s). "+
 		"Memories are not rewound: what was learnt after turn %d stays in Memories.md, unless you choose u: the agent's memories "+
 		"written after it are withdrawn (kept as superseded, yours untouched).", t.Turn, t.Turn, d.branch.Label(), t.Turn)
-	out := wrap(q, w, stWarning, "")
-	switch {
-	case d.naming:
-		out = append(out, line{}, mkLine(seg{"New branch's name: ", stMuted}, seg{string(d.name), stTitle}, seg{"▏", stTitle}),
-			mkLine(seg{"enter", stTitle}, seg{" keep it · ", stMuted}, seg{"esc", stTitle}, seg{" back", stMuted}))
-		return out
-	case len(d.name) > 0:
-		out = append(out, line{}, mkLine(seg{"The new branch will be named ", stMuted}, seg{string(d.name), stTitle}))
+	out := append(wrap(q, w, stWarning, ""), line{})
+	if d.naming {
+		const label = "New branch's name: "
+		d.nameIn.SetWidth(max(w-len(label)-1, 10))
+		return append(d.renderLines(out, w), d.c.styles.Muted.Render(label)+d.nameIn.View(),
+			d.c.render(mkLine(seg{"enter", stTitle}, seg{" keep it · ", stMuted}, seg{"esc", stTitle}, seg{" back", stMuted}), w, "", false))
 	}
-	return append(out, line{}, mkLine(seg{"y", stTitle}, seg{" rewind · ", stMuted}, seg{"u", stTitle}, seg{" rewind, withdraw the agent's later memories · ", stMuted},
+	if d.name != "" {
+		out = append(out, mkLine(seg{"The new branch will be named ", stMuted}, seg{d.name, stTitle}), line{})
+	}
+	out = append(out, mkLine(seg{"y", stTitle}, seg{" rewind · ", stMuted}, seg{"u", stTitle}, seg{" rewind, withdraw the agent's later memories · ", stMuted},
 		seg{"r", stTitle}, seg{" name the branch · ", stMuted}, seg{"n/esc", stTitle}, seg{" back", stMuted}))
+	return d.renderLines(out, w)
+}
+
+// renderLines draws lines at width w.
+func (d *timeline) renderLines(ls []line, w int) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = d.c.render(l, w, "", false)
+	}
+	return out
 }
 
 func (d *timeline) keysLine() string {

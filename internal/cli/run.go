@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/domain"
 	"io"
 	"os"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/sanitize"
