@@ -18,13 +18,26 @@ if [[ -z $targets ]]; then
   exit 1
 fi
 
+# Go's coordinator can fail a target with a bare "context deadline exceeded"
+# when -fuzztime ends while a worker is busy (golang/go#51484): nothing was
+# found and no failing input is written. That case alone is tolerated, and
+# only once the target's corpus replays cleanly; every other failure counts.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 failed=()
 while IFS=: read -r file name; do
   pkg=./$(dirname "$file")
   echo "fuzz-brief: $pkg $name for $FUZZTIME"
-  if ! "$GO" test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$pkg"; then
-    failed+=("$pkg $name")
+  if "$GO" test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$pkg" 2>&1 | tee "$log"; then
+    continue
   fi
+  if grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log" &&
+    ! grep -q -e '^panic' -e '--- FAIL: .*/' "$log" &&
+    "$GO" test -count=1 -run "^$name\$" "$pkg"; then
+    echo "fuzz-brief: $pkg $name: the fuzztime deadline race (golang/go#51484), no failing input; corpus replays clean"
+    continue
+  fi
+  failed+=("$pkg $name")
 done <<<"$targets"
 
 if [[ ${#failed[@]} -gt 0 ]]; then

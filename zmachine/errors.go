@@ -28,6 +28,7 @@ var (
 	ErrBadProperty      = errors.New("bad property")
 	ErrBadVariable      = errors.New("bad variable")
 	ErrInstructionLimit = errors.New("instruction budget exceeded (runaway code)")
+	ErrOutputLimit      = errors.New("output budget exceeded (runaway printing)")
 	ErrInternal         = errors.New("internal interpreter error")
 )
 

@@ -87,6 +87,19 @@ func (m *Machine) execute(left *int) {
 	}
 }
 
+// charge counts a table instruction's n bytes against the Run's budget: one
+// instruction for every 64.
+func (m *Machine) charge(n int) {
+	c := n / 64
+	if c == 0 || m.left == nil {
+		return
+	}
+	if *m.left < c {
+		m.instructionLimit()
+	}
+	*m.left -= c
+}
+
 //go:noinline
 func (m *Machine) instructionLimit() {
 	panic(faultf(ErrInstructionLimit, "%d instructions without input", m.opts.StepBudget))

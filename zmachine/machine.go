@@ -87,8 +87,14 @@ type Options struct {
 	// Identity overrides the header identity; nil means DefaultIdentity.
 	Identity *Identity
 	// StepBudget bounds the instructions one Run may execute before it fails
-	// with ErrInstructionLimit (runaway code). 0 means 50 million.
+	// with ErrInstructionLimit (runaway code). 0 means 50 million. A table
+	// instruction (copy_table, scan_table) counts one more for every 64
+	// bytes it handles, so that no instruction does unbounded work.
 	StepBudget int
+	// OutputBudget bounds the characters one Run may print, to any stream,
+	// before it fails with ErrOutputLimit (runaway printing would otherwise
+	// fill memory). 0 means 1 Mi: a real story prints a few thousand a turn.
+	OutputBudget int
 	// EchoInput echoes each line of input into the lower window's text, as a
 	// terminal would. A newline always follows a line of input.
 	EchoInput bool
@@ -112,9 +118,10 @@ type Saver interface {
 }
 
 const (
-	defaultBudget = 50_000_000
-	maxFrames     = 1024
-	maxStack      = 65535
+	defaultBudget       = 50_000_000
+	defaultOutputBudget = 1 << 20
+	maxFrames           = 1024
+	maxStack            = 65535
 	// memPad zero bytes follow memory so that decoding an instruction, whose
 	// first byte is checked to lie in the story, needs no further checks:
 	// an instruction with its store and branch bytes is at most 23 bytes.
@@ -166,6 +173,10 @@ type Machine struct {
 	restarts int
 	// executed counts instructions run since New.
 	executed uint64
+	// left points at the running Run's instruction budget (table
+	// instructions charge it); printLeft is that Run's output budget.
+	left      *int
+	printLeft int
 	// watchVar is the variable number (16–255) of Hooks.WatchGlobal while
 	// Hooks.GlobalChanged is set, else 0 (never a global's number).
 	watchVar uint8
@@ -190,6 +201,9 @@ func New(story *Story, opts Options) (*Machine, error) {
 	}
 	if m.opts.StepBudget <= 0 {
 		m.opts.StepBudget = defaultBudget
+	}
+	if m.opts.OutputBudget <= 0 {
+		m.opts.OutputBudget = defaultOutputBudget
 	}
 	if m.opts.UndoLevels <= 0 {
 		m.opts.UndoLevels = 20
@@ -309,7 +323,9 @@ func (m *Machine) Run() (st State, err error) {
 		return m.state, nil
 	}
 	budget := m.opts.StepBudget
+	m.left, m.printLeft = &budget, m.opts.OutputBudget
 	defer func() {
+		m.left = nil
 		m.executed += uint64(m.opts.StepBudget - budget)
 		if r := recover(); r != nil {
 			m.state = Halted

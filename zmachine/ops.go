@@ -412,6 +412,7 @@ func (m *Machine) scanTable() {
 	}
 	size := uint32(form & 0x7f)
 	words := form&0x80 != 0
+	m.charge(n)
 	for i := 0; i < n; i++ {
 		var v uint16
 		if words {
@@ -437,6 +438,7 @@ func (m *Machine) copyTable(first, second uint16, size int16) {
 	if n < 0 {
 		n = -n
 	}
+	m.charge(n)
 	if second == 0 {
 		for i := 0; i < n; i++ {
 			m.setByte(uint32(first)+uint32(i), 0)

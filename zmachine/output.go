@@ -86,6 +86,7 @@ func (o *output) flags2Written(m *Machine) {
 func (m *Machine) printZSCII(c uint16) {
 	o := &m.out
 	if n := len(o.mem); n > 0 {
+		m.spend()
 		// Stream 3 stores what the screen would show: ZSCII 0 is dropped
 		// and a code with no character becomes '?' (as in frotz).
 		switch {
@@ -132,6 +133,7 @@ func (m *Machine) printString(s string) {
 
 func (m *Machine) emit(r rune) {
 	o := &m.out
+	m.spend()
 	if o.screen && m.screen != nil {
 		m.screen.Char(o.window, r)
 	}
@@ -149,6 +151,18 @@ func (m *Machine) emit(r rune) {
 		n := utf8.EncodeRune(b[:], r)
 		m.opts.Transcript.Write(b[:n])
 	}
+}
+
+// spend counts one printed character against the Run's output budget.
+func (m *Machine) spend() {
+	if m.printLeft--; m.printLeft < 0 {
+		m.outputLimit()
+	}
+}
+
+//go:noinline
+func (m *Machine) outputLimit() {
+	panic(faultf(ErrOutputLimit, "%d characters without input", m.opts.OutputBudget))
 }
 
 func (o *output) newline(m *Machine) { m.printZSCII(13) }
