@@ -44,10 +44,10 @@ func loopStory(t *testing.T, body func(b *zasm.Builder, r *zasm.Routine)) *zmach
 // next Run: the first Run (up to the read) is untouched by them.
 func TestRunawayWorkIsBounded(t *testing.T) {
 	tests := []struct {
-		name   string
-		body   func(b *zasm.Builder, r *zasm.Routine)
-		opts   zmachine.Options
-		want   error
+		name string
+		body func(b *zasm.Builder, r *zasm.Routine)
+		opts zmachine.Options
+		want error
 		// output is the most characters the faulting Run may leave; the
 		// table loops print one a pass, so it bounds their passes (about
 		// 100,000/(bytes/64) with the charge, a third of 100,000 without).
