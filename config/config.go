@@ -82,6 +82,12 @@ type Loop struct {
 	CriticMode string `toml:"critic_mode"`
 }
 
+// The values of managers.memory_synthesis.
+const (
+	MemoryWithAgent = "with_agent"
+	MemorySeparate  = "separate"
+)
+
 // The values of loop.after_turn.
 const (
 	AfterTurnBeside = "beside"
@@ -114,6 +120,11 @@ type Managers struct {
 	// memory model, comma-separated: score, death, first_visit,
 	// long_response (the default), movement, inventory.
 	MemoryTriggers string `toml:"memory_triggers"`
+	// MemorySynthesis is where a turn's memory question is answered:
+	// "with_agent" (the default: in the agent's next reply, one model call
+	// a turn, when the memory role runs on the agent's model) or
+	// "separate" (a memory call of its own, as the design documents').
+	MemorySynthesis string `toml:"memory_synthesis"`
 	// ValidActionsHint adds a line to the agent's prompt: the things the
 	// game lets the player do here (probed exits and valid actions).
 	ValidActionsHint bool `toml:"valid_actions_hint"`
@@ -177,6 +188,7 @@ func Defaults() *Config {
 			Supervisor:               true,
 			SupervisorInterval:       40,
 			MemoryTriggers:           LeanMemoryTriggers,
+			MemorySynthesis:          MemoryWithAgent,
 		},
 		Keys:    map[string]string{},
 		Roles:   DefaultRoles(),

@@ -39,6 +39,7 @@ func ProfileKeys(name string) (map[string]string, bool) {
 			"managers.objectives":                 "true",
 			"loop.objective_update_interval":      "20",
 			"managers.memory_triggers":            strings.Join(MemoryTriggerNames, ","),
+			"managers.memory_synthesis":           MemorySeparate,
 			"managers.knowledge":                  "true",
 			"loop.knowledge_update_interval":      "100",
 			"managers.enhanced_objective_context": "true",

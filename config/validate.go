@@ -124,6 +124,9 @@ func (c *Config) validate(checkTheme func(string) error) []Problem {
 
 	m := c.Managers
 	k.atLeast("managers.supervisor_interval", m.SupervisorInterval, 1, " turn")
+	if m.MemorySynthesis != MemoryWithAgent && m.MemorySynthesis != MemorySeparate {
+		k.err("managers.memory_synthesis", "must be %q (in the agent's reply) or %q (a memory call of its own)", MemoryWithAgent, MemorySeparate)
+	}
 	if _, err := ParseMemoryTriggers(m.MemoryTriggers); err != nil {
 		k.err("managers.memory_triggers", "%s", err.Error())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/memsynth"
 )
 
 // Proposal is what the agent wants to do, with its reasons.
@@ -56,12 +57,44 @@ type LLMAgent struct {
 
 // Propose implements Agent.
 func (a LLMAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, onDelta func(llm.Delta)) (Proposal, error) {
+	p, _, err := a.propose(ctx, prompt, rejected, turn, onDelta, "")
+	return p, err
+}
+
+// ProposeRemembering implements MemoryProposer: question follows the
+// prompt, and the reply's memory field answers it.
+func (a LLMAgent) ProposeRemembering(ctx context.Context, prompt []llm.Message, question string, turn int, onDelta func(llm.Delta)) (Proposal, memsynth.Note, error) {
+	return a.propose(ctx, prompt, nil, turn, onDelta, question)
+}
+
+// rememberingProposal and thinkingRememberingProposal are the replies
+// asked when the agent also answers the last turn's memory question: the
+// memory first (what the last turn taught), then the next command.
+type rememberingProposal struct {
+	Memory             memsynth.Note `json:"memory"`
+	Reasoning          string        `json:"reasoning" maxLength:"600" desc:"brief reasoning"`
+	Action             string        `json:"action" maxLength:"80" desc:"one command for the game"`
+	Remember           string        `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
+	RememberImportance int           `json:"remember_importance" minimum:"0" maximum:"1000"`
+}
+
+type thinkingRememberingProposal struct {
+	Memory             memsynth.Note `json:"memory"`
+	Action             string        `json:"action" maxLength:"80" desc:"one command for the game"`
+	Remember           string        `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
+	RememberImportance int           `json:"remember_importance" minimum:"0" maximum:"1000"`
+}
+
+// propose asks for a proposal, with the memory question after the prompt
+// when there is one.
+func (a LLMAgent) propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, onDelta func(llm.Delta), question string) (Proposal, memsynth.Note, error) {
+	var note memsynth.Note
 	msgs := prompt
 	if len(a.Tools) > 0 && a.ResearchRounds > 0 && len(rejected) == 0 {
 		research := append(append([]llm.Message(nil), prompt...), llm.User(ResearchPrompt))
 		r, err := a.Client.RunTools(ctx, llm.Request{Role: config.RoleAgent, Messages: research, Turn: turn}, a.Tools, a.ResearchRounds)
 		if err != nil && ctx.Err() != nil {
-			return Proposal{}, err
+			return Proposal{}, note, err
 		}
 		if err == nil && strings.TrimSpace(r.Content) != "" {
 			msgs = append(append([]llm.Message(nil), prompt...), llm.User("What your research found: "+r.Content))
@@ -70,28 +103,43 @@ func (a LLMAgent) Propose(ctx context.Context, prompt []llm.Message, rejected []
 	if len(rejected) > 0 {
 		msgs = append(append([]llm.Message(nil), prompt...), llm.User("Not accepted: "+strings.Join(rejected, "; ")+". Choose a different command."))
 	}
+	if question != "" {
+		msgs = append(append([]llm.Message(nil), msgs...), llm.User(question))
+	}
 	req := llm.Request{Role: config.RoleAgent, Messages: msgs, OnDelta: onDelta, Turn: turn}
 	var p Proposal
-	if a.Client.Thinks(ctx, config.RoleAgent) {
-		t, reply, err := llm.Structured[thinkingProposal](ctx, a.Client, req)
-		if err != nil {
-			return Proposal{}, err
-		}
+	var err error
+	switch thinks := a.Client.Thinks(ctx, config.RoleAgent); {
+	case thinks && question != "":
+		var t thinkingRememberingProposal
+		var reply llm.Reply
+		t, reply, err = llm.Structured[thinkingRememberingProposal](ctx, a.Client, req)
+		p, note = Proposal{Action: t.Action, Remember: t.Remember, RememberImportance: t.RememberImportance,
+			Reasoning: clipRunes(oneLine(reply.Thinking), 600), Thinking: reply.Thinking}, t.Memory
+	case thinks:
+		var t thinkingProposal
+		var reply llm.Reply
+		t, reply, err = llm.Structured[thinkingProposal](ctx, a.Client, req)
 		p = Proposal{Action: t.Action, Remember: t.Remember, RememberImportance: t.RememberImportance,
 			Reasoning: clipRunes(oneLine(reply.Thinking), 600), Thinking: reply.Thinking}
-	} else {
-		r, reply, err := llm.Structured[Proposal](ctx, a.Client, req)
-		if err != nil {
-			return Proposal{}, err
-		}
-		p = r
+	case question != "":
+		var r rememberingProposal
+		var reply llm.Reply
+		r, reply, err = llm.Structured[rememberingProposal](ctx, a.Client, req)
+		p, note = Proposal{Reasoning: r.Reasoning, Action: r.Action, Remember: r.Remember, RememberImportance: r.RememberImportance, Thinking: reply.Thinking}, r.Memory
+	default:
+		var reply llm.Reply
+		p, reply, err = llm.Structured[Proposal](ctx, a.Client, req)
 		p.Thinking = reply.Thinking
+	}
+	if err != nil {
+		return Proposal{}, memsynth.Note{}, err
 	}
 	p.Action = env.Sanitize(p.Action)
 	if p.Action == "" {
-		return Proposal{}, fmt.Errorf("agent: %w: empty action", llm.ErrInvalidReply)
+		return Proposal{}, memsynth.Note{}, fmt.Errorf("agent: %w: empty action", llm.ErrInvalidReply)
 	}
-	return p, nil
+	return p, note, nil
 }
 
 // Scripted implements Agent.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/memsynth"
 )
 
 // PromptExtras supplies the parts of the agent's prompt that live outside
@@ -21,6 +24,30 @@ type PromptExtras interface {
 	Knowledge() string
 	// Feedback is the supervisor's coaching for the next prompt.
 	Feedback() string
+}
+
+// MemoryQuestion is a turn's memory question, put to the agent's next
+// reply (memory synthesis in the agent's call: one model call a turn where
+// a separate memory call would be a second).
+type MemoryQuestion struct {
+	Turn int    // the turn it asks about
+	Text string // what follows the agent's prompt
+}
+
+// MemoryAsker is PromptExtras that may put the last turn's memory question
+// to the agent. The engine takes a question (MemoryQuestion) only when it
+// asks an agent that can answer it (a MemoryProposer) for the first
+// proposal of a turn, and then gives exactly one answer for it: the
+// agent's note with its reasoning, or the error that left it unanswered.
+// A question not taken is the asker's to settle otherwise.
+type MemoryAsker interface {
+	MemoryQuestion() (MemoryQuestion, bool)
+	MemoryAnswer(q MemoryQuestion, n memsynth.Note, reasoning string, err error)
+}
+
+// MemoryProposer is an Agent whose reply can answer a memory question.
+type MemoryProposer interface {
+	ProposeRemembering(ctx context.Context, prompt []llm.Message, question string, turn int, onDelta func(llm.Delta)) (Proposal, memsynth.Note, error)
 }
 
 // Lifecycle hears of an engine's episodes and turns, and owns the data the

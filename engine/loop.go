@@ -32,6 +32,7 @@ import (
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/managers/memsynth"
 )
 
 // Config tunes the turn loop.
@@ -394,12 +395,15 @@ var errAbandoned = errors.New("proposal abandoned")
 
 // propose asks the agent while commands keep being obeyed; a command that
 // abandons the turn cancels the proposal at once.
-func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int) (Proposal, error) {
+// With a memory question q (nil: none) the agent's reply answers it too,
+// and the question gets its one answer before propose returns.
+func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, q *MemoryQuestion) (Proposal, error) {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {
-		p   Proposal
-		err error
+		p    Proposal
+		note memsynth.Note
+		err  error
 	}
 	ch := make(chan result, 1)
 	go func() {
@@ -408,15 +412,24 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 				ch <- result{err: fmt.Errorf("agent panic: %v\n%s", r, debug.Stack())}
 			}
 		}()
-		p, err := e.agent.Propose(pctx, prompt, rejected, turn, func(d llm.Delta) { e.delta(turn, d) })
-		ch <- result{p, err}
+		onDelta := func(d llm.Delta) { e.delta(turn, d) }
+		if q != nil {
+			p, n, err := e.agent.(MemoryProposer).ProposeRemembering(pctx, prompt, q.Text, turn, onDelta)
+			ch <- result{p, n, err}
+			return
+		}
+		p, err := e.agent.Propose(pctx, prompt, rejected, turn, onDelta)
+		ch <- result{p: p, err: err}
 	}()
 	for {
 		select {
 		case r := <-ch:
 			if e.abandon {
 				e.abandon = false
-				return Proposal{}, errAbandoned
+				r = result{err: errAbandoned}
+			}
+			if q != nil {
+				e.extras.(MemoryAsker).MemoryAnswer(*q, r.note, r.p.Reasoning, r.err)
 			}
 			return r.p, r.err
 		case c := <-e.cmds:
@@ -429,9 +442,29 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 		case <-ctx.Done():
 			cancel()
 			<-ch
+			if q != nil {
+				e.extras.(MemoryAsker).MemoryAnswer(*q, memsynth.Note{}, "", ctx.Err())
+			}
 			return Proposal{}, ctx.Err()
 		}
 	}
+}
+
+// memoryQuestion takes the last turn's memory question when the agent can
+// answer it in its reply (nil otherwise).
+func (e *Engine) memoryQuestion() *MemoryQuestion {
+	asker, ok := e.extras.(MemoryAsker)
+	if !ok {
+		return nil
+	}
+	if _, ok := e.agent.(MemoryProposer); !ok {
+		return nil
+	}
+	q, ok := asker.MemoryQuestion()
+	if !ok {
+		return nil
+	}
+	return &q
 }
 
 // agentTurn asks for proposals (at most MaxProposals), has the critic judge
@@ -445,9 +478,11 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	modelRejected := map[string]bool{}
 	var best *Proposal
 	bestScore, bestAt := -2.0, 0
+	q := e.memoryQuestion() // answered by the first proposal's reply
 	for attempt := 1; attempt <= e.cfg.MaxProposals; attempt++ {
 		asked := time.Now()
-		p, err := e.propose(ctx, t.prompt, rejected, t.number)
+		p, err := e.propose(ctx, t.prompt, rejected, t.number, q)
+		q = nil
 		t.agent += time.Since(asked)
 		switch {
 		case errors.Is(err, errAbandoned):

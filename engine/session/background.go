@@ -39,6 +39,10 @@ type afterWork struct {
 	Prompt  []llm.Message   `json:"-"`
 	// ctx is the engine's: stopping it stops the work's model calls.
 	ctx context.Context
+	// answer, when set, brings the agent's answer to the turn's memory
+	// question (memask.go), asked for the triggers why.
+	answer <-chan memAnswer
+	why    []string
 }
 
 // backOffice runs the turns' work on its own goroutine.
@@ -155,7 +159,10 @@ func (s *Session) doAfterWork(w afterWork) engine.Settled {
 	ctx := w.ctx
 	t := w.Turn
 	out := engine.Settled{Turn: t.Turn}
-	res, err := s.synth.ProcessTurnAfter(ctx, t, w.Prompt)
+	res, ok, err := s.synthesizeTurn(w)
+	if !ok {
+		return out // stopped while waiting for the agent's answer: the work stays stored
+	}
 	if err != nil {
 		// A failed synthesis loses one memory, not the turn.
 		out.Events = append(out.Events, engine.ErrorEvent{Turn: t.Turn, Err: err})

@@ -16,6 +16,7 @@ var (
 	_ engine.PromptExtras = hooks{}
 	_ engine.Lifecycle    = hooks{}
 	_ engine.Background   = hooks{}
+	_ engine.MemoryAsker  = hooks{}
 )
 
 func (h hooks) LocationMemory(loc int) string { return h.s.Memories.LocationMemory(loc) }
@@ -33,6 +34,7 @@ func (h hooks) Feedback() string {
 func (h hooks) EpisodeNumber(ctx context.Context) (int, error) { return h.s.nextEpisode(ctx) }
 
 func (h hooks) StartEpisode(ctx context.Context, ep engine.EpisodeStarted) error {
+	h.s.releaseAsk()
 	err := h.s.startEpisode(ctx, ep)
 	h.s.updateView(ep.History)
 	return err
@@ -44,11 +46,18 @@ func (h hooks) AfterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.E
 	return evs, err
 }
 
-func (h hooks) Ready() <-chan struct{}                      { return h.s.bo.Ready() }
-func (h hooks) Take() []engine.Settled                      { return h.s.bo.Take() }
-func (h hooks) Settle(ctx context.Context) []engine.Settled { return h.s.bo.Settle(ctx) }
+func (h hooks) Ready() <-chan struct{} { return h.s.bo.Ready() }
+func (h hooks) Take() []engine.Settled { return h.s.bo.Take() }
+
+// Settle waits for the turns' work: a memory question still waiting for
+// the agent is released first (its work asks the memory role).
+func (h hooks) Settle(ctx context.Context) []engine.Settled {
+	h.s.releaseAsk()
+	return h.s.bo.Settle(ctx)
+}
 
 func (h hooks) Rewind(ctx context.Context, to engine.Rewind, episode int) (engine.Checkpoint, engine.Branch, []engine.Event, error) {
+	h.s.releaseAsk()
 	cp, b, err := h.s.rewind(ctx, to)
 	if err != nil || !to.UndoMemories {
 		return cp, b, nil, err
@@ -60,6 +69,7 @@ func (h hooks) Rewind(ctx context.Context, to engine.Rewind, episode int) (engin
 func (h hooks) Branch() engine.Branch { return h.s.branch }
 
 func (h hooks) EpisodeEnded(ctx context.Context, ep engine.EpisodeEnded) error {
+	h.s.releaseAsk()
 	return h.s.episodeEnded(ctx, ep)
 }
 

@@ -65,6 +65,11 @@ type Options struct {
 	// synthesis and the supervisor (all off by default; DefaultPlanning
 	// turns them all on).
 	Planning Planning
+	// MemoryWithAgent puts a turn's memory question to the agent's next
+	// reply instead of a separate memory call (memask.go): one model call
+	// a turn. It needs a model agent, the memory role on the agent's model
+	// and the work beside the next proposal (not Inline).
+	MemoryWithAgent bool
 	// Inline runs each turn's memory synthesis and planning before the
 	// next turn starts, as the design documents' loop does; otherwise
 	// they run beside the next proposal (with one server slot this only
@@ -156,7 +161,11 @@ type Session struct {
 	planMap *mapper.Map
 	resumed []afterWork
 	inline  bool // Options.Inline
-	log     *slog.Logger
+	// askAgents: memory questions go to the agent's next reply; ask is
+	// the last turn's, waiting for it (memask.go; engine goroutine).
+	askAgents bool
+	ask       *memAsk
+	log       *slog.Logger
 	// savedMap is the map as last stored in lantern.db (JSON).
 	savedMap string
 
@@ -273,6 +282,7 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 		}
 		agent = la
 	}
+	s.askAgents = canAskAgent(opts, agent, s.synth)
 	critic := engine.NewCritic(opts.Client, opts.Engine.CriticThreshold)
 	cfg := opts.Engine
 	cfg.Checkpoints = opts.Autosave
@@ -349,6 +359,7 @@ func (s *Session) notes() []string {
 func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
 	s.flushPending(ctx)
 	w := afterWork{Turn: managed(rec), Stuck: rec.Stuck, Map: rec.Map, Prompt: rec.Prompt}
+	s.askAgent(&w, w.Turn)
 	events, err := s.recordTurn(ctx, rec, storedWork(w))
 	w.Episode = s.episode
 	s.bo.give(ctx, w)

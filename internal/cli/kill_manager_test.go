@@ -21,6 +21,7 @@ import (
 	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/chatserve"
 	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -62,45 +63,73 @@ func (memoryBackend) Chat(req *chatserve.Request) (chatserve.Answer, error) {
 		keptTitle(turn), turn)}, nil
 }
 
+// askedTurn finds the turn a memory question in the agent's prompt is
+// about (memsynth.Question).
+var askedTurn = regexp.MustCompile(`(?s)` + regexp.QuoteMeta(memsynth.QuestionHeader) + `.*?Turn (\d+), `)
+
 // holdingServer is the oracle for every role but memory synthesis, which
-// memoryBackend answers; while hold is set it holds memory calls instead
-// until their client goes, telling held the turn of the first.
+// memoryBackend answers; while hold is set it holds the calls that carry a
+// memory question instead — the memory role's, and with asks the agent's
+// that answer one — until their client goes, telling held the turn of the
+// first.
 type holdingServer struct {
 	oracle, memory http.Handler
+	asks           bool
 	hold           atomic.Bool
 	held           chan int
 }
 
 func (h *holdingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/api/chat" || r.Header.Get(chatserve.RoleHeader) != config.RoleMemory {
+	role := r.Header.Get(chatserve.RoleHeader)
+	if r.URL.Path != "/api/chat" || (role != config.RoleMemory && (role != config.RoleAgent || !h.asks)) {
 		h.oracle.ServeHTTP(w, r)
-		return
-	}
-	if !h.hold.Load() {
-		h.memory.ServeHTTP(w, r)
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	select {
-	case h.held <- lastMemoryTurn(string(body)):
-	default:
+	turn := lastMemoryTurn(string(body))
+	if role == config.RoleAgent {
+		m := askedTurn.FindStringSubmatch(string(body))
+		if m == nil {
+			h.oracle.ServeHTTP(w, r) // no memory question in this one
+			return
+		}
+		turn, _ = strconv.Atoi(m[1])
 	}
-	<-r.Context().Done()
+	switch {
+	case h.hold.Load():
+		select {
+		case h.held <- turn:
+		default:
+		}
+		<-r.Context().Done()
+	case role == config.RoleAgent:
+		h.oracle.ServeHTTP(w, r)
+	default:
+		h.memory.ServeHTTP(w, r)
+	}
 }
 
 // TestKillDuringMemorySynthesisThenResume: a headless run is killed with
-// SIGKILL while its memory synthesis call is in flight (the server holds
-// it); `--resume` against a server that answers writes that turn's memory
-// to Memories.md once and its decision to lantern.db once, and no turn's
+// SIGKILL while the call that carries a turn's memory question is in
+// flight (the server holds it): the memory role's own call, or with the
+// default memory_synthesis the agent's next call that answers it.
+// `--resume` against a server that answers writes that turn's memory to
+// Memories.md once and its decision to lantern.db once, and no turn's
 // memory or decision twice.
 func TestKillDuringMemorySynthesisThenResume(t *testing.T) {
+	for _, mode := range []string{config.MemorySeparate, config.MemoryWithAgent} {
+		t.Run(mode, func(t *testing.T) { killDuringMemorySynthesis(t, mode) })
+	}
+}
+
+func killDuringMemorySynthesis(t *testing.T, mode string) {
 	storyPath, walk, dir, bin, story := zorkProcessFixture(t)
 	cmds, err := oracle.LoadScript(walk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &holdingServer{oracle: oracle.New(oracle.Options{Script: cmds}),
+	srv := &holdingServer{oracle: oracle.New(oracle.Options{Script: cmds}), asks: mode == config.MemoryWithAgent,
 		memory: chatserve.New(chatserve.Options{Backend: memoryBackend{}}), held: make(chan int, 1)}
 	srv.hold.Store(true)
 	hs := httptest.NewServer(srv)
@@ -109,7 +138,7 @@ func TestKillDuringMemorySynthesisThenResume(t *testing.T) {
 	wd := filepath.Join(dir, "wd")
 	sd := filepath.Join(wd, session.StoryDir(storyPath, story.Info().Release))
 	args := []string{"run", "--headless", "--json", "--model", "oracle", "--story", storyPath, "--seed", "12", "--max-turns", "30", "--workdir", wd}
-	env := append(os.Environ(), "OLLAMA_HOST="+strings.TrimPrefix(hs.URL, "http://"))
+	env := append(os.Environ(), "OLLAMA_HOST="+strings.TrimPrefix(hs.URL, "http://"), "LANTERN_MANAGERS_MEMORY_SYNTHESIS="+mode)
 
 	first := exec.Command(bin, args...)
 	first.Env = env
@@ -189,5 +218,5 @@ func TestKillDuringMemorySynthesisThenResume(t *testing.T) {
 			t.Errorf("turn %d: its memory written %d times", tr, c)
 		}
 	}
-	t.Logf("killed during turn %d's memory synthesis; decisions by turn after the resume: %v", turn, byTurn)
+	t.Logf("%s: killed during turn %d's memory synthesis; decisions by turn after the resume: %v", mode, turn, byTurn)
 }

@@ -27,7 +27,7 @@ func openSession(cfg *config.Config, sf storyFile, client *llm.Client, agent eng
 	return session.Open(session.Options{
 		Story: sf.story, Name: sf.name, Binding: sf.binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
 		Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow, MemoryTriggers: memoryTriggers(cfg), Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
-		Inline: cfg.Loop.AfterTurn == config.AfterTurnInline,
+		Inline: cfg.Loop.AfterTurn == config.AfterTurnInline, MemoryWithAgent: cfg.Managers.MemorySynthesis == config.MemoryWithAgent,
 	})
 }
 

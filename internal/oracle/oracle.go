@@ -75,6 +75,9 @@ type Stats struct {
 	Repeats []Repeat
 	Judged  int // the critic's calls
 	Others  int // every other chat call
+	// Memories are the memory questions answered in the agent's replies
+	// (managers.memory_synthesis = "with_agent").
+	Memories int
 }
 
 // Repeat is one proposal made again.
@@ -112,6 +115,9 @@ func (s Stats) String() string {
 		b.WriteString(")")
 	}
 	fmt.Fprintf(&b, "; %d critic calls, %d other calls", s.Judged, s.Others)
+	if s.Memories > 0 {
+		fmt.Fprintf(&b, "; %d memory questions answered by the agent", s.Memories)
+	}
 	return b.String()
 }
 
@@ -252,6 +258,18 @@ func (o *Oracle) agent(req *api.ChatRequest, s *schema) (answer, error) {
 	}
 	obj.set("remember", "")
 	obj.set("remember_importance", integer(propOr(s, "remember_importance"), 0))
+	if ms := s.Properties["memory"]; ms != nil {
+		// The last turn's memory question, answered as the memory role
+		// would answer it.
+		m, err := generate(ms, "memory", voiceOf(config.RoleMemory), 1)
+		if err != nil {
+			return answer{}, fmt.Errorf("agent reply's memory: %w", err)
+		}
+		obj.set("memory", m)
+		o.mu.Lock()
+		o.stats.Memories++
+		o.mu.Unlock()
+	}
 	b, err := marshal(obj)
 	if err != nil {
 		return answer{}, err

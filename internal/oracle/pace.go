@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/lantern-if/lantern/internal/chatserve"
 	"sync"
@@ -52,9 +53,13 @@ func (o PaceOptions) On() bool { return o.PromptRate > 0 && o.GenRate > 0 }
 //   - objectives: a few objectives with a reason each: 150;
 //   - knowledge: a paragraph of strategy learned so far: 200;
 //   - supervisor: a mood, scores and a line of feedback: 60;
-//   - retriever and any other role: 50.
+//   - retriever and any other role: 50;
+//   - the agent's reply that also answers the last turn's memory question
+//     (BudgetAgentMemory): the agent's 70 and the memory's fields without
+//     the memory role's own reasoning (the agent's covers it), 90: 160.
 func DefaultBudget() map[string]int {
 	return map[string]int{
+		BudgetAgentMemory:     160,
 		config.RoleAgent:      70,
 		config.RoleCritic:     40,
 		config.RoleExtractor:  80,
@@ -65,6 +70,22 @@ func DefaultBudget() map[string]int {
 		config.RoleRetriever:  50,
 		"":                    50,
 	}
+}
+
+// BudgetAgentMemory is the budget key of an agent request whose format
+// has a memory field (managers.memory_synthesis = "with_agent").
+const BudgetAgentMemory = config.RoleAgent + "+memory"
+
+// budgetKey is the budget a request is paced by: its role, or
+// BudgetAgentMemory for an agent reply that answers a memory question.
+func budgetKey(role string, format json.RawMessage) string {
+	if role != config.RoleAgent || len(format) == 0 {
+		return role
+	}
+	if s, err := parseFormat(format); err == nil && s.has("memory") {
+		return BudgetAgentMemory
+	}
+	return role
 }
 
 // charsPerToken is the oracle's token estimate: four characters a token.
@@ -328,7 +349,7 @@ func (r *replyPace) Wait(ctx context.Context, piece, pieces int) error {
 		if r.o.opts.Pacer == nil {
 			return nil
 		}
-		p, err := r.o.opts.Pacer.Serve(ctx, r.req.Role, PromptText(r.req.Chat))
+		p, err := r.o.opts.Pacer.Serve(ctx, budgetKey(r.req.Role, r.req.Chat.Format), PromptText(r.req.Chat))
 		if err != nil {
 			return err
 		}

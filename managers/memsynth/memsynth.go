@@ -148,19 +148,23 @@ func (s *Synthesizer) ProcessTurnAfter(ctx context.Context, t domain.Turn, promp
 		return Result{}, err
 	}
 	res, err := s.store1(t, rep)
-	outcome := "not remembered"
+	s.decided(ctx, t, why, rep, outcome(rep, res, err))
+	return res, err
+}
+
+// outcome names what became of a decision.
+func outcome(rep Reply, res Result, err error) string {
 	switch {
 	case err != nil:
-		outcome = "error: " + err.Error()
+		return "error: " + err.Error()
 	case res.Superseded > 0 && res.Stored:
-		outcome = fmt.Sprintf("stored, superseded %d", res.Superseded)
+		return fmt.Sprintf("stored, superseded %d", res.Superseded)
 	case res.Stored:
-		outcome = "stored"
+		return "stored"
 	case rep.ShouldRemember && strings.TrimSpace(rep.MemoryTitle) != "":
-		outcome = "duplicate"
+		return "duplicate"
 	}
-	s.decided(ctx, t, why, rep, outcome)
-	return res, err
+	return "not remembered"
 }
 
 // decided logs and records a decision; a decision that cannot be recorded

@@ -1,0 +1,114 @@
+package session
+
+import (
+	"errors"
+
+	"github.com/lantern-if/lantern/domain"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/managers/memsynth"
+)
+
+// Memory synthesis in the agent's call (Options.MemoryWithAgent). When a
+// turn triggers memory synthesis, its question waits for the agent's next
+// reply instead of taking a model call of its own; the turn's work in the
+// back office waits for the answer (memsynth.Synthesizer.Answer stores it).
+// A question no agent reply answers — the person plays the next turn, the
+// episode ends or is rewound, the engine settles its work (a pause, review,
+// a stop), the call fails — is released, and the work asks the memory role
+// as before. Every question gets exactly one answer, so its memory is
+// written once; a session killed meanwhile keeps the work stored and its
+// resume asks the memory role.
+
+// errUnasked: the question was released before an agent reply answered it.
+var errUnasked = errors.New("memory question not put to the agent")
+
+// memAnswer is the answer a waiting turn's work gets.
+type memAnswer struct {
+	note      memsynth.Note
+	reasoning string
+	err       error // not nil: ask the memory role instead
+}
+
+// memAsk is the last turn's question (engine goroutine only).
+type memAsk struct {
+	q      engine.MemoryQuestion
+	why    []string
+	answer chan memAnswer // buffered: sending never blocks
+	taken  bool
+}
+
+// canAskAgent reports whether a session's memory questions go to its
+// agent: asked for, the managers beside the next proposal (inline work
+// could not wait for a later reply), a model agent that answers them, and
+// the memory role on the agent's model.
+func canAskAgent(opts Options, agent engine.Agent, synth *memsynth.Synthesizer) bool {
+	_, answers := agent.(engine.MemoryProposer)
+	return opts.MemoryWithAgent && !opts.Inline && answers && !agent.Scripted() && synth.CanAskAgent()
+}
+
+// askAgent opens the turn's question when the turn triggers memory
+// synthesis; the turn's work then waits for its answer. It releases the
+// question before it first.
+func (s *Session) askAgent(w *afterWork, t domain.Turn) {
+	s.releaseAsk()
+	if !s.askAgents {
+		return
+	}
+	why := s.synth.Why(t)
+	if len(why) == 0 {
+		return
+	}
+	a := &memAsk{q: engine.MemoryQuestion{Turn: t.Turn, Text: s.synth.Question(t, why)}, why: why, answer: make(chan memAnswer, 1)}
+	s.ask = a
+	w.answer, w.why = a.answer, why
+}
+
+// releaseAsk answers a question no agent took with errUnasked (the work
+// then asks the memory role); a question taken has had its answer.
+func (s *Session) releaseAsk() {
+	if a := s.ask; a != nil {
+		s.ask = nil
+		if !a.taken {
+			a.answer <- memAnswer{err: errUnasked}
+		}
+	}
+}
+
+// MemoryQuestion implements engine.MemoryAsker.
+func (h hooks) MemoryQuestion() (engine.MemoryQuestion, bool) {
+	a := h.s.ask
+	if a == nil || a.taken {
+		return engine.MemoryQuestion{}, false
+	}
+	a.taken = true
+	return a.q, true
+}
+
+// MemoryAnswer implements engine.MemoryAsker.
+func (h hooks) MemoryAnswer(q engine.MemoryQuestion, n memsynth.Note, reasoning string, err error) {
+	a := h.s.ask
+	if a == nil || a.q.Turn != q.Turn {
+		return
+	}
+	h.s.ask = nil
+	a.answer <- memAnswer{note: n, reasoning: reasoning, err: err}
+}
+
+// synthesizeTurn is a turn's memory synthesis in its work: the agent's answer
+// when its question was put to the agent, else the memory role's call.
+func (s *Session) synthesizeTurn(w afterWork) (res memsynth.Result, done bool, err error) {
+	ctx, t := w.ctx, w.Turn
+	if w.answer != nil {
+		select {
+		case a := <-w.answer:
+			if a.err == nil {
+				res, err = s.synth.Answer(ctx, t, w.why, a.note, a.reasoning)
+				return res, true, err
+			}
+		case <-ctx.Done():
+			return res, false, nil // stopped: the work stays stored
+		}
+	}
+	res, err = s.synth.ProcessTurnAfter(ctx, t, w.Prompt)
+	return res, true, err
+}

@@ -1,0 +1,104 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/game_files/demo"
+	"github.com/lantern-if/lantern/llm/llmtest"
+	"github.com/lantern-if/lantern/managers/memsynth"
+)
+
+// TestMemoryAnsweredInTheAgentsReply: with MemoryWithAgent, the memory
+// question of a turn that triggers synthesis (turn 1, a first visit) goes
+// into the agent's next request, whose reply answers it in a memory field:
+// the memory is stored at the turn's source and its decision recorded, with
+// no memory call. The last turn's question (turn 2, also a first visit) has
+// no agent reply after it (the episode ends at its turn cap), so the memory
+// role answers it in a call of its own. Each memory is written once.
+func TestMemoryAnsweredInTheAgentsReply(t *testing.T) {
+	story, binding := demoStory(t)
+	client, fake := fakeClient(t)
+	fake.On("turn 1's proposal", llmtest.Role(config.RoleAgent),
+		llmtest.Reply{Content: `{"reasoning": "the path leads north", "action": "n", "remember": "", "remember_importance": 0}`})
+	fake.On("turn 2's proposal, answering turn 1's question", llmtest.FormatHas("memory"),
+		llmtest.Reply{Content: `{"memory": {"should_remember": true, "category": "DISCOVERY", "memory_title": "North leads on",
+			"memory_text": "Going north from the start reaches the cottage.", "status": "ACTIVE", "supersedes_memory_titles": []},
+			"reasoning": "look around the cottage", "action": "e", "remember": "", "remember_importance": 0}`})
+	fake.On("turn 2's question, asked of the memory role", llmtest.Role(config.RoleMemory),
+		memReply(true, "NOTE", "East of the cottage", "East of the cottage the path goes on.", "ACTIVE"))
+	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
+	sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(), Client: client,
+		MemoryWithAgent: true, Engine: engine.Config{Seed: 7, CriticThreshold: -0.2, MaxTurns: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	go sess.Engine.Run(context.Background())
+	var from []int // each turn's source location
+	at := 0
+	for ev := range sess.Engine.Events() {
+		switch v := ev.(type) {
+		case engine.EpisodeStarted:
+			at = v.Observation.Location.ID
+		case engine.TurnResult:
+			from = append(from, at)
+			at = v.Observation.Location.ID
+		case engine.ErrorEvent:
+			t.Errorf("error: %v", v.Err)
+		}
+	}
+	if len(from) != 2 {
+		t.Fatalf("%d turns played, want 2", len(from))
+	}
+
+	var agentReqs, memReqs []llmtest.Request
+	for _, r := range fake.ChatRequests() {
+		switch r.Role {
+		case config.RoleAgent:
+			agentReqs = append(agentReqs, r)
+		case config.RoleMemory:
+			memReqs = append(memReqs, r)
+		}
+	}
+	if len(agentReqs) != 2 || len(memReqs) != 1 {
+		t.Fatalf("%d agent and %d memory calls, want 2 and 1", len(agentReqs), len(memReqs))
+	}
+	if p := agentReqs[0].Prompt(); strings.Contains(p, memsynth.QuestionHeader) {
+		t.Errorf("turn 1's request asks a memory question with no turn before it:\n%s", p)
+	}
+	if p := agentReqs[1].Prompt(); !strings.Contains(p, memsynth.QuestionHeader) || !strings.Contains(p, "Turn 1, agent: n. What changed: first visit") {
+		t.Errorf("turn 2's request lacks turn 1's question:\n%s", p)
+	}
+	if p := memReqs[0].Prompt(); !strings.Contains(p, "Turn 2, action (agent): e") {
+		t.Errorf("the memory call is not about turn 2:\n%s", p)
+	}
+
+	for i, want := range []string{"North leads on", "East of the cottage"} {
+		n := 0
+		for _, m := range sess.Memories.List(from[i]) {
+			if m.Title == want {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("turn %d's memory %q kept %d times at L%d, want once: %+v", i+1, want, n, from[i], sess.Memories.List(from[i]))
+		}
+	}
+	ds, err := sess.DB.Decisions(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 2 || ds[0].Turn != 1 || ds[1].Turn != 2 || ds[0].Outcome != "stored" || ds[1].Outcome != "stored" {
+		t.Fatalf("decisions %+v, want turns 1 and 2 stored", ds)
+	}
+	if got := strings.Join(ds[0].Triggers, "; "); !strings.Contains(got, "answered in the agent's reply") || ds[0].Reasoning != "look around the cottage" {
+		t.Errorf("turn 1's decision: triggers %q, reasoning %q; want the agent's reply and its reasoning", got, ds[0].Reasoning)
+	}
+	if got := strings.Join(ds[1].Triggers, "; "); strings.Contains(got, "agent") {
+		t.Errorf("turn 2's decision %q says the agent answered it", got)
+	}
+}

@@ -1,0 +1,84 @@
+package memsynth
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/domain"
+)
+
+// Memory synthesis in the agent's own call. With one server slot a separate
+// memory call is a second full reply the person waits for on every turn that
+// triggers it; instead the agent's next request carries the question (the
+// turn that triggered, the memories kept where its action was taken) and its
+// reply answers it in a memory field beside the command. The answer is
+// stored exactly as the memory role's would be; its reasoning is the
+// agent's. A turn whose question no agent reply answers (the person plays
+// the next turn, the episode ends, the call fails) gets the separate call.
+
+// Note is the memory part of the agent's reply: the memory role's answer
+// without a reasoning of its own (the agent's reasoning covers it).
+type Note struct {
+	ShouldRemember         bool     `json:"should_remember" desc:"true when the last turn taught something worth keeping"`
+	Category               string   `json:"category" enum:"SUCCESS,FAILURE,DISCOVERY,DANGER,NOTE"`
+	MemoryTitle            string   `json:"memory_title" maxLength:"80"`
+	MemoryText             string   `json:"memory_text" maxLength:"400"`
+	Status                 string   `json:"status" enum:"ACTIVE,TENTATIVE"`
+	SupersedesMemoryTitles []string `json:"supersedes_memory_titles" maxItems:"3" maxLength:"80"`
+}
+
+// reply is the note as the memory role's answer, with reasoning.
+func (n Note) reply(reasoning string) Reply {
+	return Reply{ShouldRemember: n.ShouldRemember, Category: n.Category, MemoryTitle: n.MemoryTitle, MemoryText: n.MemoryText,
+		Status: n.Status, SupersedesMemoryTitles: n.SupersedesMemoryTitles, Reasoning: clip(reasoning, 300)}
+}
+
+// Why lists why the turn deserves a memory under the synthesizer's
+// triggers; none means it does not.
+func (s *Synthesizer) Why(t domain.Turn) []string { return s.triggers.Why(t) }
+
+// CanAskAgent reports whether the agent's call may answer the memory
+// question: there is a model, and the memory role runs on the agent's
+// (a memory role set to another model keeps its own calls).
+func (s *Synthesizer) CanAskAgent() bool { return s.client != nil && s.onAgentModel() }
+
+// QuestionHeader opens the memory question in the agent's prompt.
+const QuestionHeader = "## Memory of your last turn"
+
+// Question is the memory question for the agent's next request: the turn
+// that triggered and the memories already kept where its action was taken.
+// The agent's prompt holds the recent turns and the game's response, so the
+// question does not repeat them. It reads only the memory store (safe
+// beside the back office's work).
+func (s *Synthesizer) Question(t domain.Turn, why []string) string {
+	var b strings.Builder
+	b.WriteString(QuestionHeader + "\n")
+	fmt.Fprintf(&b, "Before you choose, decide in the memory field whether the last turn taught something worth keeping at L%d %s, where its action was taken.\n", t.FromID, t.FromName)
+	fmt.Fprintf(&b, "Turn %d, %s: %s. What changed: %s.\n", t.Turn, t.Actor, t.Action, strings.Join(why, ", "))
+	fmt.Fprintf(&b, "Score %d → %d. Inventory: %s → %s.\n", t.ScoreBefore, t.ScoreAfter, list(t.InvBefore), list(t.InvAfter))
+	b.WriteString("Categories: SUCCESS (a procedure that worked), FAILURE (what does not work), DISCOVERY (a fact found), DANGER (what can kill or hurt), NOTE. ")
+	b.WriteString("Status ACTIVE when the outcome is clear, TENTATIVE when an effect may follow. Supersede an earlier memory by its exact title when this corrects it; do not repeat one that says the same.\n")
+	b.WriteString("Memories already kept there:\n")
+	mems := s.store.List(t.FromID)
+	if len(mems) == 0 {
+		b.WriteString("(none)\n")
+	}
+	for _, m := range mems {
+		fmt.Fprintf(&b, "- [%s - %s] %s: %s\n", m.Category, m.Status, m.Title, clip(m.Text, 200))
+	}
+	return b.String()
+}
+
+// Answer stores the agent's answer to the turn's memory question, as
+// ProcessTurnAfter stores the memory role's, and records the decision
+// (reasoning is the agent's). Like ProcessTurnAfter it adds the turn to
+// the history.
+func (s *Synthesizer) Answer(ctx context.Context, t domain.Turn, why []string, n Note, reasoning string) (Result, error) {
+	defer s.remember(t)
+	rep := n.reply(reasoning)
+	res, err := s.store1(t, rep)
+	s.decided(ctx, t, append(append([]string(nil), why...), "answered in the "+config.RoleAgent+"'s reply"), rep, outcome(rep, res, err))
+	return res, err
+}
