@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -69,9 +70,11 @@ func (a LLMAgent) ProposeRemembering(ctx context.Context, prompt []llm.Message, 
 
 // rememberingProposal and thinkingRememberingProposal are the replies
 // asked when the agent also answers the last turn's memory question: the
-// memory first (what the last turn taught), then the next command.
+// memory first (what the last turn taught), then the next command. A reply
+// without the memory still proposes (the question then goes to the memory
+// role: ErrNoMemoryAnswer).
 type rememberingProposal struct {
-	Memory             memsynth.Note `json:"memory"`
+	Memory             *memsynth.Note `json:"memory" optional:"true"`
 	Reasoning          string        `json:"reasoning" maxLength:"600" desc:"brief reasoning"`
 	Action             string        `json:"action" maxLength:"80" desc:"one command for the game"`
 	Remember           string        `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
@@ -79,7 +82,7 @@ type rememberingProposal struct {
 }
 
 type thinkingRememberingProposal struct {
-	Memory             memsynth.Note `json:"memory"`
+	Memory             *memsynth.Note `json:"memory" optional:"true"`
 	Action             string        `json:"action" maxLength:"80" desc:"one command for the game"`
 	Remember           string        `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
 	RememberImportance int           `json:"remember_importance" minimum:"0" maximum:"1000"`
@@ -89,6 +92,7 @@ type thinkingRememberingProposal struct {
 // when there is one.
 func (a LLMAgent) propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, onDelta func(llm.Delta), question string) (Proposal, memsynth.Note, error) {
 	var note memsynth.Note
+	var memo *memsynth.Note
 	msgs := prompt
 	if len(a.Tools) > 0 && a.ResearchRounds > 0 && len(rejected) == 0 {
 		research := append(append([]llm.Message(nil), prompt...), llm.User(ResearchPrompt))
@@ -114,7 +118,7 @@ func (a LLMAgent) propose(ctx context.Context, prompt []llm.Message, rejected []
 		var t thinkingRememberingProposal
 		var reply llm.Reply
 		t, reply, err = llm.Structured[thinkingRememberingProposal](ctx, a.Client, req)
-		p, note = Proposal{Action: t.Action, Remember: t.Remember, RememberImportance: t.RememberImportance,
+		p, memo = Proposal{Action: t.Action, Remember: t.Remember, RememberImportance: t.RememberImportance,
 			Reasoning: clipRunes(oneLine(reply.Thinking), 600), Thinking: reply.Thinking}, t.Memory
 	case thinks:
 		var t thinkingProposal
@@ -126,7 +130,7 @@ func (a LLMAgent) propose(ctx context.Context, prompt []llm.Message, rejected []
 		var r rememberingProposal
 		var reply llm.Reply
 		r, reply, err = llm.Structured[rememberingProposal](ctx, a.Client, req)
-		p, note = Proposal{Reasoning: r.Reasoning, Action: r.Action, Remember: r.Remember, RememberImportance: r.RememberImportance, Thinking: reply.Thinking}, r.Memory
+		p, memo = Proposal{Reasoning: r.Reasoning, Action: r.Action, Remember: r.Remember, RememberImportance: r.RememberImportance, Thinking: reply.Thinking}, r.Memory
 	default:
 		var reply llm.Reply
 		p, reply, err = llm.Structured[Proposal](ctx, a.Client, req)
@@ -139,8 +143,18 @@ func (a LLMAgent) propose(ctx context.Context, prompt []llm.Message, rejected []
 	if p.Action == "" {
 		return Proposal{}, memsynth.Note{}, fmt.Errorf("agent: %w: empty action", llm.ErrInvalidReply)
 	}
+	if question != "" {
+		if memo == nil {
+			return p, note, ErrNoMemoryAnswer
+		}
+		note = *memo
+	}
 	return p, note, nil
 }
+
+// ErrNoMemoryAnswer: the agent's reply proposed a command but left the
+// memory question unanswered. The proposal stands.
+var ErrNoMemoryAnswer = errors.New("the agent's reply has no memory field")
 
 // Scripted implements Agent.
 func (LLMAgent) Scripted() bool { return false }

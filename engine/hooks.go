@@ -45,7 +45,9 @@ type MemoryAsker interface {
 	MemoryAnswer(q MemoryQuestion, n memsynth.Note, reasoning string, err error)
 }
 
-// MemoryProposer is an Agent whose reply can answer a memory question.
+// MemoryProposer is an Agent whose reply can answer a memory question. A
+// reply that proposes but does not answer returns its proposal with
+// ErrNoMemoryAnswer.
 type MemoryProposer interface {
 	ProposeRemembering(ctx context.Context, prompt []llm.Message, question string, turn int, onDelta func(llm.Delta)) (Proposal, memsynth.Note, error)
 }

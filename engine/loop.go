@@ -430,6 +430,9 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 			}
 			if q != nil {
 				e.extras.(MemoryAsker).MemoryAnswer(*q, r.note, r.p.Reasoning, r.err)
+				if errors.Is(r.err, ErrNoMemoryAnswer) {
+					r.err = nil // the proposal stands; the question goes elsewhere
+				}
 			}
 			return r.p, r.err
 		case c := <-e.cmds:

@@ -22,8 +22,10 @@ import (
 //		Score     float64 `json:"score" minimum:"-1" maximum:"1"`
 //	}
 //
-// Every field is required; grammar-constrained decoding then always yields
-// the whole object. Bounded strings keep small models from rambling.
+// Every field is required, so that grammar-constrained decoding always
+// yields the whole object, except one tagged optional:"true": a part the
+// reply may lack without the rest being lost (decode it into a pointer to
+// tell its absence). Bounded strings keep small models from rambling.
 type Schema struct {
 	Type        string             `json:"type"`
 	Description string             `json:"description,omitempty"`
@@ -131,7 +133,9 @@ func schemaOf(t reflect.Type, depth int) (*Schema, error) {
 			}
 			s.Properties[name] = ps
 			s.order = append(s.order, name)
-			s.Required = append(s.Required, name)
+			if f.Tag.Get("optional") != "true" {
+				s.Required = append(s.Required, name)
+			}
 		}
 		return s, nil
 	}

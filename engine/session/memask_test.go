@@ -102,3 +102,60 @@ func TestMemoryAnsweredInTheAgentsReply(t *testing.T) {
 		t.Errorf("turn 2's decision %q says the agent answered it", got)
 	}
 }
+
+// TestMemoryQuestionLeftUnansweredGoesToTheMemoryRole: an agent reply that
+// proposes but leaves out the memory field still plays its command, and
+// the turn's question goes to the memory role instead: the memory is
+// written once, no turn is lost.
+func TestMemoryQuestionLeftUnansweredGoesToTheMemoryRole(t *testing.T) {
+	story, binding := demoStory(t)
+	client, fake := fakeClient(t)
+	fake.On("proposals without a memory field", llmtest.Role(config.RoleAgent),
+		llmtest.Reply{Content: `{"reasoning": "the path leads north", "action": "n", "remember": "", "remember_importance": 0}`},
+		llmtest.Reply{Content: `{"reasoning": "look around the cottage", "action": "e", "remember": "", "remember_importance": 0}`})
+	fake.On("turn 1's question", llmtest.PromptContains("Turn 1, action (agent): n"),
+		memReply(true, "DISCOVERY", "North leads on", "Going north from the start reaches the cottage.", "ACTIVE"))
+	fake.On("turn 2's question", llmtest.PromptContains("Turn 2, action (agent): e"),
+		memReply(false, "NOTE", "", "", "ACTIVE"))
+	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
+	sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(), Client: client,
+		MemoryWithAgent: true, Engine: engine.Config{Seed: 7, CriticThreshold: -0.2, MaxTurns: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	go sess.Engine.Run(context.Background())
+	var played []string
+	for ev := range sess.Engine.Events() {
+		switch v := ev.(type) {
+		case engine.TurnResult:
+			played = append(played, v.Action)
+		case engine.ErrorEvent:
+			t.Errorf("error: %v", v.Err)
+		}
+	}
+	if strings.Join(played, ",") != "n,e" {
+		t.Fatalf("played %v, want n and e", played)
+	}
+	if reqs := fake.ChatRequests(); !strings.Contains(reqs[2].Prompt(), memsynth.QuestionHeader) || reqs[2].Role != config.RoleAgent {
+		t.Errorf("turn 2's proposal did not carry turn 1's question")
+	}
+	ds, err := sess.DB.Decisions(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 2 || ds[0].Turn != 1 || ds[0].Outcome != "stored" || ds[1].Turn != 2 {
+		t.Fatalf("decisions %+v, want turn 1's stored and turn 2's", ds)
+	}
+	n := 0
+	for _, d := range ds {
+		for _, tr := range d.Triggers {
+			if strings.Contains(tr, "agent's reply") {
+				n++
+			}
+		}
+	}
+	if n != 0 {
+		t.Errorf("%d decisions say the agent answered", n)
+	}
+}

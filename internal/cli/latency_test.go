@@ -31,7 +31,7 @@ func TestWaitPerTurnOnAPacedServer(t *testing.T) {
 		slots int
 		most  float64
 	}{{1, 1.5}, {4, 1.2}} {
-		t.Run(fmt.Sprintf("%d slots", tt.slots), func(t *testing.T) {
+		t.Run(fmt.Sprintf("slots=%d", tt.slots), func(t *testing.T) {
 			pacer, err := oracle.NewPacer(oracle.PaceOptions{PromptRate: 2500, GenRate: 60, Slots: tt.slots})
 			if err != nil {
 				t.Fatal(err)

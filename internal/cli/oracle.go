@@ -38,8 +38,9 @@ With --prompt-rate and --gen-rate the replies take as long as a model on a
 GPU would take: the prompt is evaluated at --prompt-rate tokens a second,
 less the prefix the serving slot still holds from its last prompt (the
 prompt cache), then each role's reply takes a fixed number of generated
-tokens (agent 70, critic 40, memory 120, ...: what a real model writes for
-that role's schema) at --gen-rate. --slots requests are served at once
+tokens (agent 70, or 160 when it also answers a memory question, critic 40,
+memory 120, ...: what a real model writes for that role's schema) at
+--gen-rate. --slots requests are served at once
 (Ollama's OLLAMA_NUM_PARALLEL, llama.cpp's -np); more wait in line.`,
 		Example: `  lantern oracle --script ../shared/walkthroughs/zork1.txt
   lantern oracle --script game_files/demo/walkthrough.txt --listen 127.0.0.1:11500

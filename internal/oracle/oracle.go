@@ -265,7 +265,7 @@ func (o *Oracle) agent(req *api.ChatRequest, s *schema) (answer, error) {
 		if err != nil {
 			return answer{}, fmt.Errorf("agent reply's memory: %w", err)
 		}
-		obj.set("memory", m)
+		obj = obj.put("memory", m) // the field is optional: generate left it out
 		o.mu.Lock()
 		o.stats.Memories++
 		o.mu.Unlock()

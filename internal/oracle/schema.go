@@ -132,6 +132,17 @@ func (o object) set(key string, v any) {
 	}
 }
 
+// put sets a key, adding it first when the object lacks it.
+func (o object) put(key string, v any) object {
+	for i := range o {
+		if o[i].Key == key {
+			o[i].Value = v
+			return o
+		}
+	}
+	return append(object{{Key: key, Value: v}}, o...)
+}
+
 // marshal encodes without escaping <, > and & (a model would not).
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
