@@ -75,17 +75,17 @@ func (a LLMAgent) ProposeRemembering(ctx context.Context, prompt []llm.Message, 
 // role: ErrNoMemoryAnswer).
 type rememberingProposal struct {
 	Memory             *memsynth.Note `json:"memory" optional:"true"`
-	Reasoning          string        `json:"reasoning" maxLength:"600" desc:"brief reasoning"`
-	Action             string        `json:"action" maxLength:"80" desc:"one command for the game"`
-	Remember           string        `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
-	RememberImportance int           `json:"remember_importance" minimum:"0" maximum:"1000"`
+	Reasoning          string         `json:"reasoning" maxLength:"600" desc:"brief reasoning"`
+	Action             string         `json:"action" maxLength:"80" desc:"one command for the game"`
+	Remember           string         `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
+	RememberImportance int            `json:"remember_importance" minimum:"0" maximum:"1000"`
 }
 
 type thinkingRememberingProposal struct {
 	Memory             *memsynth.Note `json:"memory" optional:"true"`
-	Action             string        `json:"action" maxLength:"80" desc:"one command for the game"`
-	Remember           string        `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
-	RememberImportance int           `json:"remember_importance" minimum:"0" maximum:"1000"`
+	Action             string         `json:"action" maxLength:"80" desc:"one command for the game"`
+	Remember           string         `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
+	RememberImportance int            `json:"remember_importance" minimum:"0" maximum:"1000"`
 }
 
 // propose asks for a proposal, with the memory question after the prompt
