@@ -340,6 +340,30 @@ func (s *Store) sawLater(f *File, a added) bool {
 
 // mergeMissing adds to f the memories of from that f lacks (by location
 // and title) and returns them.
+// keepUnseen puts into next, a version saved by hand that the store is
+// about to take, each memory of mine (the store's version) that neither it
+// nor seen holds. seen is the file the hand save replaced: what the
+// person could have read. A memory the store had and the file did not was
+// never in front of the person, so its absence is no deletion.
+func keepUnseen(next, mine *File, seen []byte) {
+	before := Parse(decodeText(seen))
+	for _, sec := range mine.Sections() {
+		was, _ := before.Section(sec.ID)
+		now, _ := next.Section(sec.ID)
+		var target *section
+		for _, m := range sec.Memories {
+			if hasTitle(was.Memories, m.Title) || hasTitle(now.Memories, m.Title) {
+				continue
+			}
+			if target == nil {
+				target = next.ensureSection(sec.ID, sec.Name)
+			}
+			m.Line = 0
+			target.insertEntry(m, -1)
+		}
+	}
+}
+
 func mergeMissing(f, from *File) []added {
 	var out []added
 	for _, sec := range from.Sections() {

@@ -385,6 +385,7 @@ func (s *Store) updateLocked(what string, op func(*File) error, pending bool) er
 				// what the store wrote lately that the editor had not read).
 				s.noteRecentLocked(mergeMissing(s.file.clone(), lateFile))
 				s.keepRecent(lateFile)
+				keepUnseen(lateFile, s.file, expected)
 				s.file = lateFile
 			} else {
 				// Saved again on top of our write: keep that, with what the
@@ -412,11 +413,22 @@ func (s *Store) updateLocked(what string, op func(*File) error, pending bool) er
 			return nil
 		}
 		prev, err := os.ReadFile(backup)
-		if err != nil || (existed && bytes.Equal(prev, expected)) || slip >= maxSlips {
+		if err != nil || (existed && bytes.Equal(prev, expected)) {
 			return nil
 		}
 		prevFile := Parse(decodeText(prev))
+		if slip >= maxSlips {
+			// Edits keep landing: the change is not made again, but what
+			// the last one added stays in the cache, and the next change
+			// or Refresh writes it (it is on disk only in the backup now).
+			s.file = s.file.clone()
+			if len(mergeMissing(s.file, prevFile)) > 0 {
+				s.unkept = true
+			}
+			return nil
+		}
 		s.keepRecent(prevFile)
+		keepUnseen(prevFile, s.file, expected)
 		s.file = prevFile
 		s.reloads++
 	}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // helperEnv selects a helper mode when the test binary runs itself as a
@@ -566,6 +567,64 @@ func TestEditLandsDuringWrite(t *testing.T) {
 		"**[FAILURE] Take trophy case** *(Ep2, T7)*\nThe trophy case is securely fastened to the wall.\n\n")
 	if got := fileString(t, path); got != want {
 		t.Fatalf("file:\n%s\n--- want ---\n%s", got, want)
+	}
+}
+
+// Edits that keep landing while the store writes (one before every write,
+// more often than the store redoes its change; each made on the version
+// on disk then, which lacks the edit before it) are all kept: what the
+// store's version held that the edited file never showed is no deletion,
+// and once the store stops redoing its change (maxSlips) what the last
+// edit added is written with the next Refresh, never left only in the
+// backup. The old code lost every other edit.
+func TestEditsKeepLandingDuringWrites(t *testing.T) {
+	for _, how := range []string{"in place", "by rename"} {
+		t.Run(how, func(t *testing.T) {
+			s, path := tempStore(t, fixture(t, "seed003_example.md"), WithSettle(100*time.Millisecond))
+			n := 0
+			var hook func()
+			hook = func() {
+				s.beforeWrite = nil
+				n++
+				f, err := Load(path)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				f.ensureSection(900, "The person's notes").insertEntry(Memory{Category: CategoryNote, Status: StatusActive,
+					Title: fmt.Sprintf("Person %d", n), Text: "Written by hand.", Episode: 1, Turn: 1}, -1)
+				if how == "in place" {
+					err = os.WriteFile(path, f.Bytes(), 0o644)
+				} else {
+					tmp := path + ".edit"
+					if err = os.WriteFile(tmp, f.Bytes(), 0o644); err == nil {
+						err = os.Rename(tmp, path)
+					}
+				}
+				if err != nil {
+					t.Error(err)
+				}
+				if n < maxSlips+2 {
+					s.beforeWrite = hook
+				}
+			}
+			s.beforeWrite = hook
+			if err := s.Add(23, "Living Room", swordFailure); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			got := fileString(t, path)
+			for i := 1; i <= n; i++ {
+				if !strings.Contains(got, fmt.Sprintf("Person %d**", i)) {
+					t.Errorf("the edit of Person %d was lost (%d edits landed during writes)", i, n)
+				}
+			}
+			if !strings.Contains(got, "Take trophy case") {
+				t.Errorf("the store's own memory was lost")
+			}
+		})
 	}
 }
 
