@@ -29,10 +29,11 @@ type memAnswer struct {
 	err       error // not nil: ask the memory role instead
 }
 
-// memAsk is the last turn's question (engine goroutine only).
+// memAsk is the last turn's question (engine goroutine only). Once taken,
+// the engine answers it within the same proposal, before any other hook
+// runs, so it is never released unanswered.
 type memAsk struct {
 	q      engine.MemoryQuestion
-	why    []string
 	answer chan memAnswer // buffered: sending never blocks
 	taken  bool
 }
@@ -58,7 +59,7 @@ func (s *Session) askAgent(w *afterWork, t domain.Turn) {
 	if len(why) == 0 {
 		return
 	}
-	a := &memAsk{q: engine.MemoryQuestion{Turn: t.Turn, Text: s.synth.Question(t, why)}, why: why, answer: make(chan memAnswer, 1)}
+	a := &memAsk{q: engine.MemoryQuestion{Turn: t.Turn, Text: s.synth.Question(t, why)}, answer: make(chan memAnswer, 1)}
 	s.ask = a
 	w.answer, w.why = a.answer, why
 }
