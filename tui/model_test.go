@@ -155,6 +155,21 @@ func TestReasoningStreamsThenShowsTheProposalAndVerdicts(t *testing.T) {
 		"✓ accepted by the critic (model, +0.4): sensible", "⇒ played: north", "Explore the well.")
 }
 
+// A reply that answers the last turn's memory question streams the memory
+// first: the pane shows what is being remembered, then the reasoning,
+// never the JSON.
+func TestReasoningStreamsTheMemoryBeingWritten(t *testing.T) {
+	h := newHarness(t, 200, 60, "dark")
+	h.events(opening(), engine.TurnStarted{Turn: 2, Actor: engine.ActorAgent},
+		engine.ReasoningDelta{Turn: 2, Text: `{"memory": {"should_remember": true, "category": "DISCOVERY", "memory_title": "Mailbox", `},
+		engine.ReasoningDelta{Turn: 2, Text: `"memory_text": "The mailbox holds a leaf`})
+	h.mustSee("✎ remembering: The mailbox holds a leaf")
+	h.mustNotSee(`"memory`, `{"`)
+	h.events(engine.ReasoningDelta{Turn: 2, Text: `let.", "status": "ACTIVE", "supersedes_memory_titles": []}, "reasoning": "Read it`})
+	h.mustSee("remembering: The mailbox holds a leaflet.", "Read it")
+	h.mustNotSee(`"status"`, `"reasoning"`)
+}
+
 func TestReasoningDeltasStayBounded(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	h.events(engine.TurnStarted{Turn: 1, Actor: engine.ActorAgent})

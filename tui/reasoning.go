@@ -63,7 +63,12 @@ func (r *reasonItem) layout(w int) []line {
 		case rkThinking:
 			out = append(out, wrap(p.text, w, stThinking, "  ┊ ")...)
 		case rkStream:
-			// Only the reply's reasoning, as it streams; never its raw JSON.
+			// Only the reply's memory and reasoning, as they stream; never
+			// its raw JSON. The memory (the last turn's, when the agent
+			// answers its question) comes first in the reply.
+			if m := streamedField(p.text, "memory_text"); m != "" {
+				out = append(out, wrap("remembering: "+m, w, stMeta, "  ✎ ")...)
+			}
 			if r := streamedReasoning(p.text); r != "" {
 				out = append(out, wrap(r, w, stThinking, "  ")...)
 			}
@@ -286,12 +291,17 @@ func repeats(thinking, reasoning string) bool {
 // streamedReasoning is the "reasoning" field's text of a JSON reply still
 // streaming ("" until the field starts): the person reads the agent's
 // reasons as they come, not the reply's syntax.
-func streamedReasoning(raw string) string {
-	i := strings.Index(raw, `"reasoning"`)
+func streamedReasoning(raw string) string { return streamedField(raw, "reasoning") }
+
+// streamedField is a string field's text in a JSON reply still streaming
+// ("" until the field starts).
+func streamedField(raw, key string) string {
+	k := `"` + key + `"`
+	i := strings.Index(raw, k)
 	if i < 0 {
 		return ""
 	}
-	rest := strings.TrimLeft(raw[i+len(`"reasoning"`):], " \t\r\n")
+	rest := strings.TrimLeft(raw[i+len(k):], " \t\r\n")
 	if !strings.HasPrefix(rest, ":") {
 		return ""
 	}
