@@ -159,3 +159,49 @@ func TestMemoryQuestionLeftUnansweredGoesToTheMemoryRole(t *testing.T) {
 		t.Errorf("%d decisions say the agent answered", n)
 	}
 }
+
+// TestMemoryQuestionInAPauseGoesToTheMemoryRole: stepping one turn at a
+// time, the engine settles each turn's work when it pauses, so the turn's
+// question is not held for a proposal that may be long in coming: the
+// memory role answers it in the pause, the next proposal carries no
+// question, and each memory is written once.
+func TestMemoryQuestionInAPauseGoesToTheMemoryRole(t *testing.T) {
+	story, binding := demoStory(t)
+	client, fake := fakeClient(t)
+	fake.On("proposals", llmtest.Role(config.RoleAgent),
+		llmtest.Reply{Content: `{"reasoning": "the path leads north", "action": "n", "remember": "", "remember_importance": 0}`},
+		llmtest.Reply{Content: `{"reasoning": "look around the cottage", "action": "e", "remember": "", "remember_importance": 0}`})
+	fake.On("turn 1's question", llmtest.PromptContains("Turn 1, action (agent): n"),
+		memReply(true, "DISCOVERY", "North leads on", "Going north from the start reaches the cottage.", "ACTIVE"))
+	fake.On("turn 2's question", llmtest.PromptContains("Turn 2, action (agent): e"),
+		memReply(true, "NOTE", "East of the cottage", "East of the cottage the path goes on.", "ACTIVE"))
+	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
+	sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(), Client: client,
+		MemoryWithAgent: true, Engine: engine.Config{Seed: 7, CriticThreshold: -0.2, StartPaused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go sess.Engine.Run(ctx)
+	h := &harness{t: t, e: sess.Engine, ctx: ctx}
+	h.until(engine.Idle{})
+	for range 2 {
+		h.send(engine.Step{})
+		h.until(engine.TurnCompleted{})
+		h.until(engine.Idle{})
+	}
+	for _, r := range fake.ChatRequests() {
+		if r.Role == config.RoleAgent && strings.Contains(r.Prompt(), memsynth.QuestionHeader) {
+			t.Errorf("a proposal after a pause carries a memory question:\n%s", r.Prompt())
+		}
+	}
+	ds, err := sess.DB.Decisions(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 2 || ds[0].Turn != 1 || ds[1].Turn != 2 || ds[0].Outcome != "stored" || ds[1].Outcome != "stored" {
+		t.Fatalf("decisions %+v, want turns 1 and 2 stored once each", ds)
+	}
+}
