@@ -71,8 +71,8 @@ func (a LLMAgent) ProposeRemembering(ctx context.Context, prompt []llm.Message, 
 // rememberingProposal and thinkingRememberingProposal are the replies
 // asked when the agent also answers the last turn's memory question: the
 // memory first (what the last turn taught), then the next command. A reply
-// without the memory still proposes (the question then goes to the memory
-// role: ErrNoMemoryAnswer).
+// whose memory is missing or malformed still proposes (the question then
+// goes to the memory role: ErrNoMemoryAnswer).
 type rememberingProposal struct {
 	Memory             *memsynth.Note `json:"memory" optional:"true"`
 	Reasoning          string         `json:"reasoning" maxLength:"600" desc:"brief reasoning"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,8 +25,8 @@ import (
 //
 // Every field is required, so that grammar-constrained decoding always
 // yields the whole object, except one tagged optional:"true": a part the
-// reply may lack without the rest being lost (decode it into a pointer to
-// tell its absence). Bounded strings keep small models from rambling.
+// reply may lack, or get wrong, without the rest being lost (a part that
+// does not match is left out; decode it into a pointer to tell). Bounded strings keep small models from rambling.
 type Schema struct {
 	Type        string             `json:"type"`
 	Description string             `json:"description,omitempty"`
@@ -183,9 +184,20 @@ func applyTags(s *Schema, tag reflect.StructTag) error {
 
 // Validate checks a decoded JSON value against the schema and names the
 // first problem with its path ("action: missing").
-func (s *Schema) Validate(v any) error { return s.validate(v, "reply") }
+// An optional property (not in Required) that does not match is removed
+// from v instead: the reply keeps the rest.
+func (s *Schema) Validate(v any) error {
+	_, err := s.check(v)
+	return err
+}
 
-func (s *Schema) validate(v any, path string) error {
+// check is Validate, reporting whether it removed an optional property.
+func (s *Schema) check(v any) (pruned bool, err error) {
+	err = s.validate(v, "reply", &pruned)
+	return pruned, err
+}
+
+func (s *Schema) validate(v any, path string, pruned *bool) error {
 	switch s.Type {
 	case "object":
 		m, ok := v.(map[string]any)
@@ -207,8 +219,12 @@ func (s *Schema) validate(v any, path string) error {
 			if !ok {
 				return fmt.Errorf("%s.%s: unknown field", path, k)
 			}
-			if err := p.validate(m[k], path+"."+k); err != nil {
-				return err
+			if err := p.validate(m[k], path+"."+k, pruned); err != nil {
+				if slices.Contains(s.Required, k) {
+					return err
+				}
+				delete(m, k) // an optional part that does not match is left out
+				*pruned = true
 			}
 		}
 	case "array":
@@ -220,7 +236,7 @@ func (s *Schema) validate(v any, path string) error {
 			return fmt.Errorf("%s: %d items, at most %d", path, len(a), *s.MaxItems)
 		}
 		for i, x := range a {
-			if err := s.Items.validate(x, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := s.Items.validate(x, fmt.Sprintf("%s[%d]", path, i), pruned); err != nil {
 				return err
 			}
 		}

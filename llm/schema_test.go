@@ -95,3 +95,45 @@ func TestSchemaListOfStrings(t *testing.T) {
 		t.Fatalf("list-of-strings tags misplaced: %s", js)
 	}
 }
+
+// withOptional has an optional part: a reply may lack it, and one whose
+// part does not match keeps the rest (decodeInto leaves the part nil).
+type withOptional struct {
+	Note   *inner `json:"note" optional:"true"`
+	Action string `json:"action" maxLength:"10"`
+}
+
+func TestOptionalPartsAreLeftOutNotFailed(t *testing.T) {
+	s, err := SchemaOf(withOptional{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, _ := json.Marshal(s); !strings.Contains(string(js), `"required":["action"]`) || !strings.Contains(string(js), `"note":{`) {
+		t.Errorf("schema JSON %s: want note among the properties, only action required", js)
+	}
+	tests := []struct {
+		in, err string
+		note    bool // the decoded value has its note
+	}{
+		{`{"note":{"name":"x"},"action":"look"}`, "", true},
+		{`{"action":"look"}`, "", false},
+		{`{"note":{"name":"toolong"},"action":"look"}`, "", false},
+		{`{"note":"not an object","action":"look"}`, "", false},
+		{`{"note":{"name":"x"},"action":"far too long an action"}`, "reply.action: 22 characters, at most 10", false},
+		{`{"note":{"name":"x"}}`, "reply.action: missing", false},
+	}
+	for _, tc := range tests {
+		var v withOptional
+		err := decodeInto(s, tc.in, &v)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: unexpected %v", tc.in, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: error %v, want %q", tc.in, err, tc.err)
+		case tc.err == "" && (v.Note != nil) != tc.note:
+			t.Errorf("%s: note %+v, want present %v", tc.in, v.Note, tc.note)
+		case tc.err == "" && v.Action != "look":
+			t.Errorf("%s: action %q", tc.in, v.Action)
+		}
+	}
+}

@@ -62,8 +62,16 @@ func decodeInto(schema *Schema, body string, v any) error {
 	if err := json.Unmarshal([]byte(raw), &generic); err != nil {
 		return fmt.Errorf("not valid JSON: %v", err)
 	}
-	if err := schema.Validate(generic); err != nil {
+	pruned, err := schema.check(generic)
+	if err != nil {
 		return err
+	}
+	if pruned { // an optional part was left out: decode what is left
+		b, err := json.Marshal(generic)
+		if err != nil {
+			return fmt.Errorf("does not encode: %v", err)
+		}
+		raw = string(b)
 	}
 	d := json.NewDecoder(bytes.NewReader([]byte(raw)))
 	if err := d.Decode(v); err != nil {

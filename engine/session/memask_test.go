@@ -104,15 +104,24 @@ func TestMemoryAnsweredInTheAgentsReply(t *testing.T) {
 }
 
 // TestMemoryQuestionLeftUnansweredGoesToTheMemoryRole: an agent reply that
-// proposes but leaves out the memory field still plays its command, and
-// the turn's question goes to the memory role instead: the memory is
-// written once, no turn is lost.
+// proposes but leaves out the memory field, or writes it wrong, still plays
+// its command, and the turn's question goes to the memory role instead:
+// the memory is written once, no turn is lost.
 func TestMemoryQuestionLeftUnansweredGoesToTheMemoryRole(t *testing.T) {
+	for name, memory := range map[string]string{
+		"left out":  ``,
+		"malformed": `"memory": {"should_remember": "yes", "category": "CLUE"}, `,
+	} {
+		t.Run(name, func(t *testing.T) { unansweredMemoryQuestion(t, memory) })
+	}
+}
+
+func unansweredMemoryQuestion(t *testing.T, memory string) {
 	story, binding := demoStory(t)
 	client, fake := fakeClient(t)
 	fake.On("proposals without a memory field", llmtest.Role(config.RoleAgent),
 		llmtest.Reply{Content: `{"reasoning": "the path leads north", "action": "n", "remember": "", "remember_importance": 0}`},
-		llmtest.Reply{Content: `{"reasoning": "look around the cottage", "action": "e", "remember": "", "remember_importance": 0}`})
+		llmtest.Reply{Content: `{` + memory + `"reasoning": "look around the cottage", "action": "e", "remember": "", "remember_importance": 0}`})
 	fake.On("turn 1's question", llmtest.PromptContains("Turn 1, action (agent): n"),
 		memReply(true, "DISCOVERY", "North leads on", "Going north from the start reaches the cottage.", "ACTIVE"))
 	fake.On("turn 2's question", llmtest.PromptContains("Turn 2, action (agent): e"),
