@@ -31,6 +31,12 @@ type thinkingProposal struct {
 	RememberImportance int    `json:"remember_importance" minimum:"0" maximum:"1000"`
 }
 
+// proposal is the reply as a Proposal (its reasoning still to come from
+// the thinking).
+func (t thinkingProposal) proposal() Proposal {
+	return Proposal{Action: t.Action, Remember: t.Remember, RememberImportance: t.RememberImportance}
+}
+
 // Agent proposes actions.
 type Agent interface {
 	// Propose chooses the next action; rejected lists the actions the critic
@@ -74,31 +80,24 @@ func (a LLMAgent) ProposeRemembering(ctx context.Context, prompt []llm.Message, 
 // whose memory is missing or malformed still proposes (the question then
 // goes to the memory role: ErrNoMemoryAnswer).
 type rememberingProposal struct {
-	Memory             *memsynth.Note `json:"memory" optional:"true"`
-	Reasoning          string         `json:"reasoning" maxLength:"600" desc:"brief reasoning"`
-	Action             string         `json:"action" maxLength:"80" desc:"one command for the game"`
-	Remember           string         `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
-	RememberImportance int            `json:"remember_importance" minimum:"0" maximum:"1000"`
+	Memory *memsynth.Note `json:"memory" optional:"true"`
+	Proposal
 }
 
 type thinkingRememberingProposal struct {
-	Memory             *memsynth.Note `json:"memory" optional:"true"`
-	Action             string         `json:"action" maxLength:"80" desc:"one command for the game"`
-	Remember           string         `json:"remember" maxLength:"200" desc:"a fact worth keeping, or empty"`
-	RememberImportance int            `json:"remember_importance" minimum:"0" maximum:"1000"`
+	Memory *memsynth.Note `json:"memory" optional:"true"`
+	thinkingProposal
 }
 
 // propose asks for a proposal, with the memory question after the prompt
 // when there is one.
 func (a LLMAgent) propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, onDelta func(llm.Delta), question string) (Proposal, memsynth.Note, error) {
-	var note memsynth.Note
-	var memo *memsynth.Note
 	msgs := prompt
 	if len(a.Tools) > 0 && a.ResearchRounds > 0 && len(rejected) == 0 {
 		research := append(append([]llm.Message(nil), prompt...), llm.User(ResearchPrompt))
 		r, err := a.Client.RunTools(ctx, llm.Request{Role: config.RoleAgent, Messages: research, Turn: turn}, a.Tools, a.ResearchRounds)
 		if err != nil && ctx.Err() != nil {
-			return Proposal{}, note, err
+			return Proposal{}, memsynth.Note{}, err
 		}
 		if err == nil && strings.TrimSpace(r.Content) != "" {
 			msgs = append(append([]llm.Message(nil), prompt...), llm.User("What your research found: "+r.Content))
@@ -112,44 +111,43 @@ func (a LLMAgent) propose(ctx context.Context, prompt []llm.Message, rejected []
 	}
 	req := llm.Request{Role: config.RoleAgent, Messages: msgs, OnDelta: onDelta, Turn: turn}
 	var p Proposal
+	var memo *memsynth.Note
+	var reply llm.Reply
 	var err error
-	switch thinks := a.Client.Thinks(ctx, config.RoleAgent); {
+	thinks := a.Client.Thinks(ctx, config.RoleAgent)
+	switch {
 	case thinks && question != "":
-		var t thinkingRememberingProposal
-		var reply llm.Reply
-		t, reply, err = llm.Structured[thinkingRememberingProposal](ctx, a.Client, req)
-		p, memo = Proposal{Action: t.Action, Remember: t.Remember, RememberImportance: t.RememberImportance,
-			Reasoning: clipRunes(oneLine(reply.Thinking), 600), Thinking: reply.Thinking}, t.Memory
+		var r thinkingRememberingProposal
+		r, reply, err = llm.Structured[thinkingRememberingProposal](ctx, a.Client, req)
+		p, memo = r.thinkingProposal.proposal(), r.Memory
 	case thinks:
-		var t thinkingProposal
-		var reply llm.Reply
-		t, reply, err = llm.Structured[thinkingProposal](ctx, a.Client, req)
-		p = Proposal{Action: t.Action, Remember: t.Remember, RememberImportance: t.RememberImportance,
-			Reasoning: clipRunes(oneLine(reply.Thinking), 600), Thinking: reply.Thinking}
+		var r thinkingProposal
+		r, reply, err = llm.Structured[thinkingProposal](ctx, a.Client, req)
+		p = r.proposal()
 	case question != "":
 		var r rememberingProposal
-		var reply llm.Reply
 		r, reply, err = llm.Structured[rememberingProposal](ctx, a.Client, req)
-		p, memo = Proposal{Reasoning: r.Reasoning, Action: r.Action, Remember: r.Remember, RememberImportance: r.RememberImportance, Thinking: reply.Thinking}, r.Memory
+		p, memo = r.Proposal, r.Memory
 	default:
-		var reply llm.Reply
 		p, reply, err = llm.Structured[Proposal](ctx, a.Client, req)
-		p.Thinking = reply.Thinking
 	}
 	if err != nil {
 		return Proposal{}, memsynth.Note{}, err
 	}
+	p.Thinking = reply.Thinking
+	if thinks { // the reasoning is the thinking stream
+		p.Reasoning = clipRunes(oneLine(reply.Thinking), 600)
+	}
 	p.Action = env.Sanitize(p.Action)
-	if p.Action == "" {
+	switch {
+	case p.Action == "":
 		return Proposal{}, memsynth.Note{}, fmt.Errorf("agent: %w: empty action", llm.ErrInvalidReply)
+	case question != "" && memo == nil:
+		return p, memsynth.Note{}, ErrNoMemoryAnswer
+	case memo != nil:
+		return p, *memo, nil
 	}
-	if question != "" {
-		if memo == nil {
-			return p, note, ErrNoMemoryAnswer
-		}
-		note = *memo
-	}
-	return p, note, nil
+	return p, memsynth.Note{}, nil
 }
 
 // ErrNoMemoryAnswer: the agent's reply proposed a command but left the

@@ -26,7 +26,9 @@ import (
 // Every field is required, so that grammar-constrained decoding always
 // yields the whole object, except one tagged optional:"true": a part the
 // reply may lack, or get wrong, without the rest being lost (a part that
-// does not match is left out; decode it into a pointer to tell). Bounded strings keep small models from rambling.
+// does not match is left out; decode it into a pointer to tell). An
+// embedded struct's fields count as the object's own. Bounded strings keep
+// small models from rambling.
 type Schema struct {
 	Type        string             `json:"type"`
 	Description string             `json:"description,omitempty"`
@@ -107,11 +109,22 @@ func schemaOf(t reflect.Type, depth int) (*Schema, error) {
 		s := &Schema{Type: "object", Properties: map[string]*Schema{}, Required: []string{}}
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			if !f.IsExported() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+				// An embedded struct's fields are the object's own, as
+				// encoding/json decodes them.
+				inner, err := schemaOf(f.Type, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				for _, k := range inner.order {
+					s.Properties[k] = inner.Properties[k]
+					s.order = append(s.order, k)
+				}
+				s.Required = append(s.Required, inner.Required...)
 				continue
 			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
+			if !f.IsExported() || name == "-" {
 				continue
 			}
 			if name == "" {

@@ -137,3 +137,30 @@ func TestOptionalPartsAreLeftOutNotFailed(t *testing.T) {
 		}
 	}
 }
+
+// embedded adds a part before another struct's fields, as encoding/json
+// reads them: the fields are the object's own.
+type embedded struct {
+	Note *inner `json:"note" optional:"true"`
+	withOptionalAction
+}
+
+type withOptionalAction struct {
+	Action string `json:"action" maxLength:"10"`
+	hidden int
+}
+
+func TestEmbeddedStructFieldsAreTheObjects(t *testing.T) {
+	s, err := SchemaOf(embedded{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(s)
+	if want := `{"type":"object","properties":{"note":{"type":"object","properties":{"name":{"type":"string","maxLength":5}},"required":["name"]},"action":{"type":"string","maxLength":10}},"required":["action"]}`; string(js) != want {
+		t.Errorf("schema JSON\n%s\nwant\n%s", js, want)
+	}
+	var v embedded
+	if err := decodeInto(s, `{"note":{"name":"x"},"action":"look"}`, &v); err != nil || v.Action != "look" || v.Note == nil || v.Note.Name != "x" {
+		t.Errorf("decoded %+v, %v", v, err)
+	}
+}

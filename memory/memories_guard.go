@@ -338,8 +338,6 @@ func (s *Store) sawLater(f *File, a added) bool {
 	return false
 }
 
-// mergeMissing adds to f the memories of from that f lacks (by location
-// and title) and returns them.
 // keepUnseen puts into next, a version saved by hand that the store is
 // about to take, each memory of mine (the store's version) that neither it
 // nor seen holds. seen is the file the hand save replaced: what the
@@ -347,30 +345,25 @@ func (s *Store) sawLater(f *File, a added) bool {
 // never in front of the person, so its absence is no deletion.
 func keepUnseen(next, mine *File, seen []byte) {
 	before := Parse(decodeText(seen))
-	for _, sec := range mine.Sections() {
-		was, _ := before.Section(sec.ID)
-		now, _ := next.Section(sec.ID)
-		var target *section
-		for _, m := range sec.Memories {
-			if hasTitle(was.Memories, m.Title) || hasTitle(now.Memories, m.Title) {
-				continue
-			}
-			if target == nil {
-				target = next.ensureSection(sec.ID, sec.Name)
-			}
-			m.Line = 0
-			target.insertEntry(m, -1)
-		}
-	}
+	mergeWhere(next, mine, func(loc int, title string) bool {
+		was, _ := before.Section(loc)
+		return !hasTitle(was.Memories, title)
+	})
 }
 
-func mergeMissing(f, from *File) []added {
+// mergeMissing adds to f the memories of from that f lacks (by location
+// and title) and returns them.
+func mergeMissing(f, from *File) []added { return mergeWhere(f, from, nil) }
+
+// mergeWhere is mergeMissing for the memories of from that take says to
+// take (nil: all).
+func mergeWhere(f, from *File, take func(loc int, title string) bool) []added {
 	var out []added
 	for _, sec := range from.Sections() {
 		now, _ := f.Section(sec.ID)
 		var target *section
 		for _, m := range sec.Memories {
-			if hasTitle(now.Memories, m.Title) {
+			if hasTitle(now.Memories, m.Title) || (take != nil && !take(sec.ID, m.Title)) {
 				continue
 			}
 			if target == nil {

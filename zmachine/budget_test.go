@@ -25,6 +25,12 @@ func loopStory(t *testing.T, body func(b *zasm.Builder, r *zasm.Routine)) *zmach
 	body(b, main)
 	main.Jump("loop")
 	b.SetMain(main)
+	return loadBuilt(t, b)
+}
+
+// loadBuilt assembles b's story and loads it.
+func loadBuilt(t *testing.T, b *zasm.Builder) *zmachine.Story {
+	t.Helper()
 	img, err := b.Build()
 	if err != nil {
 		t.Fatal(err)

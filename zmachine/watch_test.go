@@ -46,15 +46,7 @@ func watchStory(t *testing.T) *zmachine.Story {
 	main.Op("store", loc, hall)
 	main.Op("quit")
 	b.SetMain(main)
-	img, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := zmachine.LoadStory(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadBuilt(t, b)
 }
 
 // TestGlobalChangedHook: the hook reports each store that changes the

@@ -40,9 +40,8 @@ type afterWork struct {
 	// ctx is the engine's: stopping it stops the work's model calls.
 	ctx context.Context
 	// answer, when set, brings the agent's answer to the turn's memory
-	// question (memask.go), asked for the triggers why.
+	// question (memask.go).
 	answer <-chan memAnswer
-	why    []string
 }
 
 // backOffice runs the turns' work on its own goroutine.

@@ -34,7 +34,6 @@ func (h hooks) Feedback() string {
 func (h hooks) EpisodeNumber(ctx context.Context) (int, error) { return h.s.nextEpisode(ctx) }
 
 func (h hooks) StartEpisode(ctx context.Context, ep engine.EpisodeStarted) error {
-	h.s.releaseAsk()
 	err := h.s.startEpisode(ctx, ep)
 	h.s.updateView(ep.History)
 	return err
@@ -50,14 +49,15 @@ func (h hooks) Ready() <-chan struct{} { return h.s.bo.Ready() }
 func (h hooks) Take() []engine.Settled { return h.s.bo.Take() }
 
 // Settle waits for the turns' work: a memory question still waiting for
-// the agent is released first (its work asks the memory role).
+// the agent is released first (its work asks the memory role). The engine
+// settles before an episode ends, before a rewind and when it pauses, so
+// no question outlives those.
 func (h hooks) Settle(ctx context.Context) []engine.Settled {
 	h.s.releaseAsk()
 	return h.s.bo.Settle(ctx)
 }
 
 func (h hooks) Rewind(ctx context.Context, to engine.Rewind, episode int) (engine.Checkpoint, engine.Branch, []engine.Event, error) {
-	h.s.releaseAsk()
 	cp, b, err := h.s.rewind(ctx, to)
 	if err != nil || !to.UndoMemories {
 		return cp, b, nil, err
@@ -69,7 +69,6 @@ func (h hooks) Rewind(ctx context.Context, to engine.Rewind, episode int) (engin
 func (h hooks) Branch() engine.Branch { return h.s.branch }
 
 func (h hooks) EpisodeEnded(ctx context.Context, ep engine.EpisodeEnded) error {
-	h.s.releaseAsk()
 	return h.s.episodeEnded(ctx, ep)
 }
 

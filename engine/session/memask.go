@@ -61,7 +61,7 @@ func (s *Session) askAgent(w *afterWork, t domain.Turn) {
 	}
 	a := &memAsk{q: engine.MemoryQuestion{Turn: t.Turn, Text: s.synth.Question(t, why)}, answer: make(chan memAnswer, 1)}
 	s.ask = a
-	w.answer, w.why = a.answer, why
+	w.answer = a.answer
 }
 
 // releaseAsk answers a question no agent took with errUnasked (the work
@@ -103,7 +103,7 @@ func (s *Session) synthesizeTurn(w afterWork) (res memsynth.Result, done bool, e
 		select {
 		case a := <-w.answer:
 			if a.err == nil {
-				res, err = s.synth.Answer(ctx, t, w.why, a.note, a.reasoning)
+				res, err = s.synth.Answer(ctx, t, a.note, a.reasoning)
 				return res, true, err
 			}
 		case <-ctx.Done():

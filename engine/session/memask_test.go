@@ -12,6 +12,45 @@ import (
 	"github.com/lantern-if/lantern/managers/memsynth"
 )
 
+// askingSession opens a session on the demo whose memory questions go to
+// its model agent; script sets the fake's replies (the critic always
+// accepts).
+func askingSession(t *testing.T, cfg engine.Config, script func(*llmtest.Server)) (*Session, *llmtest.Server) {
+	t.Helper()
+	story, binding := demoStory(t)
+	client, fake := fakeClient(t)
+	script(fake)
+	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
+	cfg.Seed, cfg.CriticThreshold = 7, -0.2
+	sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(), Client: client,
+		MemoryWithAgent: true, Engine: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return sess, fake
+}
+
+// playAll runs the engine to its end and returns the turns played, with
+// each turn's source location (the room before it).
+func playAll(t *testing.T, sess *Session) (played []string, from []int) {
+	t.Helper()
+	go sess.Engine.Run(context.Background())
+	at := 0
+	for ev := range sess.Engine.Events() {
+		switch v := ev.(type) {
+		case engine.EpisodeStarted:
+			at = v.Observation.Location.ID
+		case engine.TurnResult:
+			played, from = append(played, v.Action), append(from, at)
+			at = v.Observation.Location.ID
+		case engine.ErrorEvent:
+			t.Errorf("error: %v", v.Err)
+		}
+	}
+	return played, from
+}
+
 // TestMemoryAnsweredInTheAgentsReply: with MemoryWithAgent, the memory
 // question of a turn that triggers synthesis (turn 1, a first visit) goes
 // into the agent's next request, whose reply answers it in a memory field:
@@ -20,37 +59,16 @@ import (
 // no agent reply after it (the episode ends at its turn cap), so the memory
 // role answers it in a call of its own. Each memory is written once.
 func TestMemoryAnsweredInTheAgentsReply(t *testing.T) {
-	story, binding := demoStory(t)
-	client, fake := fakeClient(t)
-	fake.On("turn 1's proposal", llmtest.Role(config.RoleAgent),
-		llmtest.Reply{Content: `{"reasoning": "the path leads north", "action": "n", "remember": "", "remember_importance": 0}`})
-	fake.On("turn 2's proposal, answering turn 1's question", llmtest.FormatHas("memory"),
-		llmtest.Reply{Content: `{"memory": {"should_remember": true, "category": "DISCOVERY", "memory_title": "North leads on",
+	sess, fake := askingSession(t, engine.Config{MaxTurns: 2}, func(fake *llmtest.Server) {
+		fake.On("turn 1's proposal", llmtest.Role(config.RoleAgent), proposalReply("n"))
+		fake.On("turn 2's proposal, answering turn 1's question", llmtest.FormatHas("memory"),
+			llmtest.Reply{Content: `{"memory": {"should_remember": true, "category": "DISCOVERY", "memory_title": "North leads on",
 			"memory_text": "Going north from the start reaches the cottage.", "status": "ACTIVE", "supersedes_memory_titles": []},
 			"reasoning": "look around the cottage", "action": "e", "remember": "", "remember_importance": 0}`})
-	fake.On("turn 2's question, asked of the memory role", llmtest.Role(config.RoleMemory),
-		memReply(true, "NOTE", "East of the cottage", "East of the cottage the path goes on.", "ACTIVE"))
-	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
-	sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(), Client: client,
-		MemoryWithAgent: true, Engine: engine.Config{Seed: 7, CriticThreshold: -0.2, MaxTurns: 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sess.Close() })
-	go sess.Engine.Run(context.Background())
-	var from []int // each turn's source location
-	at := 0
-	for ev := range sess.Engine.Events() {
-		switch v := ev.(type) {
-		case engine.EpisodeStarted:
-			at = v.Observation.Location.ID
-		case engine.TurnResult:
-			from = append(from, at)
-			at = v.Observation.Location.ID
-		case engine.ErrorEvent:
-			t.Errorf("error: %v", v.Err)
-		}
-	}
+		fake.On("turn 2's question, asked of the memory role", llmtest.Role(config.RoleMemory),
+			memReply(true, "NOTE", "East of the cottage", "East of the cottage the path goes on.", "ACTIVE"))
+	})
+	_, from := playAll(t, sess)
 	if len(from) != 2 {
 		t.Fatalf("%d turns played, want 2", len(from))
 	}
@@ -117,32 +135,15 @@ func TestMemoryQuestionLeftUnansweredGoesToTheMemoryRole(t *testing.T) {
 }
 
 func unansweredMemoryQuestion(t *testing.T, memory string) {
-	story, binding := demoStory(t)
-	client, fake := fakeClient(t)
-	fake.On("proposals without a memory field", llmtest.Role(config.RoleAgent),
-		llmtest.Reply{Content: `{"reasoning": "the path leads north", "action": "n", "remember": "", "remember_importance": 0}`},
-		llmtest.Reply{Content: `{` + memory + `"reasoning": "look around the cottage", "action": "e", "remember": "", "remember_importance": 0}`})
-	fake.On("turn 1's question", llmtest.PromptContains("Turn 1, action (agent): n"),
-		memReply(true, "DISCOVERY", "North leads on", "Going north from the start reaches the cottage.", "ACTIVE"))
-	fake.On("turn 2's question", llmtest.PromptContains("Turn 2, action (agent): e"),
-		memReply(false, "NOTE", "", "", "ACTIVE"))
-	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
-	sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(), Client: client,
-		MemoryWithAgent: true, Engine: engine.Config{Seed: 7, CriticThreshold: -0.2, MaxTurns: 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sess.Close() })
-	go sess.Engine.Run(context.Background())
-	var played []string
-	for ev := range sess.Engine.Events() {
-		switch v := ev.(type) {
-		case engine.TurnResult:
-			played = append(played, v.Action)
-		case engine.ErrorEvent:
-			t.Errorf("error: %v", v.Err)
-		}
-	}
+	sess, fake := askingSession(t, engine.Config{MaxTurns: 2}, func(fake *llmtest.Server) {
+		fake.On("proposals without a usable memory field", llmtest.Role(config.RoleAgent), proposalReply("n"),
+			llmtest.Reply{Content: `{` + memory + `"reasoning": "look around the cottage", "action": "e", "remember": "", "remember_importance": 0}`})
+		fake.On("turn 1's question", llmtest.PromptContains("Turn 1, action (agent): n"),
+			memReply(true, "DISCOVERY", "North leads on", "Going north from the start reaches the cottage.", "ACTIVE"))
+		fake.On("turn 2's question", llmtest.PromptContains("Turn 2, action (agent): e"),
+			memReply(false, "NOTE", "", "", "ACTIVE"))
+	})
+	played, _ := playAll(t, sess)
 	if strings.Join(played, ",") != "n,e" {
 		t.Fatalf("played %v, want n and e", played)
 	}
@@ -175,22 +176,13 @@ func unansweredMemoryQuestion(t *testing.T, memory string) {
 // memory role answers it in the pause, the next proposal carries no
 // question, and each memory is written once.
 func TestMemoryQuestionInAPauseGoesToTheMemoryRole(t *testing.T) {
-	story, binding := demoStory(t)
-	client, fake := fakeClient(t)
-	fake.On("proposals", llmtest.Role(config.RoleAgent),
-		llmtest.Reply{Content: `{"reasoning": "the path leads north", "action": "n", "remember": "", "remember_importance": 0}`},
-		llmtest.Reply{Content: `{"reasoning": "look around the cottage", "action": "e", "remember": "", "remember_importance": 0}`})
-	fake.On("turn 1's question", llmtest.PromptContains("Turn 1, action (agent): n"),
-		memReply(true, "DISCOVERY", "North leads on", "Going north from the start reaches the cottage.", "ACTIVE"))
-	fake.On("turn 2's question", llmtest.PromptContains("Turn 2, action (agent): e"),
-		memReply(true, "NOTE", "East of the cottage", "East of the cottage the path goes on.", "ACTIVE"))
-	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 3, "justification": "ok"}`})
-	sess, err := Open(Options{Story: story, Name: demo.FileName, Binding: binding, WorkDir: t.TempDir(), Client: client,
-		MemoryWithAgent: true, Engine: engine.Config{Seed: 7, CriticThreshold: -0.2, StartPaused: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sess.Close() })
+	sess, fake := askingSession(t, engine.Config{StartPaused: true}, func(fake *llmtest.Server) {
+		fake.On("proposals", llmtest.Role(config.RoleAgent), proposalReply("n"), proposalReply("e"))
+		fake.On("turn 1's question", llmtest.PromptContains("Turn 1, action (agent): n"),
+			memReply(true, "DISCOVERY", "North leads on", "Going north from the start reaches the cottage.", "ACTIVE"))
+		fake.On("turn 2's question", llmtest.PromptContains("Turn 2, action (agent): e"),
+			memReply(true, "NOTE", "East of the cottage", "East of the cottage the path goes on.", "ACTIVE"))
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go sess.Engine.Run(ctx)

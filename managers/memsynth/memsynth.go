@@ -240,9 +240,16 @@ func (s *Synthesizer) remember(t domain.Turn) {
 	}
 }
 
+// categoryGuide and statusGuide say what the memory's category and status
+// mean, to the memory role and to the agent answering in its own call.
+const (
+	categoryGuide = "Categories: SUCCESS (a procedure that worked), FAILURE (what does not work), DISCOVERY (a fact found), DANGER (what can kill or hurt), NOTE (anything else)."
+	statusGuide   = "Status: ACTIVE when the outcome is clear, TENTATIVE when it is not yet (an effect may follow later)."
+)
+
 const systemPrompt = `You keep the memory of an agent playing a text adventure. After a turn where something happened, decide whether it teaches something worth remembering at the location where the action was taken.
-Categories: SUCCESS (a procedure that worked), FAILURE (what does not work), DISCOVERY (a fact found), DANGER (what can kill or hurt), NOTE (anything else).
-Status: ACTIVE when the outcome is clear, TENTATIVE when it is not yet (an effect may follow later).
+` + categoryGuide + `
+` + statusGuide + `
 Look at the recent turns: several turns may form one procedure (prerequisites), an earlier success may turn out badly (then supersede the earlier memory by its exact title), a later try may correct an earlier belief.
 Do not repeat a memory that already says the same. Reply with JSON.`
 
@@ -275,17 +282,22 @@ func (s *Synthesizer) prompt(t domain.Turn, why []string, prefix []llm.Message) 
 		}
 	}
 	b.WriteString("\nMemories already kept at this location:\n")
-	mems := s.store.List(t.FromID)
-	if len(mems) == 0 {
-		b.WriteString("(none)\n")
-	}
-	for _, m := range mems {
-		fmt.Fprintf(&b, "- [%s - %s] %s: %s\n", m.Category, m.Status, m.Title, clip(m.Text, 200))
-	}
+	s.listKept(&b, t.FromID)
 	if len(prefix) > 0 {
 		return append(append([]llm.Message(nil), prefix...), llm.User(systemPrompt+"\n\n"+b.String()))
 	}
 	return []llm.Message{llm.System(systemPrompt), llm.User(b.String())}
+}
+
+// listKept writes the memories kept at a location, one a line.
+func (s *Synthesizer) listKept(b *strings.Builder, loc int) {
+	mems := s.store.List(loc)
+	if len(mems) == 0 {
+		b.WriteString("(none)\n")
+	}
+	for _, m := range mems {
+		fmt.Fprintf(b, "- [%s - %s] %s: %s\n", m.Category, m.Status, m.Title, clip(m.Text, 200))
+	}
 }
 
 func list(items []string) string {

@@ -58,16 +58,10 @@ func (s *Synthesizer) Question(t domain.Turn, why []string) string {
 	fmt.Fprintf(&b, "Before you choose, decide in the memory field whether the last turn taught something worth keeping at L%d %s, where its action was taken.\n", t.FromID, t.FromName)
 	fmt.Fprintf(&b, "Turn %d, %s: %s. What changed: %s.\n", t.Turn, t.Actor, t.Action, strings.Join(why, ", "))
 	fmt.Fprintf(&b, "Score %d → %d. Inventory: %s → %s.\n", t.ScoreBefore, t.ScoreAfter, list(t.InvBefore), list(t.InvAfter))
-	b.WriteString("Categories: SUCCESS (a procedure that worked), FAILURE (what does not work), DISCOVERY (a fact found), DANGER (what can kill or hurt), NOTE. ")
-	b.WriteString("Status ACTIVE when the outcome is clear, TENTATIVE when an effect may follow. Supersede an earlier memory by its exact title when this corrects it; do not repeat one that says the same.\n")
+	b.WriteString(categoryGuide + "\n" + statusGuide + "\n")
+	b.WriteString("Supersede an earlier memory by its exact title when this corrects it; do not repeat one that says the same.\n")
 	b.WriteString("Memories already kept there:\n")
-	mems := s.store.List(t.FromID)
-	if len(mems) == 0 {
-		b.WriteString("(none)\n")
-	}
-	for _, m := range mems {
-		fmt.Fprintf(&b, "- [%s - %s] %s: %s\n", m.Category, m.Status, m.Title, clip(m.Text, 200))
-	}
+	s.listKept(&b, t.FromID)
 	return b.String()
 }
 
@@ -75,10 +69,10 @@ func (s *Synthesizer) Question(t domain.Turn, why []string) string {
 // ProcessTurnAfter stores the memory role's, and records the decision
 // (reasoning is the agent's). Like ProcessTurnAfter it adds the turn to
 // the history.
-func (s *Synthesizer) Answer(ctx context.Context, t domain.Turn, why []string, n Note, reasoning string) (Result, error) {
+func (s *Synthesizer) Answer(ctx context.Context, t domain.Turn, n Note, reasoning string) (Result, error) {
 	defer s.remember(t)
 	rep := n.reply(reasoning)
 	res, err := s.store1(t, rep)
-	s.decided(ctx, t, append(append([]string(nil), why...), "answered in the "+config.RoleAgent+"'s reply"), rep, outcome(rep, res, err))
+	s.decided(ctx, t, append(s.Why(t), "answered in the "+config.RoleAgent+"'s reply"), rep, outcome(rep, res, err))
 	return res, err
 }
