@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 )
@@ -135,5 +136,79 @@ func TestRecordedTurnCompletesAcrossAStop(t *testing.T) {
 		if !completed || memories != life.n {
 			t.Fatalf("trial %d: turn 1 completed: %v; %d of its %d events delivered", trial, completed, memories, life.n)
 		}
+	}
+}
+
+// cancelLife is a Lifecycle whose AfterTurn stops the engine once the
+// turn's row is in (as a signal can, between the row and the rest) and
+// returns err; with slow set it has background work that outlasts the
+// engine's wait for it at the stop.
+type cancelLife struct {
+	floodLife
+	stop  context.CancelFunc
+	err   error
+	slow  bool
+	ready chan struct{}
+}
+
+func (l *cancelLife) AfterTurn(context.Context, TurnRecord) ([]Event, error) {
+	l.stop()
+	return nil, l.err
+}
+
+// slowBackground is the background of a cancelLife whose work never
+// finishes while the engine waits.
+type slowBackground struct{ *cancelLife }
+
+func (b slowBackground) Ready() <-chan struct{} { return b.ready }
+func (b slowBackground) Take() []Settled        { return nil }
+func (b slowBackground) Settle(ctx context.Context) []Settled {
+	<-ctx.Done()
+	return nil
+}
+
+// TestRecordedTurnReportedWhateverTheStop: a turn whose row is written is
+// closed with its TurnCompleted whatever the context's state when the rest
+// of its bookkeeping fails or its background work outlasts the stop; a
+// turn whose row is not written is not (no client reports it).
+func TestRecordedTurnReportedWhateverTheStop(t *testing.T) {
+	cases := []struct {
+		name      string
+		err       error
+		slow      bool
+		completed bool
+	}{
+		{"a file not written after the row", &NotWrittenError{File: "Memories.md", Err: context.Canceled}, false, true},
+		{"background work outlasting the stop", nil, true, true},
+		{"the row not written", fmt.Errorf("%w: %w", ErrNotRecorded, context.Canceled), false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			life := &cancelLife{stop: cancel, err: c.err, slow: c.slow, ready: make(chan struct{})}
+			var l Lifecycle = life
+			if c.slow {
+				l = struct {
+					*cancelLife
+					slowBackground
+				}{life, slowBackground{life}}
+			}
+			agent := newGateAgent()
+			e := New(Options{Env: startEnvUnstarted(t), Agent: agent, Lifecycle: l})
+			done := make(chan error, 1)
+			go func() { done <- e.Run(ctx) }()
+			agent.proposals <- Proposal{Action: "open mailbox"}
+			completed := false
+			for ev := range e.Events() {
+				if tc, ok := ev.(TurnCompleted); ok && tc.Result.Turn == 1 {
+					completed = true
+				}
+			}
+			<-done
+			if completed != c.completed {
+				t.Fatalf("turn 1 completed: %v, want %v", completed, c.completed)
+			}
+		})
 	}
 }

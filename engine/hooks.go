@@ -64,7 +64,9 @@ type Lifecycle interface {
 	// first prompt.
 	StartEpisode(ctx context.Context, ep EpisodeStarted) error
 	// AfterTurn runs after each played turn, after its TurnResult was sent.
-	// An error wrapping ErrNotRecorded pauses the engine.
+	// An error for which Halts holds pauses the engine; the turn is still
+	// closed with its TurnCompleted unless it wraps ErrNotRecorded (its
+	// row is not in lantern.db, so no client reports it).
 	AfterTurn(ctx context.Context, rec TurnRecord) ([]Event, error)
 	// EpisodeEnded runs when an episode ends, before EpisodeEnded is sent.
 	EpisodeEnded(ctx context.Context, ep EpisodeEnded) error
@@ -98,8 +100,8 @@ type Background interface {
 
 // Settled is one turn's background work, finished: the events it caused
 // (MemoryChanged, ObjectivesChanged, SupervisorChanged, errors it reported
-// and went on from) and an error that stops play (wrapping ErrNotRecorded:
-// what it had to write could not be written).
+// and went on from) and an error that stops play (Halts: what it had to
+// write could not be written).
 type Settled struct {
 	Turn   int
 	Events []Event
@@ -109,13 +111,21 @@ type Settled struct {
 // ErrNotWritten: a file of the work dir that a turn writes (Memories.md
 // and its backup, knowledgebase.md, current_state.json) could not be
 // written after the retries. It is part of the turn as the database row
-// is: a *NotWrittenError wraps ErrNotRecorded too, so the engine pauses and
-// headless runs stop; what was not written is kept (in the session and in
+// is, so the engine pauses and headless runs stop (Halts); the turn itself
+// is recorded, and what was not written is kept (in the session and in
 // lantern.db) and written once the cause is fixed.
 var ErrNotWritten = errors.New("work dir file not written")
 
+// Halts reports whether err stops play: a turn, or what it wrote, could
+// not be stored (ErrNotRecorded, ErrNotWritten). Playing on would lose
+// every turn from there, so the engine pauses until the person has fixed
+// the disk or the database.
+func Halts(err error) bool {
+	return errors.Is(err, ErrNotRecorded) || errors.Is(err, ErrNotWritten)
+}
+
 // NotWrittenError names the file a turn could not write and the cause;
-// errors.Is holds for ErrNotWritten, ErrNotRecorded and the cause.
+// errors.Is holds for ErrNotWritten and the cause.
 type NotWrittenError struct {
 	File string // the file's path
 	Err  error  // the cause (a full disk, an immutable file, ...)
@@ -125,5 +135,5 @@ func (e *NotWrittenError) Error() string {
 	return fmt.Sprintf("%s could not be written (%v); what it should hold is kept and written when the cause is fixed and the session resumes", e.File, e.Err)
 }
 
-// Unwrap makes errors.Is find ErrNotWritten, ErrNotRecorded and the cause.
-func (e *NotWrittenError) Unwrap() []error { return []error{ErrNotWritten, ErrNotRecorded, e.Err} }
+// Unwrap makes errors.Is find ErrNotWritten and the cause.
+func (e *NotWrittenError) Unwrap() []error { return []error{ErrNotWritten, e.Err} }

@@ -211,8 +211,16 @@ func (e *Engine) indexStory() {
 	}
 }
 
-// emit delivers an event; only cancellation of ctx can stop it.
+// emit delivers an event; only cancellation of ctx can stop it, and only
+// while the client lags: an event the channel has room for is always
+// sent (a select between a free send and a done context would pick at
+// random).
 func (e *Engine) emit(ctx context.Context, ev Event) {
+	select {
+	case e.events <- ev:
+		return
+	default:
+	}
 	select {
 	case e.events <- ev:
 	case <-ctx.Done():

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -60,7 +59,7 @@ func (e *Engine) deliver(ctx context.Context, done []Settled) {
 		}
 		if d.Err != nil {
 			e.emit(ctx, ErrorEvent{Turn: d.Turn, Err: d.Err})
-			if errors.Is(d.Err, ErrNotRecorded) {
+			if Halts(d.Err) {
 				e.mode, e.pending = Paused, nil
 			}
 		}
@@ -93,12 +92,17 @@ func lasting(ctx context.Context) (context.Context, context.CancelFunc) {
 // is waited for a moment (work whose model calls the stop cancelled ends at
 // once, and stays stored for a resume), then every played turn is closed
 // with its TurnCompleted, so a client reports each turn that was recorded.
+// The TurnCompleted events go on a context of their own, not the
+// settling's: work that outlasts its wait must not cost a recorded turn
+// its report.
 func (e *Engine) closeTurns(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
 	e.settle(sctx)
+	cancel()
+	lctx, cancel := lasting(ctx)
+	defer cancel()
 	for _, w := range e.waiting {
-		e.emit(sctx, e.completed(w.rec, w.start, w.span))
+		e.emit(lctx, e.completed(w.rec, w.start, w.span))
 	}
 	e.waiting = nil
 }

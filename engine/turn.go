@@ -182,27 +182,39 @@ func (e *Engine) play(ctx context.Context, t *turn) error {
 		if err != nil {
 			e.emit(ctx, ErrorEvent{Turn: t.number, Err: err})
 		}
-		if errors.Is(err, ErrNotRecorded) {
+		if Halts(err) {
 			// Playing on would lose every turn from here: stop until the
-			// person has fixed the disk or the database.
+			// person has fixed the disk or the database. A turn whose row
+			// was written is still closed: clients report what is recorded,
+			// whatever the context's state when the rest failed.
 			e.mode, e.pending = Paused, nil
+			if !errors.Is(err, ErrNotRecorded) {
+				e.close(ctx, t, rec)
+			}
 			return nil
 		}
 	}
 	if mapChanged {
 		e.emitMap(ctx)
 	}
-	if e.background() != nil {
-		e.waiting = append(e.waiting, unsettled{rec: rec, start: t.start, span: time.Since(t.start)}) // closed when its work is done
-	} else {
-		lctx, cancel := lasting(ctx)
-		e.emit(lctx, e.completed(rec, t.start, time.Since(t.start)))
-		cancel()
-	}
+	e.close(ctx, t, rec)
 	if obs.Ended != env.NotEnded {
 		return e.endEpisode(ctx, obs.Ended)
 	}
 	return nil
+}
+
+// close ends a recorded turn: with the lifecycle's background work it
+// waits for that work (deliver sends its TurnCompleted), without it
+// TurnCompleted goes now, outliving a stop (lasting).
+func (e *Engine) close(ctx context.Context, t *turn, rec TurnRecord) {
+	if e.background() != nil {
+		e.waiting = append(e.waiting, unsettled{rec: rec, start: t.start, span: time.Since(t.start)})
+		return
+	}
+	lctx, cancel := lasting(ctx)
+	defer cancel()
+	e.emit(lctx, e.completed(rec, t.start, time.Since(t.start)))
 }
 
 // advance moves the game state past a played action and makes the turn's

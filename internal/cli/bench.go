@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
@@ -456,7 +455,7 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 			finish(string(v.Reason), v.Score, v.Moves, v.Turns)
 		case engine.ErrorEvent:
 			progress.Line(fmt.Sprintf("lantern bench: turn %d: %v", v.Turn, v.Err))
-			if v.Fatal || errors.Is(v.Err, engine.ErrNotRecorded) {
+			if v.Fatal || engine.Halts(v.Err) {
 				rep.Error = v.Err.Error()
 				code = exitError
 			}
