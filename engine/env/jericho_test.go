@@ -158,7 +158,8 @@ func locationHeading(o Observation, upper []string) headingKind {
 	return headingAbsent
 }
 
-// TestJerichoGroundTruth plays every walkthrough of the shared suite with
+// TestJerichoGroundTruth plays the walkthroughs of the shared suite (the
+// representative games; all with LANTERN_JERICHO=all) with
 // its seed through the environment and checks the ground truth: the final
 // score is Jericho's maximum (or, for the walkthroughs Jericho itself wins
 // short of it, exactly Jericho's figure), the final turn is a victory, and
@@ -243,7 +244,7 @@ func TestJerichoGroundTruth(t *testing.T) {
 	t.Logf("per-game figures:\n%s", strings.Join(table, "\n"))
 }
 
-// TestJerichoGenericPath plays the suite without bindings: every fact is
+// TestJerichoGenericPath plays the suite (as TestJerichoGroundTruth) without bindings: every fact is
 // inferred or unknown, an inferred score ends where the bound one does, an
 // unknown one reads zero, and an inferred location agrees with the bound
 // location on nine turns in ten.

@@ -123,3 +123,26 @@ func rootAbove(dir string) (string, error) {
 		dir = parent
 	}
 }
+
+// EnvJericho names the variable that widens the replays of Jericho's suite
+// below the full loop (the environment, the critic's ground truth, the
+// differential test against dfrotz) from a few representative games to
+// all of them: LANTERN_JERICHO=all. The full loop (the bench suite test)
+// plays every game always.
+const EnvJericho = "LANTERN_JERICHO"
+
+// JerichoPlayed reports whether a replay below the full loop plays the
+// Jericho game file: every game with LANTERN_JERICHO=all, else the
+// representative ones (a one-room story, one without headings, one that
+// tells of arrivals first and is won short of its maximum, a version 8
+// story, a plain detective story, one with a command the game refuses).
+func JerichoPlayed(file string) bool {
+	if os.Getenv(EnvJericho) == "all" {
+		return true
+	}
+	switch file {
+	case "acorncourt.z5", "balances.z5", "detective.z5", "lostpig.z8", "murdac.z5", "zenon.z5":
+		return true
+	}
+	return false
+}
