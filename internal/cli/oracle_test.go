@@ -121,20 +121,25 @@ func TestOracleProcess(t *testing.T) {
 // and the last turn's score.
 func playWithOracle(t *testing.T, walkthrough string, extra ...string) (oracle.Stats, int) {
 	t.Helper()
-	return playWithOracleOn(t, config.APIOllama, walkthrough, extra...)
+	return playWithOracleOn(t, config.APIOllama, walkthrough, nil, extra...)
 }
 
 // playWithOracleOn is playWithOracle on a protocol: Ollama's API, or the
 // OpenAI chat-completions protocol at the oracle's /v1 (--api openai
-// --base-url).
-func playWithOracleOn(t *testing.T, apiName, walkthrough string, extra ...string) (oracle.Stats, int) {
+// --base-url); rec, when not nil, sits in front of the oracle and notes
+// each call (Ollama's API).
+func playWithOracleOn(t *testing.T, apiName, walkthrough string, rec *recorder, extra ...string) (oracle.Stats, int) {
 	t.Helper()
 	cmds, err := oracle.LoadScript(walkthrough)
 	if err != nil {
 		t.Fatal(err)
 	}
 	orc := oracle.New(oracle.Options{Script: cmds})
-	srv := httptest.NewServer(orc)
+	var h http.Handler = orc
+	if rec != nil {
+		rec.next, h = orc, rec
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	t.Setenv("OLLAMA_HOST", strings.TrimPrefix(srv.URL, "http://"))
 	args := append([]string{"run", "--headless", "--json", "--model", "oracle", "--seed", "12", "--max-turns", "1000"}, extra...)
@@ -214,26 +219,39 @@ func knownFalseRejections(t *testing.T, st oracle.Stats, known map[int]bool) {
 	}
 }
 
+// TestOraclePlaysTheDemo: the demo is won with every move accepted at its
+// first proposal, on both protocols (Ollama's API and the OpenAI
+// chat-completions one).
 func TestOraclePlaysTheDemo(t *testing.T) {
-	_, repo := isolate(t)
-	st, _ := playWithOracle(t, filepath.Join(repo, "game_files/demo/walkthrough.txt"))
-	knownFalseRejections(t, st, map[int]bool{})
-}
-
-func TestOraclePlaysZork(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays the whole of Zork I (about 10 s)")
-	}
-	story := shared.File(t, "stories/zork1.z3")
-	walk := shared.File(t, "walkthroughs/zork1.txt")
 	for _, apiName := range []string{config.APIOllama, config.APIOpenAI} {
 		t.Run(apiName, func(t *testing.T) {
-			isolate(t)
-			st, score := playWithOracleOn(t, apiName, walk, "--story", story)
-			if score != 350 {
-				t.Errorf("score %d, want 350", score)
-			}
+			_, repo := isolate(t)
+			st, _ := playWithOracleOn(t, apiName, filepath.Join(repo, "game_files/demo/walkthrough.txt"), nil)
 			knownFalseRejections(t, st, map[int]bool{})
 		})
 	}
+}
+
+// TestOraclePlaysZork plays the whole of Zork I through the whole model
+// path (the oracle as every role's model, the default configuration): the
+// game is won with 350 points, every move at its first proposal, within
+// the call budget (checkCallBudget).
+func TestOraclePlaysZork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays the whole of Zork I")
+	}
+	story := shared.File(t, "stories/zork1.z3")
+	walk := shared.File(t, "walkthroughs/zork1.txt")
+	isolate(t)
+	rec := newRecorder()
+	st, score := playWithOracleOn(t, config.APIOllama, walk, rec, "--story", story)
+	if score != 350 {
+		t.Errorf("score %d, want 350", score)
+	}
+	knownFalseRejections(t, st, map[int]bool{})
+	cmds, err := oracle.LoadScript(walk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCallBudget(t, rec, len(cmds))
 }
