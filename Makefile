@@ -1,10 +1,12 @@
 # Lantern — the common tasks. `make run` starts Lantern, `make test` runs every test
-# (installing what the tests need first: dfrotz, and the Ollama test server, which
-# is built once from the Go module proxy and cached outside the repo; the Slurm
-# test installs Debian's slurm-wlm and munge, or skips where it cannot).
+# (scripts/test.sh: installs what the tests need first — dfrotz, tmux, chromium,
+# the Ollama test server, built once from the Go module proxy and cached outside
+# the repo, Slurm and munge — then times each step and names the ten slowest
+# tests), `make check` is the quick loop (scripts/check.sh: vet, gofmt and the
+# changed packages' short tests).
 GO ?= go
 
-.PHONY: run test bench lint build
+.PHONY: run test check bench lint build
 
 run:
 	$(GO) run . $(ARGS)
@@ -13,11 +15,10 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -o lantern .
 
 test:
-	./scripts/test-deps.sh
-	./scripts/with-ollama.sh $(GO) test -race -timeout 60m ./...
-	GO=$(GO) ./scripts/fuzz-brief.sh
-	./scripts/tui-tmux-test.sh
-	./scripts/slurm-test.sh
+	GO=$(GO) ./scripts/test.sh
+
+check:
+	GO=$(GO) ./scripts/check.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

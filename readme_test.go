@@ -20,6 +20,7 @@ var readmeSkips = map[string]string{
 	"git clone https://github.com/lantern-if/lantern && cd lantern": "network: the test's copy of the working tree stands for the clone",
 	"make run":                            "opens the TUI",
 	"make test":                           "runs every test, this one included",
+	"make check":                          "runs tests, this one among them",
 	"scripts/ollama-test-server.sh start": "network: builds Ollama from the module proxy (make test runs it)",
 	"export OLLAMA_HOST=127.0.0.1:PORT LANTERN_OLLAMA_E2E=1":                                              "names the test server's port (the line before)",
 	"go test -race -run E2E ./...":                                                                        "needs the Ollama test server (make test runs it)",

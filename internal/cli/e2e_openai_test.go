@@ -11,15 +11,15 @@ import (
 	"github.com/lantern-if/lantern/config"
 )
 
-// TestE2EOpenAIRunFortyTurns is the OpenAI-compatible path on the real
+// TestE2EOpenAIRunTenTurns is the OpenAI-compatible path on the real
 // test server, whose /v1 speaks chat completions: `lantern run --headless
 // --api openai --base-url http://HOST/v1 --model lantern-tiny --max-turns
-// 40` on the demo completes forty turns, every structured reply parses
+// 10` on the demo completes ten turns, every structured reply parses
 // into an action, and each turn counts its model time and tokens. No role
 // sets num_ctx (none is sent): the server keeps its own context, the model
 // loads at most once and the server truncates no prompt (its log, when
 // scripts/with-ollama.sh gives one).
-func TestE2EOpenAIRunFortyTurns(t *testing.T) {
+func TestE2EOpenAIRunTenTurns(t *testing.T) {
 	host := os.Getenv("OLLAMA_HOST")
 	if os.Getenv("LANTERN_OLLAMA_E2E") != "1" || host == "" {
 		t.Skip("set LANTERN_OLLAMA_E2E=1 and OLLAMA_HOST (scripts/ollama-test-server.sh start)")
@@ -38,13 +38,13 @@ func TestE2EOpenAIRunFortyTurns(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", "127.0.0.1:9")
 	runners0, trunc0, haveLog := serverLogCounts(t)
 	code, out, stderr := runCLI(t, "", "run", "--headless", "--json", "--api", "openai", "--base-url", base,
-		"--model", "lantern-tiny", "--max-turns", "40", "--workdir", filepath.Join(dir, "wd"))
+		"--model", "lantern-tiny", "--max-turns", "10", "--workdir", filepath.Join(dir, "wd"))
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 40 {
-		t.Fatalf("%d lines, want 40:\n%s\nstderr:\n%s", len(lines), out, stderr)
+	if len(lines) != 10 {
+		t.Fatalf("%d lines, want 10:\n%s\nstderr:\n%s", len(lines), out, stderr)
 	}
 	prompt, eval := 0, 0
 	for i, l := range lines {
@@ -57,7 +57,7 @@ func TestE2EOpenAIRunFortyTurns(t *testing.T) {
 		}
 		prompt, eval = prompt+r.PromptTokens, eval+r.EvalTokens
 	}
-	t.Logf("40 turns: %d prompt tokens, %d generated", prompt, eval)
+	t.Logf("10 turns: %d prompt tokens, %d generated", prompt, eval)
 	if eval == 0 {
 		t.Error("no generated tokens counted")
 	}

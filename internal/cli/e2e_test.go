@@ -29,12 +29,12 @@ func tinyModelConfig(t *testing.T, dir, extra string) {
 	}
 }
 
-// TestE2ERunHeadlessThirtyTurns is the headless run on the real test
-// server: `lantern run --headless --json --max-turns 30 --model
-// lantern-tiny` on the demo completes 30 turns, one JSON object each. The
+// TestE2ERunHeadlessTenTurns is the headless run on the real test
+// server: `lantern run --headless --json --max-turns 10 --model
+// lantern-tiny` on the demo completes 10 turns, one JSON object each. The
 // supervisor is off (its two calls a turn would double the run's time; it
 // has its own end-to-end test in engine).
-func TestE2ERunHeadlessThirtyTurns(t *testing.T) {
+func TestE2ERunHeadlessTenTurns(t *testing.T) {
 	host := os.Getenv("OLLAMA_HOST")
 	if os.Getenv("LANTERN_OLLAMA_E2E") != "1" || host == "" {
 		t.Skip("set LANTERN_OLLAMA_E2E=1 and OLLAMA_HOST (scripts/ollama-test-server.sh start)")
@@ -42,13 +42,13 @@ func TestE2ERunHeadlessThirtyTurns(t *testing.T) {
 	dir, _ := isolate(t)
 	t.Setenv("OLLAMA_HOST", host)
 	tinyModelConfig(t, dir, "[managers]\nsupervisor = false\n")
-	code, out, stderr := runCLI(t, "", "run", "--headless", "--json", "--max-turns", "30", "--model", "lantern-tiny", "--workdir", filepath.Join(dir, "wd"))
+	code, out, stderr := runCLI(t, "", "run", "--headless", "--json", "--max-turns", "10", "--model", "lantern-tiny", "--workdir", filepath.Join(dir, "wd"))
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 30 {
-		t.Fatalf("%d lines, want 30:\n%s\nstderr:\n%s", len(lines), out, stderr)
+	if len(lines) != 10 {
+		t.Fatalf("%d lines, want 10:\n%s\nstderr:\n%s", len(lines), out, stderr)
 	}
 	for i, l := range lines {
 		var r runLine
