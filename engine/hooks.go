@@ -38,11 +38,12 @@ type MemoryQuestion struct {
 // to the agent. The engine takes a question (MemoryQuestion) only when it
 // asks an agent that can answer it (a MemoryProposer) for the first
 // proposal of a turn, and then gives exactly one answer for it: the
-// agent's note with its reasoning, or the error that left it unanswered.
+// agent's note (with its own reasoning, the note's why), or the error
+// that left it unanswered.
 // A question not taken is the asker's to settle otherwise.
 type MemoryAsker interface {
 	MemoryQuestion() (MemoryQuestion, bool)
-	MemoryAnswer(q MemoryQuestion, n memsynth.Note, reasoning string, err error)
+	MemoryAnswer(q MemoryQuestion, n memsynth.Note, err error)
 }
 
 // MemoryProposer is an Agent whose reply can answer a memory question. A

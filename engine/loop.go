@@ -437,7 +437,7 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 				r = result{err: errAbandoned}
 			}
 			if q != nil {
-				e.extras.(MemoryAsker).MemoryAnswer(*q, r.note, r.p.Reasoning, r.err)
+				e.extras.(MemoryAsker).MemoryAnswer(*q, r.note, r.err)
 				if errors.Is(r.err, ErrNoMemoryAnswer) {
 					r.err = nil // the proposal stands; the question goes elsewhere
 				}
@@ -454,7 +454,7 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 			cancel()
 			<-ch
 			if q != nil {
-				e.extras.(MemoryAsker).MemoryAnswer(*q, memsynth.Note{}, "", ctx.Err())
+				e.extras.(MemoryAsker).MemoryAnswer(*q, memsynth.Note{}, ctx.Err())
 			}
 			return Proposal{}, ctx.Err()
 		}

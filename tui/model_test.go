@@ -161,7 +161,7 @@ func TestReasoningStreamsThenShowsTheProposalAndVerdicts(t *testing.T) {
 func TestReasoningStreamsTheMemoryBeingWritten(t *testing.T) {
 	h := newHarness(t, 200, 60, "dark")
 	h.events(opening(), engine.TurnStarted{Turn: 2, Actor: engine.ActorAgent},
-		engine.ReasoningDelta{Turn: 2, Text: `{"memory": {"should_remember": true, "category": "DISCOVERY", "memory_title": "Mailbox", `},
+		engine.ReasoningDelta{Turn: 2, Text: `{"memory": {"why": "the mailbox holds the leaflet", "should_remember": true, "category": "DISCOVERY", "memory_title": "Mailbox", `},
 		engine.ReasoningDelta{Turn: 2, Text: `"memory_text": "The mailbox holds a leaf`})
 	h.mustSee("✎ remembering: The mailbox holds a leaf")
 	h.mustNotSee(`"memory`, `{"`)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/memsynth"
 )
 
@@ -24,9 +25,8 @@ var errUnasked = errors.New("memory question not put to the agent")
 
 // memAnswer is the answer a waiting turn's work gets.
 type memAnswer struct {
-	note      memsynth.Note
-	reasoning string
-	err       error // not nil: ask the memory role instead
+	note memsynth.Note
+	err  error // not nil: ask the memory role instead
 }
 
 // memAsk is the last turn's question (engine goroutine only). Once taken,
@@ -50,7 +50,7 @@ func canAskAgent(opts Options, agent engine.Agent, synth *memsynth.Synthesizer) 
 // askAgent opens the turn's question when the turn triggers memory
 // synthesis; the turn's work then waits for its answer. It releases the
 // question before it first.
-func (s *Session) askAgent(w *afterWork, t domain.Turn) {
+func (s *Session) askAgent(w *afterWork, t domain.Turn, history []contextmgr.HistoryEntry) {
 	s.releaseAsk()
 	if !s.askAgents {
 		return
@@ -59,7 +59,13 @@ func (s *Session) askAgent(w *afterWork, t domain.Turn) {
 	if len(why) == 0 {
 		return
 	}
-	a := &memAsk{q: engine.MemoryQuestion{Turn: t.Turn, Text: s.synth.Question(t, why)}, answer: make(chan memAnswer, 1)}
+	var recent []memsynth.Step
+	for _, h := range history {
+		if h.Turn < t.Turn {
+			recent = append(recent, memsynth.Step{Turn: h.Turn, Action: h.Action, Reasoning: h.Reasoning, Response: h.Response})
+		}
+	}
+	a := &memAsk{q: engine.MemoryQuestion{Turn: t.Turn, Text: s.synth.Question(t, why, recent)}, answer: make(chan memAnswer, 1)}
 	s.ask = a
 	w.answer = a.answer
 }
@@ -86,13 +92,13 @@ func (h hooks) MemoryQuestion() (engine.MemoryQuestion, bool) {
 }
 
 // MemoryAnswer implements engine.MemoryAsker.
-func (h hooks) MemoryAnswer(q engine.MemoryQuestion, n memsynth.Note, reasoning string, err error) {
+func (h hooks) MemoryAnswer(q engine.MemoryQuestion, n memsynth.Note, err error) {
 	a := h.s.ask
 	if a == nil || a.q.Turn != q.Turn {
 		return
 	}
 	h.s.ask = nil
-	a.answer <- memAnswer{note: n, reasoning: reasoning, err: err}
+	a.answer <- memAnswer{note: n, err: err}
 }
 
 // synthesizeTurn is a turn's memory synthesis in its work: the agent's answer
@@ -103,7 +109,7 @@ func (s *Session) synthesizeTurn(w afterWork) (res memsynth.Result, done bool, e
 		select {
 		case a := <-w.answer:
 			if a.err == nil {
-				res, err = s.synth.Answer(ctx, t, a.note, a.reasoning)
+				res, err = s.synth.Answer(ctx, t, a.note)
 				return res, true, err
 			}
 		case <-ctx.Done():

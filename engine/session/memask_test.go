@@ -54,15 +54,15 @@ func playAll(t *testing.T, sess *Session) (played []string, from []int) {
 // TestMemoryAnsweredInTheAgentsReply: with MemoryWithAgent, the memory
 // question of a turn that triggers synthesis (turn 1, a first visit) goes
 // into the agent's next request, whose reply answers it in a memory field:
-// the memory is stored at the turn's source and its decision recorded, with
-// no memory call. The last turn's question (turn 2, also a first visit) has
+// the memory is stored at the turn's source and its decision recorded with
+// the note's own reasoning, with no memory call. The last turn's question (turn 2, also a first visit) has
 // no agent reply after it (the episode ends at its turn cap), so the memory
 // role answers it in a call of its own. Each memory is written once.
 func TestMemoryAnsweredInTheAgentsReply(t *testing.T) {
 	sess, fake := askingSession(t, engine.Config{MaxTurns: 2}, func(fake *llmtest.Server) {
 		fake.On("turn 1's proposal", llmtest.Role(config.RoleAgent), proposalReply("n"))
 		fake.On("turn 2's proposal, answering turn 1's question", llmtest.FormatHas("memory"),
-			llmtest.Reply{Content: `{"memory": {"should_remember": true, "category": "DISCOVERY", "memory_title": "North leads on",
+			llmtest.Reply{Content: `{"memory": {"why": "north of the start is a place to come back to", "should_remember": true, "category": "DISCOVERY", "memory_title": "North leads on",
 			"memory_text": "Going north from the start reaches the cottage.", "status": "ACTIVE", "supersedes_memory_titles": []},
 			"reasoning": "look around the cottage", "action": "e", "remember": "", "remember_importance": 0}`})
 		fake.On("turn 2's question, asked of the memory role", llmtest.Role(config.RoleMemory),
@@ -113,8 +113,10 @@ func TestMemoryAnsweredInTheAgentsReply(t *testing.T) {
 	if len(ds) != 2 || ds[0].Turn != 1 || ds[1].Turn != 2 || ds[0].Outcome != "stored" || ds[1].Outcome != "stored" {
 		t.Fatalf("decisions %+v, want turns 1 and 2 stored", ds)
 	}
-	if got := strings.Join(ds[0].Triggers, "; "); !strings.Contains(got, "answered in the agent's reply") || ds[0].Reasoning != "look around the cottage" {
-		t.Errorf("turn 1's decision: triggers %q, reasoning %q; want the agent's reply and its reasoning", got, ds[0].Reasoning)
+	// The decision's reasoning is its own (the note's why), never the
+	// agent's reasoning for its next command.
+	if got := strings.Join(ds[0].Triggers, "; "); !strings.Contains(got, "answered in the agent's reply") || ds[0].Reasoning != "north of the start is a place to come back to" {
+		t.Errorf("turn 1's decision: triggers %q, reasoning %q; want the agent's reply and the memory's own why", got, ds[0].Reasoning)
 	}
 	if got := strings.Join(ds[1].Triggers, "; "); strings.Contains(got, "agent") {
 		t.Errorf("turn 2's decision %q says the agent answered it", got)

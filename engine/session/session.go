@@ -359,7 +359,7 @@ func (s *Session) notes() []string {
 func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
 	s.flushPending(ctx)
 	w := afterWork{Turn: managed(rec), Stuck: rec.Stuck, Map: rec.Map, Prompt: rec.Prompt}
-	s.askAgent(&w, w.Turn)
+	s.askAgent(&w, w.Turn, rec.History)
 	events, err := s.recordTurn(ctx, rec, storedWork(w))
 	w.Episode = s.episode
 	s.bo.give(ctx, w)

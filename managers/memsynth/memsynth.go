@@ -247,10 +247,13 @@ const (
 	statusGuide   = "Status: ACTIVE when the outcome is clear, TENTATIVE when it is not yet (an effect may follow later)."
 )
 
+// stepsGuide is the design's guidance on what spans turns, to both.
+const stepsGuide = "Look at the recent turns: several turns may form one procedure (prerequisites), an earlier success may turn out badly (then supersede the earlier memory by its exact title), a later try may correct an earlier belief."
+
 const systemPrompt = `You keep the memory of an agent playing a text adventure. After a turn where something happened, decide whether it teaches something worth remembering at the location where the action was taken.
 ` + categoryGuide + `
 ` + statusGuide + `
-Look at the recent turns: several turns may form one procedure (prerequisites), an earlier success may turn out badly (then supersede the earlier memory by its exact title), a later try may correct an earlier belief.
+` + stepsGuide + `
 Do not repeat a memory that already says the same. Reply with JSON.`
 
 // onAgentModel reports whether the memory role runs on the agent's model
@@ -271,22 +274,61 @@ func (s *Synthesizer) prompt(t domain.Turn, why []string, prefix []llm.Message) 
 		fmt.Fprintf(&b, "Now at: L%d %s\n", t.ToID, t.ToName)
 	}
 	fmt.Fprintf(&b, "Score %d → %d. Inventory: %s → %s.\n", t.ScoreBefore, t.ScoreAfter, list(t.InvBefore), list(t.InvAfter))
-	if len(s.history) > 0 {
-		b.WriteString("\nRecent turns (oldest first):\n")
-		for _, h := range s.history {
-			fmt.Fprintf(&b, "- T%d at L%d %s: %s", h.Turn, h.FromID, h.FromName, h.Action)
-			if h.Reasoning != "" {
-				fmt.Fprintf(&b, " (reasoning: %s)", clip(h.Reasoning, 160))
-			}
-			fmt.Fprintf(&b, "\n  → %s\n", clip(strings.Join(strings.Fields(h.Response), " "), 200))
-		}
-	}
+	s.listRecent(&b, s.steps(t))
 	b.WriteString("\nMemories already kept at this location:\n")
 	s.listKept(&b, t.FromID)
 	if len(prefix) > 0 {
 		return append(append([]llm.Message(nil), prefix...), llm.User(systemPrompt+"\n\n"+b.String()))
 	}
 	return []llm.Message{llm.System(systemPrompt), llm.User(b.String())}
+}
+
+// Step is one recent turn as a memory question shows it.
+type Step struct {
+	Turn      int
+	Where     string // "L5 West of House", or "" when not known
+	Action    string
+	Reasoning string
+	Response  string
+}
+
+// steps are the history's turns before t, as Steps.
+func (s *Synthesizer) steps(t domain.Turn) []Step {
+	var out []Step
+	for _, h := range s.history {
+		if h.Turn < t.Turn {
+			out = append(out, Step{Turn: h.Turn, Where: fmt.Sprintf("L%d %s", h.FromID, h.FromName), Action: h.Action, Reasoning: h.Reasoning, Response: h.Response})
+		}
+	}
+	return out
+}
+
+// Window is memory_history_window: how many recent turns a memory
+// question shows.
+func (s *Synthesizer) Window() int { return s.window }
+
+// listRecent writes the recent turns (at most the history window), oldest
+// first: several may form one procedure, and an earlier success may have
+// turned out badly.
+func (s *Synthesizer) listRecent(b *strings.Builder, recent []Step) {
+	if len(recent) > s.window {
+		recent = recent[len(recent)-s.window:]
+	}
+	if len(recent) == 0 {
+		return
+	}
+	b.WriteString("\nRecent turns (oldest first):\n")
+	for _, h := range recent {
+		fmt.Fprintf(b, "- T%d", h.Turn)
+		if h.Where != "" {
+			fmt.Fprintf(b, " at %s", h.Where)
+		}
+		fmt.Fprintf(b, ": %s", h.Action)
+		if h.Reasoning != "" {
+			fmt.Fprintf(b, " (reasoning: %s)", clip(h.Reasoning, 160))
+		}
+		fmt.Fprintf(b, "\n  → %s\n", clip(strings.Join(strings.Fields(h.Response), " "), 200))
+	}
 }
 
 // listKept writes the memories kept at a location, one a line.

@@ -2,6 +2,7 @@ package memsynth
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,5 +65,61 @@ func TestMemoryRequestContinuesTheAgentPrompt(t *testing.T) {
 				t.Errorf("the request is not the memory prompt alone: %+v", msgs)
 			}
 		})
+	}
+}
+
+// TestQuestionShowsTheWindowAndTheGuidance: the memory question put to the
+// agent shows the recent turns up to memory_history_window (the oldest
+// left out), the room the turn reached, and the design's guidance on
+// procedures and later consequences; it asks for the decision's reason.
+func TestQuestionShowsTheWindowAndTheGuidance(t *testing.T) {
+	store, err := memory.Open(filepath.Join(t.TempDir(), "Memories.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	turn := domain.Turn{Turn: 9, Actor: "agent", Action: "open trap door", FromID: 3, FromName: "Living Room", ToID: 4, ToName: "Cellar"}
+	var recent []Step
+	for i := 1; i <= 8; i++ {
+		recent = append(recent, Step{Turn: i, Action: fmt.Sprintf("step %d", i), Response: "ok"})
+	}
+	for _, tc := range []struct{ window, first int }{{2, 7}, {5, 4}} {
+		q := New(nil, store, tc.window).Question(turn, []string{"first visit"}, recent)
+		for i := 1; i <= 8; i++ {
+			shown := strings.Contains(q, fmt.Sprintf("- T%d: step %d", i, i))
+			if shown != (i >= tc.first) {
+				t.Errorf("window %d: turn %d shown %v:\n%s", tc.window, i, shown, q)
+			}
+		}
+		for _, want := range []string{stepsGuide, "Now at: L4 Cellar", "say why in a sentence"} {
+			if !strings.Contains(q, want) {
+				t.Errorf("window %d: the question lacks %q:\n%s", tc.window, want, q)
+			}
+		}
+	}
+}
+
+// TestAnswerRecordsItsOwnReason: an answer's decision carries the note's
+// why; a note without one says so rather than borrow another text.
+func TestAnswerRecordsItsOwnReason(t *testing.T) {
+	store, err := memory.Open(filepath.Join(t.TempDir(), "Memories.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var rec decisionLog
+	s := New(nil, store, 3)
+	s.SetRecorder(&rec)
+	turn := domain.Turn{Turn: 4, Actor: "agent", Action: "take egg", FromID: 5, FromName: "Up a Tree", ToID: 5, ScoreBefore: 0, ScoreAfter: 5}
+	for _, n := range []Note{
+		{Why: "the egg scores", ShouldRemember: true, Category: "SUCCESS", MemoryTitle: "Egg", MemoryText: "Take the egg.", Status: "ACTIVE"},
+		{ShouldRemember: false, Category: "NOTE", Status: "ACTIVE"},
+	} {
+		if _, err := s.Answer(context.Background(), turn, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rec.got) != 2 || rec.got[0].Reply.Reasoning != "the egg scores" || rec.got[1].Reply.Reasoning != NoReason {
+		t.Fatalf("decisions %+v, want the note's why, then %q", rec.got, NoReason)
 	}
 }

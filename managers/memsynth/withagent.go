@@ -12,15 +12,18 @@ import (
 // Memory synthesis in the agent's own call. With one server slot a separate
 // memory call is a second full reply the person waits for on every turn that
 // triggers it; instead the agent's next request carries the question (the
-// turn that triggered, the memories kept where its action was taken) and its
-// reply answers it in a memory field beside the command. The answer is
-// stored exactly as the memory role's would be; its reasoning is the
-// agent's. A turn whose question no agent reply answers (the person plays
-// the next turn, the episode ends, the call fails) gets the separate call.
+// turn that triggered, the recent turns, the memories kept where its action
+// was taken) and its reply answers it in a memory field beside the command.
+// The answer is stored exactly as the memory role's would be, with the
+// decision's own reasoning (the note's why), never the agent's reasoning
+// for its next command. A turn whose question no agent reply answers (the
+// person plays the next turn, the episode ends, the call fails) gets the
+// memory role's own call, with the memory role's settings.
 
-// Note is the memory part of the agent's reply: the memory role's answer
-// without a reasoning of its own (the agent's reasoning covers it).
+// Note is the memory part of the agent's reply: the memory role's answer,
+// its reasoning kept to a sentence (why) so the reply stays short.
 type Note struct {
+	Why                    string   `json:"why" maxLength:"160" desc:"why this is or is not worth keeping, in one sentence"`
 	ShouldRemember         bool     `json:"should_remember" desc:"true when the last turn taught something worth keeping"`
 	Category               string   `json:"category" enum:"SUCCESS,FAILURE,DISCOVERY,DANGER,NOTE"`
 	MemoryTitle            string   `json:"memory_title" maxLength:"80"`
@@ -29,10 +32,18 @@ type Note struct {
 	SupersedesMemoryTitles []string `json:"supersedes_memory_titles" maxItems:"3" maxLength:"80"`
 }
 
-// reply is the note as the memory role's answer, with reasoning.
-func (n Note) reply(reasoning string) Reply {
+// NoReason is the reasoning recorded for a note that gave none: the
+// decision's record says so rather than borrow another text.
+const NoReason = "(the answer gave no reason)"
+
+// reply is the note as the memory role's answer, its why the reasoning.
+func (n Note) reply() Reply {
+	why := strings.TrimSpace(n.Why)
+	if why == "" {
+		why = NoReason
+	}
 	return Reply{ShouldRemember: n.ShouldRemember, Category: n.Category, MemoryTitle: n.MemoryTitle, MemoryText: n.MemoryText,
-		Status: n.Status, SupersedesMemoryTitles: n.SupersedesMemoryTitles, Reasoning: clip(reasoning, 300)}
+		Status: n.Status, SupersedesMemoryTitles: n.SupersedesMemoryTitles, Reasoning: clip(why, 300)}
 }
 
 // Why lists why the turn deserves a memory under the synthesizer's
@@ -48,17 +59,24 @@ func (s *Synthesizer) CanAskAgent() bool { return s.client != nil && s.onAgentMo
 const QuestionHeader = "## Memory of your last turn"
 
 // Question is the memory question for the agent's next request: the turn
-// that triggered and the memories already kept where its action was taken.
-// The agent's prompt holds the recent turns and the game's response, so the
-// question does not repeat them. It reads only the memory store (safe
-// beside the back office's work).
-func (s *Synthesizer) Question(t domain.Turn, why []string) string {
+// that triggered, the turns before it in the memory history window, the
+// design's guidance on procedures and later consequences, and the memories
+// already kept where its action was taken. The agent's prompt holds the
+// game's response, so the question does not repeat it. recent are the
+// turns before t, oldest first (the engine's history: the synthesizer's own
+// may lag behind the back office); the window keeps the last of them. It
+// reads only the memory store (safe beside the back office's work).
+func (s *Synthesizer) Question(t domain.Turn, why []string, recent []Step) string {
 	var b strings.Builder
 	b.WriteString(QuestionHeader + "\n")
-	fmt.Fprintf(&b, "Before you choose, decide in the memory field whether the last turn taught something worth keeping at L%d %s, where its action was taken.\n", t.FromID, t.FromName)
+	fmt.Fprintf(&b, "Before you choose, decide in the memory field whether the last turn taught something worth keeping at L%d %s, where its action was taken; say why in a sentence.\n", t.FromID, t.FromName)
 	fmt.Fprintf(&b, "Turn %d, %s: %s. What changed: %s.\n", t.Turn, t.Actor, t.Action, strings.Join(why, ", "))
+	if t.ToID != t.FromID && t.ToID != 0 {
+		fmt.Fprintf(&b, "Now at: L%d %s\n", t.ToID, t.ToName)
+	}
 	fmt.Fprintf(&b, "Score %d → %d. Inventory: %s → %s.\n", t.ScoreBefore, t.ScoreAfter, list(t.InvBefore), list(t.InvAfter))
-	b.WriteString(categoryGuide + "\n" + statusGuide + "\n")
+	s.listRecent(&b, recent)
+	b.WriteString(categoryGuide + "\n" + statusGuide + "\n" + stepsGuide + "\n")
 	b.WriteString("Supersede an earlier memory by its exact title when this corrects it; do not repeat one that says the same.\n")
 	b.WriteString("Memories already kept there:\n")
 	s.listKept(&b, t.FromID)
@@ -67,11 +85,11 @@ func (s *Synthesizer) Question(t domain.Turn, why []string) string {
 
 // Answer stores the agent's answer to the turn's memory question, as
 // ProcessTurnAfter stores the memory role's, and records the decision
-// (reasoning is the agent's). Like ProcessTurnAfter it adds the turn to
+// with the note's own reasoning. Like ProcessTurnAfter it adds the turn to
 // the history.
-func (s *Synthesizer) Answer(ctx context.Context, t domain.Turn, n Note, reasoning string) (Result, error) {
+func (s *Synthesizer) Answer(ctx context.Context, t domain.Turn, n Note) (Result, error) {
 	defer s.remember(t)
-	rep := n.reply(reasoning)
+	rep := n.reply()
 	res, err := s.store1(t, rep)
 	s.decided(ctx, t, append(s.Why(t), "answered in the "+config.RoleAgent+"'s reply"), rep, outcome(rep, res, err))
 	return res, err
