@@ -3,9 +3,11 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -15,8 +17,11 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/zmachine"
 )
 
 func TestOracleFlags(t *testing.T) {
@@ -242,9 +247,10 @@ func TestOraclePlaysZork(t *testing.T) {
 	}
 	story := shared.File(t, "stories/zork1.z3")
 	walk := shared.File(t, "walkthroughs/zork1.txt")
-	isolate(t)
+	dir, _ := isolate(t)
 	rec := newRecorder()
-	st, score := playWithOracleOn(t, config.APIOllama, walk, rec, "--story", story)
+	wd := filepath.Join(dir, "wd")
+	st, score := playWithOracleOn(t, config.APIOllama, walk, rec, "--story", story, "--workdir", wd)
 	if score != 350 {
 		t.Errorf("score %d, want 350", score)
 	}
@@ -254,4 +260,51 @@ func TestOraclePlaysZork(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCallBudget(t, rec, len(cmds))
+	checkOracleMemories(t, wd, story, st)
+}
+
+// checkOracleMemories: the oracle remembers from the game's ground truth,
+// so Memories.md fills (at least 20 memories, every stored decision's
+// title in it) and every decision's reasoning is its own, never the
+// agent's reasoning for its next command (the walkthrough's step).
+func checkOracleMemories(t *testing.T, wd, storyPath string, st oracle.Stats) {
+	t.Helper()
+	data, err := os.ReadFile(storyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	story, err := zmachine.LoadStory(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := filepath.Join(wd, session.StoryDir(storyPath, story.Info().Release))
+	db, err := rundb.OpenRunDB(filepath.Join(sd, "lantern.db"), story.Info().MD5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ds, err := db.Decisions(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mems, err := os.ReadFile(filepath.Join(sd, "Memories.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := 0
+	for _, d := range ds {
+		if strings.HasPrefix(d.Reasoning, "Step ") || strings.Contains(d.Reasoning, "of the walkthrough:") {
+			t.Errorf("turn %d: the decision's reasoning %q is the agent's for its next command", d.Turn, d.Reasoning)
+		}
+		if strings.HasPrefix(d.Outcome, "stored") {
+			stored++
+			if !strings.Contains(string(mems), d.Title) {
+				t.Errorf("turn %d: stored %q is not in Memories.md", d.Turn, d.Title)
+			}
+		}
+	}
+	t.Logf("%d memory decisions, %d stored; the oracle kept %d", len(ds), stored, st.Remembered)
+	if stored < 20 {
+		t.Errorf("%d memories stored from the oracle's answers, want at least 20", stored)
+	}
 }

@@ -8,7 +8,9 @@
 // agent it proposes a walkthrough's commands one by one, moving on only
 // when the last proposal was played; as the critic it scores the
 // walkthrough's move high and anything else from the state it is shown;
-// every other role gets a well-formed, plausible reply. It lets a person
+// as the memory role, and in the agent's memory field, it remembers from
+// the turn's ground truth (memory.go); every other role gets a
+// well-formed, plausible reply. It lets a person
 // watch Lantern's whole model path play a game without a GPU, and tests
 // drive that path end to end.
 package oracle
@@ -78,6 +80,9 @@ type Stats struct {
 	// Memories are the memory questions answered in the agent's replies
 	// (managers.memory_synthesis = "with_agent").
 	Memories int
+	// Remembered are the memory questions (in the agent's replies or the
+	// memory role's calls) answered with a memory to keep.
+	Remembered int
 }
 
 // Repeat is one proposal made again.
@@ -117,6 +122,9 @@ func (s Stats) String() string {
 	fmt.Fprintf(&b, "; %d critic calls, %d other calls", s.Judged, s.Others)
 	if s.Memories > 0 {
 		fmt.Fprintf(&b, "; %d memory questions answered by the agent", s.Memories)
+	}
+	if s.Remembered > 0 {
+		fmt.Fprintf(&b, "; %d memories kept", s.Remembered)
 	}
 	return b.String()
 }
@@ -210,6 +218,8 @@ func (o *Oracle) respond(role string, req *api.ChatRequest) (answer, error) {
 		return o.agent(req, s)
 	case role == config.RoleCritic && s != nil:
 		return o.critic(allUser(req.Messages), s)
+	case role == config.RoleMemory && s != nil && s.has("should_remember"):
+		return o.memory(allUser(req.Messages), s)
 	}
 	o.mu.Lock()
 	o.stats.Others++
@@ -260,14 +270,18 @@ func (o *Oracle) agent(req *api.ChatRequest, s *schema) (answer, error) {
 	obj.set("remember_importance", integer(propOr(s, "remember_importance"), 0))
 	if ms := s.Properties["memory"]; ms != nil {
 		// The last turn's memory question, answered as the memory role
-		// would answer it.
-		m, err := generate(ms, "memory", voiceOf(config.RoleMemory), 1)
+		// would answer it: from the turn's ground truth.
+		n := askedIn(allUser(req.Messages))
+		m, err := noteValue(ms, n)
 		if err != nil {
 			return answer{}, fmt.Errorf("agent reply's memory: %w", err)
 		}
 		obj = obj.put("memory", m) // the field is optional: generate left it out
 		o.mu.Lock()
 		o.stats.Memories++
+		if n.ShouldRemember {
+			o.stats.Remembered++
+		}
 		o.mu.Unlock()
 	}
 	b, err := marshal(obj)
@@ -276,6 +290,26 @@ func (o *Oracle) agent(req *api.ChatRequest, s *schema) (answer, error) {
 	}
 	ans.Content = string(b)
 	return ans, nil
+}
+
+// memory answers the memory role's own call from the turn's ground truth.
+func (o *Oracle) memory(user string, s *schema) (answer, error) {
+	n := askedIn(user)
+	o.mu.Lock()
+	o.stats.Others++
+	if n.ShouldRemember {
+		o.stats.Remembered++
+	}
+	o.mu.Unlock()
+	obj, err := noteValue(s, n)
+	if err != nil {
+		return answer{}, fmt.Errorf("memory reply: %w", err)
+	}
+	b, err := marshal(obj)
+	if err != nil {
+		return answer{}, err
+	}
+	return answer{Content: string(b)}, nil
 }
 
 // propOr is a property's schema, or an empty one.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -121,5 +122,38 @@ func TestAnswerRecordsItsOwnReason(t *testing.T) {
 	}
 	if len(rec.got) != 2 || rec.got[0].Reply.Reasoning != "the egg scores" || rec.got[1].Reply.Reasoning != NoReason {
 		t.Fatalf("decisions %+v, want the note's why, then %q", rec.got, NoReason)
+	}
+}
+
+// TestAskedReadsBothQuestions: what the agent's question and the memory
+// role's prompt say of the turn reads back whole.
+func TestAskedReadsBothQuestions(t *testing.T) {
+	store, err := memory.Open(filepath.Join(t.TempDir(), "Memories.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	s := New(nil, store, 3)
+	turn := domain.Turn{Turn: 12, Actor: "agent", Action: "take egg. then wait", FromID: 5, FromName: "Up a Tree", ToID: 6, ToName: "Forest Path",
+		ScoreBefore: 10, ScoreAfter: 15, InvBefore: []string{"leaflet"}, InvAfter: []string{"leaflet", "jewel-encrusted egg"},
+		Response: "Taken.\nThe bird chirps.", NewRoom: true}
+	why := s.Why(turn)
+	want := Asked{Turn: 12, Actor: "agent", Action: "take egg. then wait", FromID: 5, FromName: "Up a Tree", ToID: 6, ToName: "Forest Path",
+		Changed: why, ScoreBefore: 10, ScoreAfter: 15, InvBefore: []string{"leaflet"}, InvAfter: []string{"leaflet", "jewel-encrusted egg"}}
+	q, ok := ParseAsked("You play.\n\n" + s.Question(turn, why, nil))
+	if !ok || !reflect.DeepEqual(q, want) {
+		t.Errorf("the agent's question read back as %+v (%v), want %+v", q, ok, want)
+	}
+	msgs := s.prompt(turn, why, nil)
+	want.Response = turn.Response
+	p, ok := ParseAsked(msgs[len(msgs)-1].Content)
+	if !ok || !reflect.DeepEqual(p, want) {
+		t.Errorf("the memory role's prompt read back as %+v (%v), want %+v", p, ok, want)
+	}
+	if !p.Has("score") || !p.Has("first visit") || p.Has("death") || len(p.Gained()) != 1 {
+		t.Errorf("changed %v, gained %v", p.Changed, p.Gained())
+	}
+	if _, ok := ParseAsked("## Game state\nTurn 3."); ok {
+		t.Error("a prompt without a question read as one")
 	}
 }
