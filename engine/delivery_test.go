@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -210,5 +211,67 @@ func TestRecordedTurnReportedWhateverTheStop(t *testing.T) {
 				t.Fatalf("turn 1 completed: %v, want %v", completed, c.completed)
 			}
 		})
+	}
+}
+
+// outOfOrderLife is a Lifecycle whose background work for turn 1 finishes
+// only after turn 2's: both are handed over together, 2 first.
+type outOfOrderLife struct {
+	floodLife
+	ready chan struct{}
+	mu    sync.Mutex
+	recs  []TurnRecord
+}
+
+func (l *outOfOrderLife) AfterTurn(_ context.Context, rec TurnRecord) ([]Event, error) {
+	l.mu.Lock()
+	l.recs = append(l.recs, rec)
+	l.mu.Unlock()
+	select {
+	case l.ready <- struct{}{}:
+	default:
+	}
+	return nil, nil
+}
+
+func (l *outOfOrderLife) Ready() <-chan struct{} { return l.ready }
+
+func (l *outOfOrderLife) Take() []Settled {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.recs) < 2 {
+		return nil
+	}
+	out := make([]Settled, 0, len(l.recs))
+	for i := len(l.recs) - 1; i >= 0; i-- {
+		out = append(out, Settled{Turn: l.recs[i].Turn})
+	}
+	l.recs = nil
+	return out
+}
+
+func (l *outOfOrderLife) Settle(context.Context) []Settled { return l.Take() }
+
+// TestTurnsCompleteInOrder: background work that finishes out of order
+// (a turn queued as the engine stops is finished at once, the one before
+// it still running) still closes the turns in turn order, so a client's
+// last TurnCompleted is the last turn played.
+func TestTurnsCompleteInOrder(t *testing.T) {
+	life := &outOfOrderLife{ready: make(chan struct{}, 1)}
+	agent := newGateAgent()
+	e := New(Options{Config: Config{MaxTurns: 2}, Env: startEnvUnstarted(t), Agent: agent, Lifecycle: life})
+	done := make(chan error, 1)
+	go func() { done <- e.Run(context.Background()) }()
+	agent.proposals <- Proposal{Action: "open mailbox"}
+	agent.proposals <- Proposal{Action: "read leaflet"}
+	var order []int
+	for ev := range e.Events() {
+		if tc, ok := ev.(TurnCompleted); ok {
+			order = append(order, tc.Result.Turn)
+		}
+	}
+	<-done
+	if !slices.Equal(order, []int{1, 2}) {
+		t.Fatalf("turns completed in the order %v, want [1 2]", order)
 	}
 }

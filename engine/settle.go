@@ -10,9 +10,10 @@ import (
 
 // unsettled is a played turn waiting for its background work.
 type unsettled struct {
-	rec   TurnRecord
-	start time.Time
-	span  time.Duration // until the engine could go on (TurnCompleted.Span)
+	rec     TurnRecord
+	start   time.Time
+	span    time.Duration // until the engine could go on (TurnCompleted.Span)
+	settled bool          // its work is done; closed once every earlier turn is
 }
 
 // background is the lifecycle's background work, or nil.
@@ -44,9 +45,13 @@ func (e *Engine) settle(ctx context.Context) {
 	}
 }
 
-// deliver sends what each finished turn caused, then closes it. A turn
-// is recorded by the time its work is taken, so its TurnCompleted is a
-// terminal event: a stop that came first does not drop it (lasting).
+// deliver sends what each finished turn caused, then closes the turns
+// whose work is done, in turn order: work can finish out of order (a turn
+// queued as the engine stops is finished at once, while the one before it
+// still runs), but a client reads the last TurnCompleted as the last turn
+// played. A turn is recorded by the time its work is taken, so its
+// TurnCompleted is a terminal event: a stop that came first does not drop
+// it (lasting).
 func (e *Engine) deliver(ctx context.Context, done []Settled) {
 	if len(done) == 0 {
 		return
@@ -63,15 +68,15 @@ func (e *Engine) deliver(ctx context.Context, done []Settled) {
 				e.mode, e.pending = Paused, nil
 			}
 		}
-		i := 0
-		for i < len(e.waiting) && e.waiting[i].rec.Turn != d.Turn {
-			i++
+		for i := range e.waiting {
+			if e.waiting[i].rec.Turn == d.Turn {
+				e.waiting[i].settled = true
+			}
 		}
-		if i == len(e.waiting) {
-			continue
-		}
-		w := e.waiting[i]
-		e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
+	}
+	for len(e.waiting) > 0 && e.waiting[0].settled {
+		w := e.waiting[0]
+		e.waiting = e.waiting[1:]
 		e.emit(ctx, e.completed(w.rec, w.start, w.span))
 	}
 }
