@@ -13,6 +13,8 @@ package llm
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,6 +37,12 @@ const DefaultHost = "127.0.0.1:11434"
 // RoleHeader carries the role of a call to the server, for logs and for the
 // scripted fake server.
 const RoleHeader = "X-Lantern-Role"
+
+// ConversationHeader names the client's conversation, the same on every
+// call of one client (a random word made when the client is): a server
+// that keeps state between calls (the oracle) keeps one for each, so
+// concurrent games on one server do not mix.
+const ConversationHeader = "X-Lantern-Conversation"
 
 // RetryPolicy says how transient faults (server unreachable, 5xx, a cut or
 // malformed stream, an empty reply) are retried.
@@ -143,6 +151,7 @@ func New(opts Options) (*Client, error) {
 	if c.maxReply <= 0 {
 		c.maxReply = DefaultMaxReply
 	}
+	conv := conversation()
 	var next http.RoundTripper
 	var timeout time.Duration
 	if opts.HTTPClient != nil {
@@ -176,7 +185,7 @@ func New(opts Options) (*Client, error) {
 			e, ok := made[id]
 			if !ok {
 				key := apiKey(getenv, s.APIKeyEnv)
-				hc := &http.Client{Timeout: timeout, Transport: capTransport{next: next, key: key,
+				hc := &http.Client{Timeout: timeout, Transport: capTransport{next: next, key: key, conv: conv,
 					stream: max(minStreamBody, 64*int64(c.maxReply)), isOpenAI: s.API == config.APIOpenAI}}
 				e = &endpoint{api: s.API, base: u, key: key, hc: hc}
 				e.ol = api.NewClient(e.ollamaRoot(), hc)
@@ -351,6 +360,13 @@ func (c *Client) SetModel(role, model string) error {
 	r.Model = model
 	c.roles[role] = r
 	return nil
+}
+
+// conversation is a new conversation's name: 16 hex digits.
+func conversation() string {
+	var b [8]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
 }
 
 // roleKey carries the role in a request's context.

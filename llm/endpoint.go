@@ -148,20 +148,24 @@ const (
 )
 
 // capTransport bounds every response body by its kind, and sets the
-// role header and the API key on every request.
+// role and conversation headers and the API key on every request.
 type capTransport struct {
 	next     http.RoundTripper
 	stream   int64  // cap of a chat or pull stream
 	key      string // bearer token; empty: none
+	conv     string // the client's conversation (ConversationHeader)
 	isOpenAI bool
 }
 
 func (t capTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	role, _ := r.Context().Value(roleKey{}).(string)
-	if role != "" || t.key != "" {
+	if role != "" || t.key != "" || t.conv != "" {
 		r = r.Clone(r.Context())
 		if role != "" {
 			r.Header.Set(RoleHeader, role)
+		}
+		if t.conv != "" {
+			r.Header.Set(ConversationHeader, t.conv)
 		}
 		if t.key != "" {
 			r.Header.Set("Authorization", "Bearer "+t.key)

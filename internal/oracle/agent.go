@@ -62,7 +62,8 @@ var ErrEmptyScript = fmt.Errorf("no commands in the script")
 // walker is the agent's state: where it is in the script and the proposal
 // it is waiting to see played. The caller holds the oracle's lock.
 type walker struct {
-	script      []string
+	script      []string // shared, never written
+	made        int      // the order walkers were made in (the oracle's count)
 	next        int    // index of the pending command in script
 	pendingTurn int    // the turn the pending command was proposed for (0: none)
 	pendingCmd  string // the last proposal
@@ -104,8 +105,11 @@ func canonical(cmd string) string {
 func (w *walker) propose(user string) proposal {
 	p := contextmgr.Parse(user)
 	n := p.Turn
-	if n == 1 && w.pendingTurn > 1 {
+	switch {
+	case n == 1 && w.pendingTurn > 1:
 		w.next, w.pendingTurn, w.pendingCmd = 0, 0, ""
+	case n > 1 && (n < w.pendingTurn || w.pendingTurn == 0 || n > w.pendingTurn+1):
+		w.findPlace(n, p.Recent)
 	}
 	again := w.pendingCmd != ""
 	if again && n > w.pendingTurn {
@@ -131,6 +135,47 @@ func (w *walker) propose(user string) proposal {
 	}
 	w.pendingCmd = pr.Action
 	return pr
+}
+
+// findPlace puts the walker back on the walkthrough when the turn asked
+// does not follow the last one: a rewind (an earlier turn), a resumed
+// session or a run --from (a later turn, or the first this oracle hears
+// of), a person's run of commands. The last turn played before n (the
+// prompt's previous turns) is found in the walkthrough, nearest its own
+// step, and the walker goes on after it; a turn not found there leaves
+// the place as it was, except for a walker that had none, which takes
+// step n (turn k played step k).
+func (w *walker) findPlace(n int, recent []contextmgr.HistoryEntry) {
+	fresh := w.pendingTurn == 0
+	w.pendingTurn, w.pendingCmd = 0, ""
+	var last *contextmgr.HistoryEntry
+	for i := range recent {
+		if recent[i].Turn < n && (last == nil || recent[i].Turn > last.Turn) {
+			last = &recent[i]
+		}
+	}
+	if last != nil {
+		best := -1
+		for j, c := range w.script {
+			if sameAction(c, last.Action) && (best < 0 || abs(j-(last.Turn-1)) < abs(best-(last.Turn-1))) {
+				best = j
+			}
+		}
+		if best >= 0 {
+			w.next = best + 1
+			return
+		}
+	}
+	if fresh {
+		w.next = min(n-1, len(w.script))
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // reasoning is the short explanation that goes with a proposal.

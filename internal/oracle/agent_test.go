@@ -119,7 +119,7 @@ func TestStatsCountRepeats(t *testing.T) {
 	format := json.RawMessage(`{"type":"object","properties":{"action":{"type":"string"}},"required":["action"]}`)
 	ask := func(user string) {
 		t.Helper()
-		if _, err := o.respond(config.RoleAgent, &api.ChatRequest{Model: ModelName, Format: format,
+		if _, err := o.respond("", config.RoleAgent, &api.ChatRequest{Model: ModelName, Format: format,
 			Messages: []api.Message{{Role: "user", Content: user}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -127,12 +127,71 @@ func TestStatsCountRepeats(t *testing.T) {
 	ask(agentPrompt(1))
 	ask(agentPrompt(2, played(1, "agent", "open window")))
 	ask(agentPrompt(2, played(1, "agent", "open window")))
-	o.respond(config.RoleMemory, &api.ChatRequest{Model: ModelName})
+	o.respond("", config.RoleMemory, &api.ChatRequest{Model: ModelName})
 	st := o.Stats()
 	if st.Proposals != 3 || len(st.Repeats) != 1 || st.Repeats[0] != (Repeat{Turn: 2, Action: "enter window"}) || st.Others != 1 {
 		t.Errorf("stats %+v", st)
 	}
 	if s := st.String(); !strings.Contains(s, "3 proposals, 1 repeated (T2 enter window)") {
 		t.Errorf("summary %q", s)
+	}
+}
+
+// TestWalkerFindsItsPlace: a turn that does not follow the last one (a
+// rewind, a resumed session or run --from, a person's run of commands)
+// puts the walker after the last turn played, found in the walkthrough
+// nearest its own step; a fresh walker that finds nothing takes step n.
+func TestWalkerFindsItsPlace(t *testing.T) {
+	script := []string{"n", "n", "open window", "w", "get lamp", "n", "e"}
+	steps := []struct {
+		name   string
+		w      *walker
+		prompt string
+		step   int
+	}{
+		{"rewound to turn 3 after turn 6 was proposed", &walker{script: script, next: 5, pendingTurn: 6, pendingCmd: "n"},
+			agentPrompt(4, played(2, "agent", "n"), played(3, "agent", "open window")), 4},
+		{"a fresh oracle asked turn 3 of a resumed run (n repeats: the nearest)", &walker{script: script},
+			agentPrompt(3, played(1, "agent", "n"), played(2, "agent", "north")), 3},
+		{"a fresh oracle asked turn 7 after a person's own command", &walker{script: script},
+			agentPrompt(7, played(6, "human", "inventory")), 7},
+		{"a person played the walkthrough's next two commands", &walker{script: script, next: 3, pendingTurn: 4, pendingCmd: "w"},
+			agentPrompt(7, played(5, "human", "w"), played(6, "human", "get lamp")), 6},
+		{"a person played two other commands: the same step", &walker{script: script, next: 3, pendingTurn: 4, pendingCmd: "w"},
+			agentPrompt(7, played(5, "human", "inventory"), played(6, "human", "look")), 4},
+	}
+	for _, s := range steps {
+		if p := s.w.propose(s.prompt); p.Step != s.step || p.Action != script[s.step-1] {
+			t.Errorf("%s: got %+v, want step %d (%q)", s.name, p, s.step, script[s.step-1])
+		}
+	}
+}
+
+// TestConversationsDoNotMix: two games on one oracle, their calls
+// interleaved, each follow the walkthrough from its own place.
+func TestConversationsDoNotMix(t *testing.T) {
+	script := []string{"open mailbox", "read leaflet", "n", "e"}
+	o := New(Options{Script: script})
+	format := json.RawMessage(`{"type":"object","properties":{"reasoning":{"type":"string"},"action":{"type":"string"}},"required":["reasoning","action"]}`)
+	ask := func(conv string, turn int, recent ...contextmgr.HistoryEntry) string {
+		a, err := o.respond(conv, config.RoleAgent, &api.ChatRequest{Model: ModelName, Format: format,
+			Messages: []api.Message{{Role: "user", Content: agentPrompt(turn, recent...)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct{ Action string }
+		json.Unmarshal([]byte(a.Content), &r)
+		return r.Action
+	}
+	var got []string
+	got = append(got, ask("a", 1), ask("b", 1))
+	got = append(got, ask("a", 2, played(1, "agent", "open mailbox")))
+	got = append(got, ask("a", 3, played(2, "agent", "read leaflet")), ask("b", 2, played(1, "agent", "open mailbox")))
+	want := []string{"open mailbox", "open mailbox", "read leaflet", "n", "read leaflet"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("proposals %q, want %q", got, want)
+	}
+	if st := o.Stats(); len(st.Repeats) != 0 {
+		t.Errorf("repeats %v across conversations", st.Repeats)
 	}
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/chatserve"
+	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/ollama/ollama/api"
 )
@@ -64,8 +65,11 @@ type Oracle struct {
 	once    sync.Once
 	handler http.Handler
 
-	mu    sync.Mutex
-	walk  walker
+	mu sync.Mutex
+	// walks are the agent's places in the walkthrough, one for each
+	// conversation (concurrent games on one oracle do not mix).
+	walks map[string]*walker
+	made  int // walkers made so far
 	stats Stats
 }
 
@@ -135,7 +139,32 @@ func New(opts Options) *Oracle {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Oracle{opts: opts, log: log, started: time.Now(), walk: walker{script: append([]string(nil), opts.Script...)}}
+	return &Oracle{opts: opts, log: log, started: time.Now(), walks: map[string]*walker{}}
+}
+
+// maxConversations bounds the walkers kept: past it the oldest made is
+// forgotten (a long-lived oracle serving many runs one after another).
+const maxConversations = 1024
+
+// walker is a conversation's place in the walkthrough, made on its first
+// call. The caller holds o.mu.
+func (o *Oracle) walker(conv string) *walker {
+	if w, ok := o.walks[conv]; ok {
+		return w
+	}
+	if len(o.walks) >= maxConversations {
+		oldest := ""
+		for k, w := range o.walks {
+			if oldest == "" || w.made < o.walks[oldest].made {
+				oldest = k
+			}
+		}
+		delete(o.walks, oldest)
+	}
+	o.made++
+	w := &walker{script: o.opts.Script, made: o.made}
+	o.walks[conv] = w
+	return w
 }
 
 // isModel reports whether a request names the oracle's model.
@@ -176,7 +205,7 @@ func (b backend) Chat(req *chatserve.Request) (chatserve.Answer, error) {
 		return chatserve.Answer{}, &chatserve.StatusError{Code: http.StatusNotFound,
 			Msg: fmt.Sprintf("model '%s' not found (the oracle serves only %q)", req.Chat.Model, ModelName)}
 	}
-	ans, err := o.respond(req.Role, req.Chat)
+	ans, err := o.respond(req.HTTP.Header.Get(llm.ConversationHeader), req.Role, req.Chat)
 	if err != nil {
 		o.log.Warn("oracle: cannot answer", "role", req.Role, "err", err)
 		return chatserve.Answer{}, err
@@ -203,8 +232,9 @@ type answer struct {
 	Thinking string
 }
 
-// respond makes the reply a role gets.
-func (o *Oracle) respond(role string, req *api.ChatRequest) (answer, error) {
+// respond makes the reply a role gets in a conversation (a client's
+// llm.ConversationHeader; "" for a client that sends none).
+func (o *Oracle) respond(conv, role string, req *api.ChatRequest) (answer, error) {
 	s, err := parseFormat(req.Format)
 	if err != nil {
 		return answer{}, err
@@ -215,9 +245,9 @@ func (o *Oracle) respond(role string, req *api.ChatRequest) (answer, error) {
 		// A research round: say so in plain words and call no tool.
 		return answer{Content: plainText(role)}, nil
 	case role == config.RoleAgent && s != nil:
-		return o.agent(req, s)
+		return o.agent(conv, req, s)
 	case role == config.RoleCritic && s != nil:
-		return o.critic(allUser(req.Messages), s)
+		return o.critic(conv, allUser(req.Messages), s)
 	case role == config.RoleMemory && s != nil && s.has("should_remember"):
 		return o.memory(allUser(req.Messages), s)
 	}
@@ -231,10 +261,11 @@ func (o *Oracle) respond(role string, req *api.ChatRequest) (answer, error) {
 }
 
 // agent proposes the walkthrough's command for the prompt's turn.
-func (o *Oracle) agent(req *api.ChatRequest, s *schema) (answer, error) {
+func (o *Oracle) agent(conv string, req *api.ChatRequest, s *schema) (answer, error) {
 	o.mu.Lock()
-	p := o.walk.propose(agentUser(req.Messages))
-	why := o.walk.reasoning(p)
+	w := o.walker(conv)
+	p := w.propose(agentUser(req.Messages))
+	why := w.reasoning(p)
 	o.stats.Proposals++
 	if p.Again {
 		o.stats.Repeats = append(o.stats.Repeats, Repeat{Turn: p.Turn, Action: p.Action})
@@ -321,10 +352,10 @@ func propOr(s *schema, prop string) *schema {
 }
 
 // critic scores the proposed command.
-func (o *Oracle) critic(user string, s *schema) (answer, error) {
+func (o *Oracle) critic(conv, user string, s *schema) (answer, error) {
 	cmd, state := splitCritic(user)
 	o.mu.Lock()
-	v := judge(cmd, state, &o.walk)
+	v := judge(cmd, state, o.walker(conv))
 	o.stats.Judged++
 	o.mu.Unlock()
 	o.log.Info("oracle: critic", "command", cmd, "score", v.Score)

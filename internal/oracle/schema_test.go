@@ -96,7 +96,7 @@ func TestAgentReplyForAnUnknownShape(t *testing.T) {
 	o := New(Options{Script: []string{"open mailbox"}})
 	req := &api.ChatRequest{Model: ModelName, Messages: []api.Message{{Role: "user", Content: "Turn 1. Location: L1 West of House."}},
 		Format: json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","maxLength":4},"confidence":{"type":"integer","minimum":1,"maximum":3}},"required":["action","confidence"]}`)}
-	a, err := o.respond(config.RoleAgent, req)
+	a, err := o.respond("", config.RoleAgent, req)
 	if err != nil {
 		t.Fatal(err)
 	}
