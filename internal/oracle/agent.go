@@ -64,9 +64,9 @@ var ErrEmptyScript = fmt.Errorf("no commands in the script")
 type walker struct {
 	script      []string // shared, never written
 	made        int      // the order walkers were made in (the oracle's count)
-	next        int    // index of the pending command in script
-	pendingTurn int    // the turn the pending command was proposed for (0: none)
-	pendingCmd  string // the last proposal
+	next        int      // index of the pending command in script
+	pendingTurn int      // the turn the pending command was proposed for (0: none)
+	pendingCmd  string   // the last proposal
 }
 
 // proposal is the agent's answer for one request.
