@@ -40,19 +40,26 @@ func writtenSession(t *testing.T, dir string, fsys atomicfile.FS, actions []stri
 }
 
 // stepUntilIdle plays one turn and returns the errors reported until the
-// engine is idle again.
+// engine is idle after it. An Idle before the turn started (a paused
+// engine's first, sent before it read the Step) does not end the wait:
+// the turn would then be played while the caller sets up its next fault.
 func stepUntilIdle(t *testing.T, e *engine.Engine) []error {
 	t.Helper()
 	if err := e.Send(context.Background(), engine.Step{}); err != nil {
 		t.Fatal(err)
 	}
 	var errs []error
+	started := false
 	for ev := range e.Events() {
 		switch v := ev.(type) {
+		case engine.TurnStarted:
+			started = true
 		case engine.ErrorEvent:
 			errs = append(errs, v.Err)
 		case engine.Idle:
-			return errs
+			if started {
+				return errs
+			}
 		}
 	}
 	t.Fatal("events ended")
