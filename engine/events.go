@@ -178,6 +178,11 @@ type EpisodeEnded struct {
 // Stopped: the engine goroutine ended (Err is nil after Quit).
 type Stopped struct{ Err error }
 
+// Settling: before a rewind the engine waits for the work of the turns
+// still being worked on (Turns of them), however long it takes, so that
+// nothing of the line left behind is written after the switch.
+type Settling struct{ Turns int }
+
 func (TurnStarted) isEvent()       {}
 func (ReasoningDelta) isEvent()    {}
 func (ProposalMade) isEvent()      {}
@@ -193,6 +198,7 @@ func (ErrorEvent) isEvent()        {}
 func (Idle) isEvent()              {}
 func (EpisodeEnded) isEvent()      {}
 func (Stopped) isEvent()           {}
+func (Settling) isEvent()          {}
 
 // Command is something a client asks of the engine.
 type Command interface{ isCommand() }

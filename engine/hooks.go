@@ -46,6 +46,11 @@ type MemoryAsker interface {
 	MemoryAnswer(q MemoryQuestion, n memsynth.Note, err error)
 }
 
+// ErrLineAbandoned answers a memory question of a line of play the
+// person rewound away from: no reply will answer it and none is asked
+// for; the decision is recorded as unanswered.
+var ErrLineAbandoned = errors.New("the line of play was rewound before the question was answered")
+
 // MemoryProposer is an Agent whose reply can answer a memory question. A
 // reply that proposes but does not answer returns its proposal with
 // ErrNoMemoryAnswer.

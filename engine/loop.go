@@ -437,7 +437,11 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 				r = result{err: errAbandoned}
 			}
 			if q != nil {
-				e.extras.(MemoryAsker).MemoryAnswer(*q, r.note, r.err)
+				answer := r.err
+				if e.rewinding != nil && errors.Is(answer, errAbandoned) {
+					answer = ErrLineAbandoned // the line is left: no call answers it
+				}
+				e.extras.(MemoryAsker).MemoryAnswer(*q, r.note, answer)
 				if errors.Is(r.err, ErrNoMemoryAnswer) {
 					r.err = nil // the proposal stands; the question goes elsewhere
 				}

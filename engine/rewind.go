@@ -57,6 +57,10 @@ type Rewinder interface {
 	Rewind(ctx context.Context, to Rewind, episode int) (Checkpoint, Branch, []Event, error)
 	// Branch is the branch being played.
 	Branch() Branch
+	// Abandon drops what the line being left still waits for from the
+	// agent (a memory question no reply will now answer: settled as
+	// ErrLineAbandoned), before the engine settles the turns' work.
+	Abandon()
 }
 
 // ErrNoRewind: this engine's Lifecycle keeps no turn states (a run
@@ -64,9 +68,10 @@ type Rewinder interface {
 var ErrNoRewind = errors.New("rewinding needs the state of every turn, which this run does not keep")
 
 // rewindTo goes back as the person asked (at a turn boundary): the
-// background work settles first, so nothing of the branch left behind is
-// written after the switch. A failure is reported and play stays where
-// it was.
+// background work settles first, with no time limit (Settling tells the
+// clients), and a memory question the line left behind still waits on is
+// dropped, so nothing of that line is written after the switch, nor after
+// the memory undo. A failure is reported and play stays where it was.
 func (e *Engine) rewindTo(ctx context.Context, to Rewind) {
 	e.pending, e.ending = nil, false
 	e.mode = Paused
@@ -75,7 +80,12 @@ func (e *Engine) rewindTo(ctx context.Context, to Rewind) {
 		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: ErrNoRewind})
 		return
 	}
-	e.closeTurns(ctx)
+	rw.Abandon()
+	if len(e.waiting) > 0 {
+		e.emit(ctx, Settling{Turns: len(e.waiting)})
+	}
+	e.settle(ctx)
+	e.closeTurns(ctx) // the turns whose work a stop cut short
 	cp, _, evs, err := rw.Rewind(ctx, to, e.st.Episode)
 	for _, ev := range evs {
 		e.emit(ctx, ev)

@@ -87,6 +87,8 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 			}
 			m.stepping = false
 		}
+	case engine.Settling:
+		m.transcript.addNote(fmt.Sprintf("Finishing the work of the last %d turn(s) before going back…", ev.Turns), stSystem)
 	case engine.EpisodeEnded:
 		m.transcript.addNote(fmt.Sprintf("Episode %d ended (%s): score %d in %d moves, %d turns.", ev.Episode, ev.Reason, ev.Score, ev.Moves, ev.Turns), stEpisode)
 	case engine.Stopped:

@@ -57,11 +57,17 @@ type backOffice struct {
 	stop     chan struct{}
 	closing  sync.Once
 	finished chan struct{}
+	// quit ends when the session closes: the work then in flight stops
+	// its model calls and stays stored for the resume, so nothing is
+	// written after the session has quit.
+	quit    context.Context
+	endQuit context.CancelFunc
 }
 
 func newBackOffice(s *Session) *backOffice {
+	quit, end := context.WithCancel(context.Background())
 	b := &backOffice{s: s, jobs: make(chan afterWork, maxBehind), ready: make(chan struct{}, 1),
-		stop: make(chan struct{}), finished: make(chan struct{})}
+		stop: make(chan struct{}), finished: make(chan struct{}), quit: quit, endQuit: end}
 	b.idle = sync.NewCond(&b.mu)
 	go b.run()
 	return b
@@ -85,7 +91,12 @@ func (b *backOffice) run() {
 	for {
 		select {
 		case w := <-b.jobs:
+			ctx, cancel := context.WithCancel(w.ctx)
+			stop := context.AfterFunc(b.quit, cancel)
+			w.ctx = ctx
 			b.finish(b.s.doAfterWork(w))
+			stop()
+			cancel()
 		case <-b.stop:
 			return
 		}
@@ -143,10 +154,14 @@ func (b *backOffice) wait() {
 	}
 }
 
-// close ends the goroutine once its current job is done; work still
-// queued stays in lantern.db for the next resume.
+// close ends the goroutine: the current job's model calls are cancelled
+// (its work stays in lantern.db, as does the work still queued, for the
+// next resume), so nothing is written after the session closes.
 func (b *backOffice) close() {
-	b.closing.Do(func() { close(b.stop) })
+	b.closing.Do(func() {
+		b.endQuit()
+		close(b.stop)
+	})
 	<-b.finished
 }
 

@@ -81,6 +81,17 @@ func (s *Session) releaseAsk() {
 	}
 }
 
+// Abandon implements engine.Rewinder: a question no agent took is
+// dropped, its turn's work recording it unanswered.
+func (h hooks) Abandon() {
+	if a := h.s.ask; a != nil {
+		h.s.ask = nil
+		if !a.taken {
+			a.answer <- memAnswer{err: engine.ErrLineAbandoned}
+		}
+	}
+}
+
 // MemoryQuestion implements engine.MemoryAsker.
 func (h hooks) MemoryQuestion() (engine.MemoryQuestion, bool) {
 	a := h.s.ask
@@ -108,9 +119,13 @@ func (s *Session) synthesizeTurn(w afterWork) (res memsynth.Result, done bool, e
 	if w.answer != nil {
 		select {
 		case a := <-w.answer:
-			if a.err == nil {
+			switch {
+			case a.err == nil:
 				res, err = s.synth.Answer(ctx, t, a.note)
 				return res, true, err
+			case errors.Is(a.err, engine.ErrLineAbandoned):
+				s.synth.Unanswered(ctx, t, "the line was rewound before the agent answered")
+				return res, true, nil
 			}
 		case <-ctx.Done():
 			return res, false, nil // stopped: the work stays stored

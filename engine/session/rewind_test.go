@@ -25,7 +25,7 @@ func oracleSession(t *testing.T, dir string) *Session { return oracleSessionWith
 
 // oracleSessionWith is oracleSession with memory synthesis answered by
 // memory (nil: the oracle, which remembers nothing).
-func oracleSessionWith(t *testing.T, dir string, memory chatserve.Backend) *Session {
+func oracleSessionWith(t *testing.T, dir string, memory chatserve.Backend, opts ...func(*Options)) *Session {
 	t.Helper()
 	story, _ := zork(t)
 	var h http.Handler = oracle.New(oracle.Options{Script: walkthrough(t), NoThinking: true})
@@ -50,9 +50,13 @@ func oracleSessionWith(t *testing.T, dir string, memory chatserve.Backend) *Sess
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := Open(Options{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: dir,
+	o := Options{Story: story, Name: "zork1.z3", Binding: zorkBinding(t), WorkDir: dir,
 		Client: client, Agent: engine.LLMAgent{Client: client}, Planning: DefaultPlanning(), Autosave: true,
-		Engine: engine.Config{Seed: 12, CriticThreshold: -0.2, StartPaused: true}})
+		Engine: engine.Config{Seed: 12, CriticThreshold: -0.2, StartPaused: true}}
+	for _, f := range opts {
+		f(&o)
+	}
+	sess, err := Open(o)
 	if err != nil {
 		t.Fatal(err)
 	}

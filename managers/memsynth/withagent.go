@@ -94,3 +94,9 @@ func (s *Synthesizer) Answer(ctx context.Context, t domain.Turn, n Note) (Result
 	s.decided(ctx, t, append(s.Why(t), "answered in the "+config.RoleAgent+"'s reply"), rep, outcome(rep, res, err))
 	return res, err
 }
+
+// Unanswered records a turn's memory question that no one answered (the
+// line of play was left): no memory, no model call, the reason kept.
+func (s *Synthesizer) Unanswered(ctx context.Context, t domain.Turn, why string) {
+	s.decided(ctx, t, s.Why(t), Reply{Reasoning: why}, "unanswered: "+why)
+}
