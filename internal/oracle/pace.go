@@ -55,11 +55,19 @@ func (o PaceOptions) On() bool { return o.PromptRate > 0 && o.GenRate > 0 }
 //   - supervisor: a mood, scores and a line of feedback: 60;
 //   - retriever and any other role: 50;
 //   - the agent's reply that also answers the last turn's memory question
-//     (BudgetAgentMemory): the agent's 70 and the memory's fields without
-//     the memory role's own reasoning (the agent's covers it), 90: 160.
+//     (BudgetAgentMemory): the agent's 70 and the memory kept, with its
+//     one-sentence why, 90: 160; when it keeps nothing
+//     (BudgetAgentNothing), the agent's 70 and a "nothing to remember"
+//     with its why, 35: 105;
+//   - the memory role's reply that keeps nothing (BudgetMemoryNothing):
+//     the decision and its reasoning, 50.
+//
+// A reply is charged what it carries: the memory kept or not.
 func DefaultBudget() map[string]int {
 	return map[string]int{
 		BudgetAgentMemory:     160,
+		BudgetAgentNothing:    105,
+		BudgetMemoryNothing:   50,
 		config.RoleAgent:      70,
 		config.RoleCritic:     40,
 		config.RoleExtractor:  80,
@@ -72,18 +80,43 @@ func DefaultBudget() map[string]int {
 	}
 }
 
-// BudgetAgentMemory is the budget key of an agent request whose format
-// has a memory field (managers.memory_synthesis = "with_agent").
-const BudgetAgentMemory = config.RoleAgent + "+memory"
+// The budget keys of replies that carry a memory decision.
+const (
+	// BudgetAgentMemory: an agent reply whose memory field keeps a memory
+	// (managers.memory_synthesis = "with_agent").
+	BudgetAgentMemory = config.RoleAgent + "+memory"
+	// BudgetAgentNothing: an agent reply whose memory field keeps nothing.
+	BudgetAgentNothing = config.RoleAgent + "+nothing"
+	// BudgetMemoryNothing: the memory role's reply keeping nothing.
+	BudgetMemoryNothing = config.RoleMemory + "+nothing"
+)
 
-// budgetKey is the budget a request is paced by: its role, or
-// BudgetAgentMemory for an agent reply that answers a memory question.
-func budgetKey(role string, format json.RawMessage) string {
-	if role != config.RoleAgent || len(format) == 0 {
-		return role
+// budgetKey is the budget a reply is paced by: its role's, or for a reply
+// that carries a memory decision (an agent reply with a memory field, the
+// memory role's), what it carries: a memory kept, or nothing.
+func budgetKey(role string, format json.RawMessage, content string) string {
+	var kept struct {
+		ShouldRemember *bool `json:"should_remember"`
+		Memory         *struct {
+			ShouldRemember bool `json:"should_remember"`
+		} `json:"memory"`
 	}
-	if s, err := parseFormat(format); err == nil && s.has("memory") {
+	switch role {
+	case config.RoleAgent:
+		if len(format) == 0 {
+			return role
+		}
+		if s, err := parseFormat(format); err != nil || !s.has("memory") {
+			return role
+		}
+		if json.Unmarshal([]byte(content), &kept) == nil && kept.Memory != nil && !kept.Memory.ShouldRemember {
+			return BudgetAgentNothing
+		}
 		return BudgetAgentMemory
+	case config.RoleMemory:
+		if json.Unmarshal([]byte(content), &kept) == nil && kept.ShouldRemember != nil && !*kept.ShouldRemember {
+			return BudgetMemoryNothing
+		}
 	}
 	return role
 }
@@ -349,7 +382,7 @@ func (r *replyPace) Wait(ctx context.Context, piece, pieces int) error {
 		if r.o.opts.Pacer == nil {
 			return nil
 		}
-		p, err := r.o.opts.Pacer.Serve(ctx, budgetKey(r.req.Role, r.req.Chat.Format), PromptText(r.req.Chat))
+		p, err := r.o.opts.Pacer.Serve(ctx, budgetKey(r.req.Role, r.req.Chat.Format, r.ans.Content), PromptText(r.req.Chat))
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -215,4 +216,34 @@ func apiMessages(msgs []llm.Message) []api.Message {
 		out = append(out, api.Message{Role: m.Role, Content: m.Content})
 	}
 	return out
+}
+
+// TestReplyChargedWhatItCarries: a reply that carries a memory decision is
+// paced by what it carries (a memory kept, or nothing); other replies by
+// their role.
+func TestReplyChargedWhatItCarries(t *testing.T) {
+	withMemory := json.RawMessage(`{"type":"object","properties":{"memory":{"type":"object"},"action":{"type":"string"}}}`)
+	plain := json.RawMessage(`{"type":"object","properties":{"action":{"type":"string"}}}`)
+	for _, c := range []struct {
+		role    string
+		format  json.RawMessage
+		content string
+		want    string
+	}{
+		{config.RoleAgent, withMemory, `{"memory": {"should_remember": true}, "action": "n"}`, BudgetAgentMemory},
+		{config.RoleAgent, withMemory, `{"memory": {"should_remember": false}, "action": "n"}`, BudgetAgentNothing},
+		{config.RoleAgent, withMemory, `{"action": "n"}`, BudgetAgentMemory},
+		{config.RoleAgent, plain, `{"action": "n"}`, config.RoleAgent},
+		{config.RoleMemory, nil, `{"should_remember": true}`, config.RoleMemory},
+		{config.RoleMemory, nil, `{"should_remember": false}`, BudgetMemoryNothing},
+		{config.RoleCritic, nil, `{"score": 3}`, config.RoleCritic},
+	} {
+		if got := budgetKey(c.role, c.format, c.content); got != c.want {
+			t.Errorf("%s %s: budget %q, want %q", c.role, c.content, got, c.want)
+		}
+	}
+	b := DefaultBudget()
+	if !(b[BudgetAgentNothing] < b[BudgetAgentMemory] && b[BudgetMemoryNothing] < b[config.RoleMemory]) {
+		t.Errorf("budgets %v: keeping nothing must cost less than keeping a memory", b)
+	}
 }
