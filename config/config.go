@@ -84,6 +84,7 @@ type Loop struct {
 
 // The values of managers.memory_synthesis.
 const (
+	MemoryAuto      = "auto"
 	MemoryWithAgent = "with_agent"
 	MemorySeparate  = "separate"
 )
@@ -121,9 +122,11 @@ type Managers struct {
 	// long_response (the default), movement, inventory.
 	MemoryTriggers string `toml:"memory_triggers"`
 	// MemorySynthesis is where a turn's memory question is answered:
-	// "with_agent" (the default: in the agent's next reply, one model call
-	// a turn, when the memory role runs on the agent's model) or
-	// "separate" (a memory call of its own, as the design documents').
+	// "auto" (the default: the server's slots choose, one slot
+	// "with_agent", several "separate"), "with_agent" (in the agent's next
+	// reply, one model call a turn, when the memory role runs on the
+	// agent's model) or "separate" (a memory call of its own beside the
+	// next proposal, as the design documents').
 	MemorySynthesis string `toml:"memory_synthesis"`
 	// ValidActionsHint adds a line to the agent's prompt: the things the
 	// game lets the player do here (probed exits and valid actions).
@@ -188,7 +191,7 @@ func Defaults() *Config {
 			Supervisor:               true,
 			SupervisorInterval:       40,
 			MemoryTriggers:           LeanMemoryTriggers,
-			MemorySynthesis:          MemoryWithAgent,
+			MemorySynthesis:          MemoryAuto,
 		},
 		Keys:    map[string]string{},
 		Roles:   DefaultRoles(),

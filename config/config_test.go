@@ -388,7 +388,7 @@ func TestEnvNameAndKeyNames(t *testing.T) {
 		t.Errorf("EnvName %q", got)
 	}
 	names := KeyNames()
-	if len(names) != 5+2+4+13+6+10+8*16 { // top, ollama, server, loop, budgets, managers, roles
+	if len(names) != 5+2+5+13+6+10+8*16 { // top, ollama, server, loop, budgets, managers, roles
 		t.Errorf("%d keys", len(names))
 	}
 	if names[0] != "work_dir" || names[len(names)-1] != "roles.retriever.hosts" {

@@ -93,6 +93,11 @@ type Server struct {
 	// Hosts lists several servers, comma-separated, each request going to
 	// the least busy; it wins over BaseURL.
 	Hosts string `toml:"hosts"`
+	// Slots is how many requests the server serves at once (Ollama's
+	// OLLAMA_NUM_PARALLEL, llama.cpp's -np); 0: asked of the server
+	// (llama.cpp's /props), else taken as 1 (Ollama's default). It
+	// chooses where memory questions go (managers.memory_synthesis auto).
+	Slots int `toml:"slots"`
 }
 
 // HostList splits a comma- or space-separated list of hosts.

@@ -79,6 +79,9 @@ func (c *Config) validate(checkTheme func(string) error) []Problem {
 		k.err("theme", `want "auto" (follow the terminal), a theme name such as "dark", or the path of a .toml theme file`)
 	}
 	checkServerKeys(k, func(f string) string { return "server." + f }, c.Server.API, c.Server.BaseURL, c.Server.APIKeyEnv)
+	if n := c.Server.Slots; n < 0 || n > 1024 {
+		k.err("server.slots", "must be between 0 (ask the server) and 1024")
+	}
 	if msg := checkHost(c.Ollama.Host); msg != "" {
 		k.err("ollama.host", "%s", msg)
 	}
@@ -124,8 +127,8 @@ func (c *Config) validate(checkTheme func(string) error) []Problem {
 
 	m := c.Managers
 	k.atLeast("managers.supervisor_interval", m.SupervisorInterval, 1, " turn")
-	if m.MemorySynthesis != MemoryWithAgent && m.MemorySynthesis != MemorySeparate {
-		k.err("managers.memory_synthesis", "must be %q (in the agent's reply) or %q (a memory call of its own)", MemoryWithAgent, MemorySeparate)
+	if m.MemorySynthesis != MemoryAuto && m.MemorySynthesis != MemoryWithAgent && m.MemorySynthesis != MemorySeparate {
+		k.err("managers.memory_synthesis", "must be %q (the server's slots choose), %q (in the agent's reply) or %q (a memory call of its own)", MemoryAuto, MemoryWithAgent, MemorySeparate)
 	}
 	if _, err := ParseMemoryTriggers(m.MemoryTriggers); err != nil {
 		k.err("managers.memory_triggers", "%s", err.Error())

@@ -20,6 +20,24 @@ import (
 // written once; a session killed meanwhile keeps the work stored and its
 // resume asks the memory role.
 
+// memoryMode says who decides memories and why, for a person (bench,
+// doctor, the log): the agent's reply, or the memory role's own call.
+func memoryMode(opts Options, asking bool) string {
+	switch {
+	case asking:
+		return "in the agent's reply (" + opts.MemoryWhy + ")"
+	case opts.MemoryWithAgent:
+		return "in the memory role's own call (" + opts.MemoryWhy + ", but the agent cannot answer here: a scripted agent, " +
+			"the memory role on another model, or the work inline)"
+	case opts.MemoryWhy != "":
+		return "in the memory role's own call (" + opts.MemoryWhy + ")"
+	}
+	return "in the memory role's own call"
+}
+
+// MemoryMode says who decides memories in this session and why.
+func (s *Session) MemoryMode() string { return s.memoryMode }
+
 // errUnasked: the question was released before an agent reply answered it.
 var errUnasked = errors.New("memory question not put to the agent")
 

@@ -70,6 +70,9 @@ type Options struct {
 	// a turn. It needs a model agent, the memory role on the agent's model
 	// and the work beside the next proposal (not Inline).
 	MemoryWithAgent bool
+	// MemoryWhy says why memory questions go where they go (the
+	// configuration, the server's slots), for MemoryMode.
+	MemoryWhy string
 	// Inline runs each turn's memory synthesis and planning before the
 	// next turn starts, as the design documents' loop does; otherwise
 	// they run beside the next proposal (with one server slot this only
@@ -164,8 +167,10 @@ type Session struct {
 	// askAgents: memory questions go to the agent's next reply; ask is
 	// the last turn's, waiting for it (memask.go; engine goroutine).
 	askAgents bool
-	ask       *memAsk
-	log       *slog.Logger
+	// memoryMode says who decides memories and why (MemoryMode).
+	memoryMode string
+	ask        *memAsk
+	log        *slog.Logger
 	// savedMap is the map as last stored in lantern.db (JSON).
 	savedMap string
 
@@ -283,6 +288,7 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 		agent = la
 	}
 	s.askAgents = canAskAgent(opts, agent, s.synth)
+	s.memoryMode = memoryMode(opts, s.askAgents)
 	critic := engine.NewCritic(opts.Client, opts.Engine.CriticThreshold)
 	cfg := opts.Engine
 	cfg.Checkpoints = opts.Autosave

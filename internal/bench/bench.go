@@ -88,8 +88,13 @@ type Episode struct {
 	// model server spent on its agent calls (their prompt evaluation and
 	// generation as the server reports them, else their latency; queueing
 	// behind other calls left out; 0 on a person's turn).
-	WallUS    []int64            `json:"wall_us_by_turn,omitempty"`
-	AgentUS   []int64            `json:"agent_us_by_turn,omitempty"`
+	WallUS  []int64 `json:"wall_us_by_turn,omitempty"`
+	AgentUS []int64 `json:"agent_us_by_turn,omitempty"`
+	// ModelUS is the model work each turn needed: the server's time on
+	// every call counted with the turn (any role), as AgentUS counts it.
+	ModelUS []int64 `json:"model_us_by_turn,omitempty"`
+	// Memory counts the episode's memory questions and who answered them.
+	Memory    MemoryTally        `json:"memory"`
 	LatencyUS []int64            `json:"latency_us_by_call"`
 	EndCalls  int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
 	Errors    int                `json:"llm_errors"`
@@ -99,6 +104,22 @@ type Episode struct {
 	Reviews *ReviewTally `json:"reviews,omitempty"`
 	// Objectives: the quality of the model's objectives, when it set any.
 	Objectives *ObjectiveQuality `json:"objective_quality,omitempty"`
+}
+
+// MemoryTally counts an episode's memory questions (the turns that
+// triggered memory synthesis) by who answered: the agent in its reply, the
+// memory role in a call of its own, or nobody (the line was rewound).
+type MemoryTally struct {
+	Asked      int `json:"asked"`
+	InReply    int `json:"in_agent_reply"`
+	OwnCall    int `json:"memory_role_call"`
+	Unanswered int `json:"unanswered"`
+	Kept       int `json:"kept"` // answers that stored a memory
+}
+
+// Add counts another tally in.
+func (t *MemoryTally) Add(o MemoryTally) {
+	t.Asked, t.InReply, t.OwnCall, t.Unanswered, t.Kept = t.Asked+o.Asked, t.InReply+o.InReply, t.OwnCall+o.OwnCall, t.Unanswered+o.Unanswered, t.Kept+o.Kept
 }
 
 // Milestone is a score reached for the first time in an episode.
@@ -142,6 +163,9 @@ type Report struct {
 	Seeds   []int  `json:"seeds"`
 	// RoleWallMS is the time spent waiting on each role's model calls.
 	RoleWallMS map[string]float64 `json:"role_wall_ms,omitempty"`
+	// MemoryMode is where memory questions were answered and why
+	// (managers.memory_synthesis and, with auto, the server's slots).
+	MemoryMode string `json:"memory_mode,omitempty"`
 }
 
 // ShardInfo is the part of a benchmark a run played.
@@ -189,6 +213,16 @@ type Metrics struct {
 	WaitRatio      float64 `json:"wall_over_agent"`
 	WaitRatioP50   float64 `json:"wall_over_agent_p50"`
 	WaitRatioP95   float64 `json:"wall_over_agent_p95"`
+	// The model work a turn needed (every call of the turn, as the server
+	// reports its time) and the wall time over it (mean: of the totals),
+	// over the same turns: how near the run comes to what the server must
+	// do anyway.
+	ModelPerTurnMS float64 `json:"model_work_per_turn_ms"`
+	WallOverModel  float64 `json:"wall_over_model_work"`
+	// Memory: the share of turns that asked a memory question, and who
+	// answered.
+	MemoryShare float64     `json:"memory_question_share"`
+	Memory      MemoryTally `json:"memory"`
 	// The critic: proposals per judged turn, rejections by stage, and
 	// rejections played anyway.
 	ProposalsPerTurn float64              `json:"critic_proposals_per_turn"`

@@ -21,6 +21,7 @@ func goldenReport(label string, shift int) *Report {
 			Actions: len(scores), Repeats: 1, Visited: []int{3, 4, 5}, Memories: []int{3}, Scores: scores,
 			Critic: engine.CriticTally{Turns: len(scores), Proposals: len(scores) + 2, Rejected: map[engine.Stage]int{engine.StageModel: 2},
 				Decided: map[engine.Stage]int{engine.StageGame: len(scores) - 2, engine.StageModel: 4}}}
+		e.Memory = MemoryTally{Asked: len(scores) / 3, InReply: len(scores)/3 - 1, OwnCall: 1, Kept: 2}
 		best := 0
 		for i, s := range scores {
 			e.Prompt = append(e.Prompt, 1000+100*i)
@@ -29,6 +30,7 @@ func goldenReport(label string, shift int) *Report {
 			e.LatencyUS = append(e.LatencyUS, int64(800000+1000*i))
 			e.WallUS = append(e.WallUS, int64(2000000+100000*i))
 			e.AgentUS = append(e.AgentUS, int64(1000000))
+			e.ModelUS = append(e.ModelUS, int64(1500000+shift*100000))
 			if s > best {
 				best = s
 				e.Milestone = append(e.Milestone, Milestone{Score: s, Turn: i + 1})
@@ -39,7 +41,8 @@ func goldenReport(label string, shift int) *Report {
 	r := &Report{ID: 4, Label: label, Story: "demo.z3", StoryMD5: "00", Release: 1, MaxScore: 100, Agent: "llm",
 		Models: map[string]string{}, Seed: 7, MaxTurns: 12, Requested: 2, Complete: true,
 		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Ended: time.Date(2026, 1, 2, 4, 4, 5, 0, time.UTC),
-		DB: "/work/demo-r1/bench/x/demo-r1/lantern.db", Index: "/work/demo-r1/lantern.db"}
+		DB: "/work/demo-r1/bench/x/demo-r1/lantern.db", Index: "/work/demo-r1/lantern.db",
+		MemoryMode: "in the agent's reply (auto: the server serves one request at a time (assumed, Ollama's default), so the agent's reply carries the question)"}
 	for _, role := range []string{"agent", "critic", "memory", "objectives", "knowledge", "supervisor"} {
 		r.Models[role] = "qwen3:4b"
 	}

@@ -84,6 +84,18 @@ var metricRows = []metricRow{
 		}
 		return fmt.Sprintf("%.2f / %.2f / %.2f", m.WaitRatio, m.WaitRatioP50, m.WaitRatioP95)
 	}, func(m Metrics) float64 { return m.WaitRatio }, " (mean)"},
+	{"wall ÷ model work (model work)", func(m Metrics) string {
+		if m.ModelPerTurnMS == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f (%s)", m.WallOverModel, msText(m.ModelPerTurnMS))
+	}, func(m Metrics) float64 { return m.WallOverModel }, ""},
+	{"memory questions: reply/own call/none", func(m Metrics) string {
+		if m.Memory.Asked == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%s: %d / %d / %d", pct(m.MemoryShare), m.Memory.InReply, m.Memory.OwnCall, m.Memory.Unanswered)
+	}, func(m Metrics) float64 { return 100 * m.MemoryShare }, " pts"},
 	{"critic decided by (game/truth/model)", func(m Metrics) string {
 		return fmt.Sprintf("%d / %d / %d", m.DecidedByStage[engine.StageGame], m.DecidedByStage[engine.StageGroundTruth], m.DecidedByStage[engine.StageModel])
 	}, func(m Metrics) float64 { return float64(m.DecidedByStage[engine.StageModel]) }, " (model)"},
@@ -153,6 +165,9 @@ func Print(w io.Writer, r *Report, width int) {
 		fmt.Fprintf(w, " (Ollama at %s)", r.Host)
 	}
 	fmt.Fprintln(w)
+	if r.MemoryMode != "" {
+		fmt.Fprintf(w, "Memories decided %s\n", r.MemoryMode)
+	}
 	switch {
 	case r.Index != "" && r.ID != 0:
 		fmt.Fprintf(w, "Stored as run %d in %s (its episodes in %s)\n", r.ID, r.Index, r.DB)

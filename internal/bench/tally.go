@@ -71,7 +71,7 @@ func Summarize(eps []Episode) []Metrics {
 	var out []Metrics
 	all := Metrics{Name: "all", Episodes: len(eps)}
 	var prompt []int
-	var harness, latency, wall, agent []int64
+	var harness, latency, wall, agent, model []int64
 	calls, actions, repeats := 0, 0, 0
 	critic := engine.CriticTally{Rejected: map[engine.Stage]int{}}
 	reviews := ReviewTally{}
@@ -87,6 +87,9 @@ func Summarize(eps []Episode) []Metrics {
 			LatencyP50MS: float64(percentile(e.LatencyUS, 50)) / 1000, LatencyP95MS: float64(percentile(e.LatencyUS, 95)) / 1000,
 			HarnessPerTurnMS: mean(e.HarnessUS) / 1000}
 		m.setWait(e.WallUS, e.AgentUS)
+		m.setModelWork(e.WallUS, e.AgentUS, e.ModelUS)
+		m.MemoryShare, m.Memory = ratio(e.Memory.Asked, e.Turns), e.Memory
+		all.Memory.Add(e.Memory)
 		m.SetCritic(e.Critic)
 		critic.Add(e.Critic)
 		m.SetReviews(e.Reviews)
@@ -109,6 +112,7 @@ func Summarize(eps []Episode) []Metrics {
 		harness = append(harness, e.HarnessUS...)
 		wall = append(wall, e.WallUS...)
 		agent = append(agent, e.AgentUS...)
+		model = append(model, pad(e.ModelUS, len(e.WallUS))...)
 		latency = append(latency, e.LatencyUS...)
 		calls += sum(e.Calls)
 		actions += e.Actions
@@ -141,6 +145,8 @@ func Summarize(eps []Episode) []Metrics {
 	all.LatencyP50MS, all.LatencyP95MS = float64(percentile(latency, 50))/1000, float64(percentile(latency, 95))/1000
 	all.HarnessPerTurnMS = mean(harness) / 1000
 	all.setWait(wall, agent)
+	all.setModelWork(wall, agent, model)
+	all.MemoryShare = ratio(all.Memory.Asked, all.Turns)
 	all.SetCritic(critic)
 	all.SetReviews(&reviews)
 	return append(out, all)
@@ -165,6 +171,30 @@ func (m *Metrics) setWait(wall, agent []int64) {
 	m.WaitRatio = mean(w) / mean(a)
 	sort.Float64s(ratios)
 	m.WaitRatioP50, m.WaitRatioP95 = ratios[(len(ratios)-1)*50/100], ratios[(len(ratios)-1)*95/100]
+}
+
+// setModelWork compares the wall time with the model work over the
+// agent's turns (those setWait counts).
+func (m *Metrics) setModelWork(wall, agent, model []int64) {
+	var w, g []int64
+	for i := range min(len(wall), len(agent), len(model)) {
+		if agent[i] > 0 {
+			w, g = append(w, wall[i]), append(g, model[i])
+		}
+	}
+	if len(g) == 0 || mean(g) == 0 {
+		return
+	}
+	m.ModelPerTurnMS, m.WallOverModel = mean(g)/1000, mean(w)/mean(g)
+}
+
+// pad is xs at length n (zeros added): a run stored before a series
+// existed lacks it.
+func pad(xs []int64, n int) []int64 {
+	for len(xs) < n {
+		xs = append(xs, 0)
+	}
+	return xs
 }
 
 func (m *Metrics) SetReviews(t *ReviewTally) {

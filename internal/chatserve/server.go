@@ -147,6 +147,10 @@ type Options struct {
 	OnRequest func(path, role string, chat *api.ChatRequest)
 	// Unexpected, if set, is told of requests to unknown paths.
 	Unexpected func(method, path string)
+	// Slots, when above 0, is what GET /props reports as total_slots (as
+	// llama.cpp's server does): the requests served at once. 0: /props is
+	// not found, as on Ollama.
+	Slots int
 }
 
 // Server is the HTTP handler. Make it with New.
@@ -223,6 +227,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.seen(path, role, &req)
 		s.chat(w, &Request{Protocol: Ollama, Role: role, Chat: &req, HTTP: r})
+	case "/props":
+		// Asked by every session choosing where memory questions go; a
+		// server that does not say answers 404, as Ollama does.
+		if s.o.Slots <= 0 {
+			http.NotFound(w, r)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]int{"total_slots": s.o.Slots})
 	case "/v1/models":
 		s.seen(path, role, nil)
 		writeJSON(w, http.StatusOK, s.openaiModels())

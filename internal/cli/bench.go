@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -299,6 +300,10 @@ func playBench(ctx context.Context, cfg *config.Config, o benchOptions, seg benc
 		fmt.Fprintf(stderr, "lantern bench: shard %d/%d: episodes %d to %d of %d\n", rep.Shard.Index, rep.Shard.Count, firstEpisode, firstEpisode+count-1, rep.Shard.Total)
 	}
 	fmt.Fprintf(stderr, "lantern bench: work dir %s\n", workDir)
+	if client != nil {
+		rep.MemoryMode = sess.MemoryMode()
+		fmt.Fprintf(stderr, "lantern bench: memories decided %s\n", rep.MemoryMode)
+	}
 	rep.Started = time.Now()
 	if err := sess.Start(ctx, session.StartOptions{}); err != nil {
 		return nil, exitError, err
@@ -380,6 +385,7 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 	code := exitOK
 	best := 0                    // the episode's best score so far
 	var objAt objectives.Quality // the objectives' quality when the episode began
+	engineEpisode := 0           // the engine's number of the episode (lantern.db's)
 	begin := func(n int, opening env.Observation) {
 		ep = &bench.Episode{Episode: n, Critic: engine.CriticTally{Rejected: map[engine.Stage]int{}}}
 		objAt = sess.Objectives.Quality()
@@ -400,6 +406,7 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 		sort.Ints(ep.Visited)
 		ep.Memories = bench.WithMemories(filepath.Join(sess.Dir, "Memories.md"), ep.Visited)
 		ep.Objectives = objectiveQuality(sess, objAt)
+		ep.Memory = memoryTally(ctx, sess.DB, engineEpisode)
 		rep.Episodes = append(rep.Episodes, *ep)
 		progress.EpisodeEnded(fmt.Sprintf("lantern bench: episode %d: %s, score %d in %d moves, %d turns", ep.Episode, ending, score, moves, turns))
 		ep = nil
@@ -410,6 +417,7 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 		switch v := ev.(type) {
 		case engine.EpisodeStarted:
 			last = v.Observation
+			engineEpisode = v.Episode
 			episode++
 			begin(episode, v.Observation)
 		case engine.TurnCompleted:
@@ -507,7 +515,33 @@ func turnOf(ep *bench.Episode, v engine.TurnCompleted, queue *bench.CallQueue, r
 	ep.HarnessUS = append(ep.HarnessUS, harness.Microseconds())
 	ep.WallUS = append(ep.WallUS, v.Span.Microseconds())
 	ep.AgentUS = append(ep.AgentUS, agentService(calls).Microseconds())
+	ep.ModelUS = append(ep.ModelUS, modelService(calls, "").Microseconds())
 	ep.Actions++
+}
+
+// memoryTally counts an episode's memory questions from its decisions in
+// lantern.db (episode: the engine's number).
+func memoryTally(ctx context.Context, db *rundb.RunDB, episode int) bench.MemoryTally {
+	var t bench.MemoryTally
+	ds, err := db.Decisions(ctx, episode)
+	if err != nil {
+		return t
+	}
+	for _, d := range ds {
+		t.Asked++
+		switch {
+		case strings.HasPrefix(d.Outcome, "unanswered"):
+			t.Unanswered++
+		case slices.ContainsFunc(d.Triggers, func(s string) bool { return strings.HasPrefix(s, "answered in the") }):
+			t.InReply++
+		default:
+			t.OwnCall++
+		}
+		if strings.HasPrefix(d.Outcome, "stored") {
+			t.Kept++
+		}
+	}
+	return t
 }
 
 // agentService is the time the model server spent on a turn's agent calls:
@@ -515,9 +549,15 @@ func turnOf(ep *bench.Episode, v engine.TurnCompleted, queue *bench.CallQueue, r
 // reported none for counts its latency). Time a call waited behind others
 // at the server is not the agent's.
 func agentService(calls []llm.CallMetrics) time.Duration {
+	return modelService(calls, config.RoleAgent)
+}
+
+// modelService is the time the model server spent on calls of a role (""
+// every role), as agentService counts it.
+func modelService(calls []llm.CallMetrics, role string) time.Duration {
 	var d time.Duration
 	for _, c := range calls {
-		if c.Role != config.RoleAgent {
+		if role != "" && c.Role != role {
 			continue
 		}
 		if s := c.PromptEval + c.Eval; s > 0 {

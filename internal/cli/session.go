@@ -1,6 +1,11 @@
 package cli
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
@@ -24,11 +29,47 @@ type storyFile struct {
 func openSession(cfg *config.Config, sf storyFile, client *llm.Client, agent engine.Agent, episodes int, paused bool) (*session.Session, error) {
 	ecfg := engineConfig(cfg, episodes)
 	ecfg.StartPaused = paused
+	withAgent, why := memorySynthesis(cfg, client, os.Getenv)
 	return session.Open(session.Options{
 		Story: sf.story, Name: sf.name, Binding: sf.binding, WorkDir: cfg.WorkDir, Client: client, Agent: agent, Autosave: true,
 		Engine: ecfg, MemoryWindow: cfg.Loop.MemoryHistoryWindow, MemoryTriggers: memoryTriggers(cfg), Research: cfg.Managers.ResearchRounds, Planning: planning(cfg),
-		Inline: cfg.Loop.AfterTurn == config.AfterTurnInline, MemoryWithAgent: cfg.Managers.MemorySynthesis == config.MemoryWithAgent,
+		Inline: cfg.Loop.AfterTurn == config.AfterTurnInline, MemoryWithAgent: withAgent, MemoryWhy: why,
 	})
+}
+
+// memorySynthesis chooses where memory questions go, and says why:
+// managers.memory_synthesis, and with "auto" the server's slots. One slot
+// (a reply at a time) puts the question in the agent's next reply, where
+// it costs no call of its own; several run the memory role's call beside
+// the next proposal, where it costs no wait. The slots are server.slots,
+// else OLLAMA_NUM_PARALLEL (the server's environment, when it is ours),
+// else what the server says (llama.cpp's /props, the oracle's), else 1
+// (Ollama's default).
+func memorySynthesis(cfg *config.Config, client *llm.Client, getenv func(string) string) (withAgent bool, why string) {
+	switch cfg.Managers.MemorySynthesis {
+	case config.MemoryWithAgent:
+		return true, "managers.memory_synthesis = with_agent"
+	case config.MemorySeparate:
+		return false, "managers.memory_synthesis = separate"
+	}
+	slots, from := cfg.Server.Slots, "server.slots"
+	if slots <= 0 {
+		if n, err := strconv.Atoi(getenv("OLLAMA_NUM_PARALLEL")); err == nil && n > 0 {
+			slots, from = n, "OLLAMA_NUM_PARALLEL"
+		}
+	}
+	if slots <= 0 && client != nil {
+		if n := client.ServerSlots(context.Background()); n > 0 {
+			slots, from = n, "the server's /props"
+		}
+	}
+	if slots <= 0 {
+		slots, from = 1, "assumed, Ollama's default"
+	}
+	if slots > 1 {
+		return false, fmt.Sprintf("auto: the server serves %s (%s), so the memory call runs beside the next proposal", llm.SlotsText(slots), from)
+	}
+	return true, fmt.Sprintf("auto: the server serves %s (%s), so the agent's reply carries the question", llm.SlotsText(slots), from)
 }
 
 // memoryTriggers is managers.memory_triggers as a list (validated by

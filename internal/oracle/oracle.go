@@ -177,7 +177,11 @@ func isModel(name string) bool {
 // chat-completions protocol on one port, with the oracle as its backend.
 // Pacing a reply belongs in pace (see Options.ChunkDelay).
 func (o *Oracle) Handler() http.Handler {
-	return chatserve.New(chatserve.Options{Backend: backend{o}, ChunkRunes: 16, Version: Version, Started: o.started, Pace: o.pace})
+	slots := 0
+	if o.opts.Pacer != nil {
+		slots = o.opts.Pacer.opts.Slots // a paced oracle says its slots, as llama.cpp's /props does
+	}
+	return chatserve.New(chatserve.Options{Backend: backend{o}, ChunkRunes: 16, Version: Version, Started: o.started, Pace: o.pace, Slots: slots})
 }
 
 // ServeHTTP answers both protocols (see Handler).
