@@ -73,6 +73,13 @@ type TurnResult struct {
 	Verdicts []Verdict
 	// Reviews are the person's decisions (review mode).
 	Reviews []Review
+	// LLM are the turn's model calls so far (the agent's, the critic's,
+	// the extractor's; the managers' follow in TurnCompleted).
+	LLM llm.Summary
+	// Unrecorded: the turn could not be written to lantern.db (an
+	// ErrNotRecorded error follows); a client that reports recorded turns
+	// leaves it out.
+	Unrecorded bool
 }
 
 // EpisodeStarted: an episode began (Observation is the story's opening) or

@@ -170,12 +170,24 @@ func (e *Engine) play(ctx context.Context, t *turn) error {
 		return nil
 	}
 	rec, mapChanged := e.advance(ctx, t, before, obs)
-	// Clients see the result first, then what the session made of it
-	// (memories, objectives, the supervisor), then the map, then the
-	// whole turn.
-	e.emit(ctx, rec.Result())
+	// The turn is recorded first (a few milliseconds), so a client that
+	// reports each result (lantern run) reports recorded turns, as soon as
+	// the story has answered; then clients see the result, then what the
+	// session made of it (memories, objectives, the supervisor), then the
+	// map, and the whole turn (TurnCompleted) once its work is done.
+	var evs []Event
 	if e.life != nil {
-		evs, err := e.life.AfterTurn(ctx, rec)
+		evs, err = e.life.AfterTurn(ctx, rec)
+	}
+	res := rec.Result()
+	res.Unrecorded = errors.Is(err, ErrNotRecorded)
+	if e.client != nil {
+		res.LLM = e.client.Metrics.Turn(t.number)
+	}
+	lctx, cancel := lasting(ctx) // a recorded turn's result outlives a stop, as its TurnCompleted does
+	e.emit(lctx, res)
+	cancel()
+	if e.life != nil {
 		for _, ev := range evs {
 			e.emit(ctx, ev)
 		}

@@ -268,7 +268,14 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 	code := exitOK
 	for ev := range events {
 		switch v := ev.(type) {
-		case engine.TurnCompleted:
+		case engine.TurnResult:
+			// Each turn as soon as the story has answered and the turn is
+			// recorded: the managers' work beside the next turns (and a
+			// memory question answered in the next reply) does not hold
+			// the line back.
+			if v.Unrecorded {
+				continue
+			}
 			line := turnLine(v, asJSON)
 			if asJSON {
 				enc.Encode(line)
@@ -309,11 +316,11 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 }
 
 // turnLine is a completed turn as `run` prints it.
-func turnLine(c engine.TurnCompleted, asJSON bool) runLine {
-	v, o := c.Result, c.Result.Observation
+func turnLine(v engine.TurnResult, asJSON bool) runLine {
+	o := v.Observation
 	line := runLine{Turn: v.Turn, Actor: string(v.Actor), Action: v.Action, Score: o.Score, Moves: o.Moves,
-		Location: o.Location.ID, Room: o.Location.Name, TurnMS: ms(c.Duration), LLMMS: ms(c.LLM.Latency),
-		PromptTokens: c.LLM.PromptTokens, EvalTokens: c.LLM.EvalTokens, Ended: string(o.Ended), Critic: v.Verdicts, Review: v.Reviews}
+		Location: o.Location.ID, Room: o.Location.Name, TurnMS: ms(v.Duration), LLMMS: ms(v.LLM.Latency),
+		PromptTokens: v.LLM.PromptTokens, EvalTokens: v.LLM.EvalTokens, Ended: string(o.Ended), Critic: v.Verdicts, Review: v.Reviews}
 	if line.Critic == nil {
 		line.Critic = []engine.Verdict{}
 	}
