@@ -15,10 +15,10 @@ type floodLife struct {
 	called chan struct{}
 }
 
-func (floodLife) EpisodeNumber(context.Context) (int, error)             { return 0, nil }
-func (floodLife) StartEpisode(context.Context, EpisodeStarted) error     { return nil }
-func (floodLife) EpisodeEnded(context.Context, EpisodeEnded) error       { return nil }
-func (floodLife) AfterTurn(context.Context, TurnRecord) ([]Event, error) { return nil, nil }
+func (floodLife) EpisodeNumber(context.Context) (int, error)           { return 0, nil }
+func (floodLife) StartEpisode(context.Context, EpisodeStarted) error   { return nil }
+func (floodLife) EpisodeEnded(context.Context, EpisodeEnded) error     { return nil }
+func (floodLife) AfterTurn(context.Context, TurnRecord) (After, error) { return After{}, nil }
 
 func (f floodLife) Edit(_ context.Context, c Command, _, _ int) ([]Event, error) {
 	defer close(f.called)
@@ -80,7 +80,7 @@ type stopLife struct {
 	done  []Settled
 }
 
-func (l *stopLife) AfterTurn(_ context.Context, rec TurnRecord) ([]Event, error) {
+func (l *stopLife) AfterTurn(_ context.Context, rec TurnRecord) (After, error) {
 	evs := make([]Event, 0, l.n)
 	for i := range l.n {
 		evs = append(evs, MemoryChanged{Location: i + 1})
@@ -92,7 +92,7 @@ func (l *stopLife) AfterTurn(_ context.Context, rec TurnRecord) ([]Event, error)
 	case l.ready <- struct{}{}:
 	default:
 	}
-	return nil, nil
+	return After{}, nil
 }
 
 func (l *stopLife) Ready() <-chan struct{} { return l.ready }
@@ -108,7 +108,7 @@ func (l *stopLife) Take() []Settled {
 	return out
 }
 
-func (l *stopLife) Settle(context.Context) []Settled { return l.Take() }
+func (l *stopLife) Settle(context.Context, *MemoryAnswer) []Settled { return l.Take() }
 
 // TestRecordedTurnCompletesAcrossAStop: a turn whose background work is
 // taken just as the engine is stopped (a signal to a headless run) is
@@ -152,9 +152,9 @@ type cancelLife struct {
 	ready chan struct{}
 }
 
-func (l *cancelLife) AfterTurn(context.Context, TurnRecord) ([]Event, error) {
+func (l *cancelLife) AfterTurn(context.Context, TurnRecord) (After, error) {
 	l.stop()
-	return nil, l.err
+	return After{}, l.err
 }
 
 // slowBackground is the background of a cancelLife whose work never
@@ -163,7 +163,7 @@ type slowBackground struct{ *cancelLife }
 
 func (b slowBackground) Ready() <-chan struct{} { return b.ready }
 func (b slowBackground) Take() []Settled        { return nil }
-func (b slowBackground) Settle(ctx context.Context) []Settled {
+func (b slowBackground) Settle(ctx context.Context, _ *MemoryAnswer) []Settled {
 	<-ctx.Done()
 	return nil
 }
@@ -223,7 +223,7 @@ type outOfOrderLife struct {
 	recs  []TurnRecord
 }
 
-func (l *outOfOrderLife) AfterTurn(_ context.Context, rec TurnRecord) ([]Event, error) {
+func (l *outOfOrderLife) AfterTurn(_ context.Context, rec TurnRecord) (After, error) {
 	l.mu.Lock()
 	l.recs = append(l.recs, rec)
 	l.mu.Unlock()
@@ -231,7 +231,7 @@ func (l *outOfOrderLife) AfterTurn(_ context.Context, rec TurnRecord) ([]Event, 
 	case l.ready <- struct{}{}:
 	default:
 	}
-	return nil, nil
+	return After{}, nil
 }
 
 func (l *outOfOrderLife) Ready() <-chan struct{} { return l.ready }
@@ -250,7 +250,7 @@ func (l *outOfOrderLife) Take() []Settled {
 	return out
 }
 
-func (l *outOfOrderLife) Settle(context.Context) []Settled { return l.Take() }
+func (l *outOfOrderLife) Settle(context.Context, *MemoryAnswer) []Settled { return l.Take() }
 
 // TestTurnsCompleteInOrder: background work that finishes out of order
 // (a turn queued as the engine stops is finished at once, the one before

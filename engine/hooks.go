@@ -34,16 +34,29 @@ type MemoryQuestion struct {
 	Text string // what follows the agent's prompt
 }
 
-// MemoryAsker is PromptExtras that may put the last turn's memory question
-// to the agent. The engine takes a question (MemoryQuestion) only when it
-// asks an agent that can answer it (a MemoryProposer) for the first
-// proposal of a turn, and then gives exactly one answer for it: the
-// agent's note (with its own reasoning, the note's why), or the error
-// that left it unanswered.
-// A question not taken is the asker's to settle otherwise.
-type MemoryAsker interface {
-	MemoryQuestion() (MemoryQuestion, bool)
-	MemoryAnswer(q MemoryQuestion, n memsynth.Note, err error)
+// MemoryAnswer is what became of a memory question: the agent's note
+// (with its own reasoning, the note's why), or the error that left it
+// unanswered: ErrUnasked (no agent reply was asked: the person played the
+// next turn, the engine paused, the episode ended or the engine stopped),
+// ErrLineAbandoned (a rewind left the line), ErrNoMemoryAnswer (the reply
+// proposed without answering) or the model call's own error.
+type MemoryAnswer struct {
+	Question MemoryQuestion
+	Note     memsynth.Note
+	Err      error
+}
+
+// ErrUnasked: no agent reply was asked the memory question (the person
+// played the next turn, the engine paused or stopped, the episode ended);
+// whoever asked it answers it otherwise (the session: the memory role).
+var ErrUnasked = errors.New("no agent reply was asked the memory question")
+
+// After is what the Lifecycle made of a played turn: the events it caused
+// and, when the turn triggers memory synthesis and the agent can answer,
+// the question for the agent's next reply (nil: none).
+type After struct {
+	Events []Event
+	Ask    *MemoryQuestion
 }
 
 // ErrLineAbandoned answers a memory question of a line of play the
@@ -69,11 +82,16 @@ type Lifecycle interface {
 	// StartEpisode runs when an episode starts or is resumed, before its
 	// first prompt.
 	StartEpisode(ctx context.Context, ep EpisodeStarted) error
-	// AfterTurn runs after each played turn, after its TurnResult was sent.
-	// An error for which Halts holds pauses the engine; the turn is still
-	// closed with its TurnCompleted unless it wraps ErrNotRecorded (its
-	// row is not in lantern.db, so no client reports it).
-	AfterTurn(ctx context.Context, rec TurnRecord) ([]Event, error)
+	// AfterTurn runs after each played turn, before its TurnResult is
+	// sent: the one call a turn between engine and session. The record
+	// brings the answer to the last turn's memory question (Answer); what
+	// comes back may ask the next (After.Ask), which the engine puts to
+	// the agent's next first proposal and answers in the next record, or
+	// at the next Settle. An error for which Halts holds pauses the
+	// engine; the turn is still closed with its TurnCompleted unless it
+	// wraps ErrNotRecorded (its row is not in lantern.db, so no client
+	// reports it).
+	AfterTurn(ctx context.Context, rec TurnRecord) (After, error)
 	// EpisodeEnded runs when an episode ends, before EpisodeEnded is sent.
 	EpisodeEnded(ctx context.Context, ep EpisodeEnded) error
 	// Edit applies a person's MemoryEdit or ObjectiveEdit, at a turn
@@ -100,8 +118,10 @@ type Background interface {
 	// Take returns the turns whose work finished, oldest first.
 	Take() []Settled
 	// Settle waits until the work queued so far has finished (or ctx
-	// ends) and returns it as Take does.
-	Settle(ctx context.Context) []Settled
+	// ends) and returns it as Take does. left, when not nil, is what
+	// became of a memory question no played turn's record answered (the
+	// engine pauses, stops, ends the episode or rewinds).
+	Settle(ctx context.Context, left *MemoryAnswer) []Settled
 }
 
 // Settled is one turn's background work, finished: the events it caused

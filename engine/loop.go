@@ -126,6 +126,11 @@ type Engine struct {
 
 	// waiting are the played turns whose background work is not done.
 	waiting []unsettled
+	// ask is the last played turn's memory question for the agent's next
+	// reply (After.Ask); answer what became of a question put or not put,
+	// until a played turn's record (or the next Settle) carries it.
+	ask    *MemoryQuestion
+	answer *MemoryAnswer
 
 	st       GameState
 	resume   *resumeState       // a checkpoint Run continues (ResumeFrom)
@@ -401,11 +406,12 @@ func (e *Engine) editAt(ctx context.Context, c Command, turn int) {
 
 var errAbandoned = errors.New("proposal abandoned")
 
-// propose asks the agent while commands keep being obeyed; a command that
-// abandons the turn cancels the proposal at once.
-// With a memory question q (nil: none) the agent's reply answers it too,
-// and the question gets its one answer before propose returns.
-func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []string, turn int, q *MemoryQuestion) (Proposal, error) {
+// propose asks the agent for turn t's next proposal while commands keep
+// being obeyed; a command that abandons the turn cancels the proposal at
+// once. With a memory question on the turn (t.ask: its first proposal
+// only) the agent's reply answers it too, and what became of it waits in
+// t.answer for the turn's record.
+func (e *Engine) propose(ctx context.Context, t *turn, rejected []string) (Proposal, error) {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {
@@ -413,6 +419,9 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 		note memsynth.Note
 		err  error
 	}
+	q := t.ask
+	mp, _ := e.agent.(MemoryProposer) // takeAsk put q only for an agent that answers
+	t.ask = nil
 	ch := make(chan result, 1)
 	go func() {
 		defer func() {
@@ -420,31 +429,30 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 				ch <- result{err: fmt.Errorf("agent panic: %v\n%s", r, debug.Stack())}
 			}
 		}()
-		onDelta := func(d llm.Delta) { e.delta(turn, d) }
+		onDelta := func(d llm.Delta) { e.delta(t.number, d) }
 		if q != nil {
-			p, n, err := e.agent.(MemoryProposer).ProposeRemembering(pctx, prompt, q.Text, turn, onDelta)
+			p, n, err := mp.ProposeRemembering(pctx, t.prompt, q.Text, t.number, onDelta)
 			ch <- result{p, n, err}
 			return
 		}
-		p, err := e.agent.Propose(pctx, prompt, rejected, turn, onDelta)
+		p, err := e.agent.Propose(pctx, t.prompt, rejected, t.number, onDelta)
 		ch <- result{p: p, err: err}
 	}()
+	answered := func(r result) {
+		if q != nil {
+			t.answer = &MemoryAnswer{Question: *q, Note: r.note, Err: r.err}
+		}
+	}
 	for {
 		select {
 		case r := <-ch:
+			answered(r) // a reply that came back whole answered, abandoned or not
 			if e.abandon {
 				e.abandon = false
-				r = result{err: errAbandoned}
+				r.err = errAbandoned
 			}
-			if q != nil {
-				answer := r.err
-				if e.rewinding != nil && errors.Is(answer, errAbandoned) {
-					answer = ErrLineAbandoned // the line is left: no call answers it
-				}
-				e.extras.(MemoryAsker).MemoryAnswer(*q, r.note, answer)
-				if errors.Is(r.err, ErrNoMemoryAnswer) {
-					r.err = nil // the proposal stands; the question goes elsewhere
-				}
+			if errors.Is(r.err, ErrNoMemoryAnswer) {
+				r.err = nil // the proposal stands; the question goes elsewhere
 			}
 			return r.p, r.err
 		case c := <-e.cmds:
@@ -457,29 +465,43 @@ func (e *Engine) propose(ctx context.Context, prompt []llm.Message, rejected []s
 		case <-ctx.Done():
 			cancel()
 			<-ch
-			if q != nil {
-				e.extras.(MemoryAsker).MemoryAnswer(*q, memsynth.Note{}, ctx.Err())
-			}
+			answered(result{err: ctx.Err()})
 			return Proposal{}, ctx.Err()
 		}
 	}
 }
 
-// memoryQuestion takes the last turn's memory question when the agent can
-// answer it in its reply (nil otherwise).
-func (e *Engine) memoryQuestion() *MemoryQuestion {
-	asker, ok := e.extras.(MemoryAsker)
-	if !ok {
-		return nil
+// takeAsk puts the last turn's memory question on turn t when the agent
+// can answer it in its reply; otherwise its outcome is ErrUnasked.
+func (e *Engine) takeAsk(t *turn) {
+	q := e.ask
+	if q == nil {
+		return
 	}
-	if _, ok := e.agent.(MemoryProposer); !ok {
-		return nil
+	e.ask = nil
+	if _, ok := e.agent.(MemoryProposer); ok && t.actor == ActorAgent {
+		t.ask = q
+		return
 	}
-	q, ok := asker.MemoryQuestion()
-	if !ok {
-		return nil
+	t.answer = &MemoryAnswer{Question: *q, Err: ErrUnasked}
+}
+
+// leftover is what became of a memory question no played turn's record
+// carries (the engine settles: it pauses, stops, ends the episode or
+// rewinds); why is the outcome of a question never put (ErrUnasked, or
+// ErrLineAbandoned for a rewind, which also drops an answer the line left
+// behind).
+func (e *Engine) leftover(why error) *MemoryAnswer {
+	a := e.answer
+	e.answer = nil
+	if q := e.ask; q != nil {
+		e.ask = nil
+		a = &MemoryAnswer{Question: *q, Err: why}
 	}
-	return &q
+	if a != nil && errors.Is(why, ErrLineAbandoned) {
+		a.Note, a.Err = memsynth.Note{}, why
+	}
+	return a
 }
 
 // agentTurn asks for proposals (at most MaxProposals), has the critic judge
@@ -493,11 +515,11 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 	modelRejected := map[string]bool{}
 	var best *Proposal
 	bestScore, bestAt := -2.0, 0
-	q := e.memoryQuestion() // answered by the first proposal's reply
+	e.takeAsk(t) // answered by the first proposal's reply
+	defer e.keepAnswer(t)
 	for attempt := 1; attempt <= e.cfg.MaxProposals; attempt++ {
 		asked := time.Now()
-		p, err := e.propose(ctx, t.prompt, rejected, t.number, q)
-		q = nil
+		p, err := e.propose(ctx, t, rejected)
 		t.agent += time.Since(asked)
 		switch {
 		case errors.Is(err, errAbandoned):

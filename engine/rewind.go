@@ -57,10 +57,6 @@ type Rewinder interface {
 	Rewind(ctx context.Context, to Rewind, episode int) (Checkpoint, Branch, []Event, error)
 	// Branch is the branch being played.
 	Branch() Branch
-	// Abandon drops what the line being left still waits for from the
-	// agent (a memory question no reply will now answer: settled as
-	// ErrLineAbandoned), before the engine settles the turns' work.
-	Abandon()
 }
 
 // ErrNoRewind: this engine's Lifecycle keeps no turn states (a run
@@ -80,11 +76,10 @@ func (e *Engine) rewindTo(ctx context.Context, to Rewind) {
 		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: ErrNoRewind})
 		return
 	}
-	rw.Abandon()
 	if len(e.waiting) > 0 {
 		e.emit(ctx, Settling{Turns: len(e.waiting)})
 	}
-	e.settle(ctx)
+	e.settleLeaving(ctx, ErrLineAbandoned)
 	e.closeTurns(ctx) // the turns whose work a stop cut short
 	cp, _, evs, err := rw.Rewind(ctx, to, e.st.Episode)
 	for _, ev := range evs {

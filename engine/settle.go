@@ -38,10 +38,17 @@ func (e *Engine) takeSettled(ctx context.Context) {
 	}
 }
 
-// settle waits for every turn's background work and delivers it.
-func (e *Engine) settle(ctx context.Context) {
+// settle waits for every turn's background work and delivers it; a
+// memory question no played turn's record answered goes with it,
+// unasked.
+func (e *Engine) settle(ctx context.Context) { e.settleLeaving(ctx, ErrUnasked) }
+
+// settleLeaving is settle with the outcome of a question never put: why
+// (ErrUnasked, or ErrLineAbandoned before a rewind).
+func (e *Engine) settleLeaving(ctx context.Context, why error) {
+	left := e.leftover(why)
 	if b := e.background(); b != nil {
-		e.deliver(ctx, b.Settle(ctx))
+		e.deliver(ctx, b.Settle(ctx, left))
 	}
 }
 

@@ -73,6 +73,10 @@ type TurnRecord struct {
 	Proposal  Proposal
 	Verdicts  []Verdict
 	Reviews   []Review // the person's decisions (review mode)
+	// Answer is what became of the last turn's memory question (nil: none
+	// was asked): the note the agent's proposal for this turn wrote, or
+	// why it is unanswered.
+	Answer    *MemoryAnswer
 	Before    env.Observation
 	After     env.Observation
 	Extracted Extraction
@@ -126,7 +130,9 @@ type turn struct {
 	proposal  Proposal
 	verdicts  []Verdict
 	reviews   []Review
-	prompt    []llm.Message // the agent's (nil for the person's action)
+	prompt    []llm.Message   // the agent's (nil for the person's action)
+	ask       *MemoryQuestion // the last turn's question, for the first proposal
+	answer    *MemoryAnswer   // what became of it (the turn's record carries it)
 	start     time.Time
 	llmBefore time.Duration // the client's model time when the turn began
 	agent     time.Duration // the agent's calls so far (every proposal)
@@ -141,7 +147,17 @@ func (e *Engine) newTurn(actor Actor) *turn {
 func (e *Engine) personTurn(action string) *turn {
 	t := e.newTurn(ActorHuman)
 	t.action, t.proposal = action, Proposal{Action: action}
+	e.takeAsk(t) // the person plays: no agent reply answers the last turn's question
 	return t
+}
+
+// keepAnswer keeps what became of the memory question of an agent turn
+// that was not played (abandoned, failed): the next played turn's record
+// or the next Settle carries it.
+func (e *Engine) keepAnswer(t *turn) {
+	if t.answer != nil {
+		e.answer, t.answer = t.answer, nil
+	}
 }
 
 // choose settles what the turn plays: the proposal p as actor (the agent's,
@@ -169,16 +185,21 @@ func (e *Engine) play(ctx context.Context, t *turn) error {
 		}
 		return nil
 	}
+	if t.answer == nil {
+		t.answer, e.answer = e.answer, nil
+	}
 	rec, mapChanged := e.advance(ctx, t, before, obs)
+	rec.Answer, t.answer = t.answer, nil
 	// The turn is recorded first (a few milliseconds), so a client that
 	// reports each result (lantern run) reports recorded turns, as soon as
 	// the story has answered; then clients see the result, then what the
 	// session made of it (memories, objectives, the supervisor), then the
 	// map, and the whole turn (TurnCompleted) once its work is done.
-	var evs []Event
+	var after After
 	if e.life != nil {
-		evs, err = e.life.AfterTurn(ctx, rec)
+		after, err = e.life.AfterTurn(ctx, rec)
 	}
+	e.ask = after.Ask
 	res := rec.Result()
 	res.Unrecorded = errors.Is(err, ErrNotRecorded)
 	if e.client != nil {
@@ -188,7 +209,7 @@ func (e *Engine) play(ctx context.Context, t *turn) error {
 	e.emit(lctx, res)
 	cancel()
 	if e.life != nil {
-		for _, ev := range evs {
+		for _, ev := range after.Events {
 			e.emit(ctx, ev)
 		}
 		if err != nil {

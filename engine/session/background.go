@@ -39,9 +39,9 @@ type afterWork struct {
 	Prompt  []llm.Message   `json:"-"`
 	// ctx is the engine's: stopping it stops the work's model calls.
 	ctx context.Context
-	// answer, when set, brings the agent's answer to the turn's memory
-	// question (memask.go).
-	answer <-chan memAnswer
+	// answer, when set, brings what became of the turn's memory question
+	// (memask.go).
+	answer <-chan engine.MemoryAnswer
 }
 
 // backOffice runs the turns' work on its own goroutine.

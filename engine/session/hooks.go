@@ -16,7 +16,6 @@ var (
 	_ engine.PromptExtras = hooks{}
 	_ engine.Lifecycle    = hooks{}
 	_ engine.Background   = hooks{}
-	_ engine.MemoryAsker  = hooks{}
 )
 
 func (h hooks) LocationMemory(loc int) string { return h.s.Memories.LocationMemory(loc) }
@@ -39,20 +38,21 @@ func (h hooks) StartEpisode(ctx context.Context, ep engine.EpisodeStarted) error
 	return err
 }
 
-func (h hooks) AfterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
-	evs, err := h.s.afterTurn(ctx, rec)
+func (h hooks) AfterTurn(ctx context.Context, rec engine.TurnRecord) (engine.After, error) {
+	after, err := h.s.afterTurn(ctx, rec)
 	h.s.updateView(rec.History)
-	return evs, err
+	return after, err
 }
 
 func (h hooks) Ready() <-chan struct{} { return h.s.bo.Ready() }
 func (h hooks) Take() []engine.Settled { return h.s.bo.Take() }
 
-// Settle waits for the turns' work: a memory question still waiting for
-// the agent is released first (its work asks the memory role). The engine
-// settles before an episode ends, before a rewind and when it pauses, so
-// no question outlives those.
-func (h hooks) Settle(ctx context.Context) []engine.Settled {
+// Settle waits for the turns' work: the outcome of the open memory
+// question (left: unasked, or dropped by a rewind) goes to its turn's work
+// first. The engine settles before an episode ends, before a rewind, when
+// it pauses and when it stops, so no question outlives those.
+func (h hooks) Settle(ctx context.Context, left *engine.MemoryAnswer) []engine.Settled {
+	h.s.answered(left)
 	h.s.releaseAsk()
 	return h.s.bo.Settle(ctx)
 }

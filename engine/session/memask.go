@@ -10,15 +10,19 @@ import (
 )
 
 // Memory synthesis in the agent's call (Options.MemoryWithAgent). When a
-// turn triggers memory synthesis, its question waits for the agent's next
-// reply instead of taking a model call of its own; the turn's work in the
-// back office waits for the answer (memsynth.Synthesizer.Answer stores it).
-// A question no agent reply answers — the person plays the next turn, the
-// episode ends or is rewound, the engine settles its work (a pause, review,
-// a stop), the call fails — is released, and the work asks the memory role
-// as before. Every question gets exactly one answer, so its memory is
-// written once; a session killed meanwhile keeps the work stored and its
-// resume asks the memory role.
+// turn triggers memory synthesis, its question rides the turn: AfterTurn
+// returns it (engine.After.Ask), the engine puts it to the agent's next
+// first proposal, and the next played turn's record brings back what
+// became of it (engine.TurnRecord.Answer); when no played turn does (the
+// engine pauses, stops, ends the episode or rewinds), Settle brings it.
+// The turn's work in the back office waits for that outcome
+// (memsynth.Synthesizer.Answer stores an answer). A question no agent
+// reply answered — the person played the next turn, the engine settled,
+// the call failed, the reply left the field out — goes to the memory role
+// as before; one a rewind left behind is recorded unanswered. Every
+// question gets exactly one outcome, so its memory is written once; a
+// session killed meanwhile keeps the work stored and its resume asks the
+// memory role.
 
 // memoryMode says who decides memories and why, for a person (bench,
 // doctor, the log): the agent's reply, or the memory role's own call.
@@ -38,22 +42,11 @@ func memoryMode(opts Options, asking bool) string {
 // MemoryMode says who decides memories in this session and why.
 func (s *Session) MemoryMode() string { return s.memoryMode }
 
-// errUnasked: the question was released before an agent reply answered it.
-var errUnasked = errors.New("memory question not put to the agent")
-
-// memAnswer is the answer a waiting turn's work gets.
-type memAnswer struct {
-	note memsynth.Note
-	err  error // not nil: ask the memory role instead
-}
-
-// memAsk is the last turn's question (engine goroutine only). Once taken,
-// the engine answers it within the same proposal, before any other hook
-// runs, so it is never released unanswered.
+// memAsk is the open question (engine goroutine only): the turn's work
+// waits on answer for its outcome.
 type memAsk struct {
 	q      engine.MemoryQuestion
-	answer chan memAnswer // buffered: sending never blocks
-	taken  bool
+	answer chan engine.MemoryAnswer // buffered: sending never blocks
 }
 
 // canAskAgent reports whether a session's memory questions go to its
@@ -66,16 +59,15 @@ func canAskAgent(opts Options, agent engine.Agent, synth *memsynth.Synthesizer) 
 }
 
 // askAgent opens the turn's question when the turn triggers memory
-// synthesis; the turn's work then waits for its answer. It releases the
-// question before it first.
-func (s *Session) askAgent(w *afterWork, t domain.Turn, history []contextmgr.HistoryEntry) {
-	s.releaseAsk()
+// synthesis, and returns it for the engine to put to the agent's next
+// reply; the turn's work then waits for its outcome.
+func (s *Session) askAgent(w *afterWork, t domain.Turn, history []contextmgr.HistoryEntry) *engine.MemoryQuestion {
 	if !s.askAgents {
-		return
+		return nil
 	}
 	why := s.synth.Why(t)
 	if len(why) == 0 {
-		return
+		return nil
 	}
 	var recent []memsynth.Step
 	for _, h := range history {
@@ -83,51 +75,30 @@ func (s *Session) askAgent(w *afterWork, t domain.Turn, history []contextmgr.His
 			recent = append(recent, memsynth.Step{Turn: h.Turn, Action: h.Action, Reasoning: h.Reasoning, Response: h.Response})
 		}
 	}
-	a := &memAsk{q: engine.MemoryQuestion{Turn: t.Turn, Text: s.synth.Question(t, why, recent)}, answer: make(chan memAnswer, 1)}
+	a := &memAsk{q: engine.MemoryQuestion{Turn: t.Turn, Text: s.synth.Question(t, why, recent)}, answer: make(chan engine.MemoryAnswer, 1)}
 	s.ask = a
 	w.answer = a.answer
+	return &a.q
 }
 
-// releaseAsk answers a question no agent took with errUnasked (the work
-// then asks the memory role); a question taken has had its answer.
-func (s *Session) releaseAsk() {
-	if a := s.ask; a != nil {
-		s.ask = nil
-		if !a.taken {
-			a.answer <- memAnswer{err: errUnasked}
-		}
-	}
-}
-
-// Abandon implements engine.Rewinder: a question no agent took is
-// dropped, its turn's work recording it unanswered.
-func (h hooks) Abandon() {
-	if a := h.s.ask; a != nil {
-		h.s.ask = nil
-		if !a.taken {
-			a.answer <- memAnswer{err: engine.ErrLineAbandoned}
-		}
-	}
-}
-
-// MemoryQuestion implements engine.MemoryAsker.
-func (h hooks) MemoryQuestion() (engine.MemoryQuestion, bool) {
-	a := h.s.ask
-	if a == nil || a.taken {
-		return engine.MemoryQuestion{}, false
-	}
-	a.taken = true
-	return a.q, true
-}
-
-// MemoryAnswer implements engine.MemoryAsker.
-func (h hooks) MemoryAnswer(q engine.MemoryQuestion, n memsynth.Note, err error) {
-	a := h.s.ask
-	if a == nil || a.q.Turn != q.Turn {
+// answered hands the open question's outcome to its turn's work; an
+// outcome for no open question (nil, or another turn's) is ignored.
+func (s *Session) answered(out *engine.MemoryAnswer) {
+	a := s.ask
+	if out == nil || a == nil || out.Question.Turn != a.q.Turn {
 		return
 	}
-	h.s.ask = nil
-	a.answer <- memAnswer{note: n, err: err}
+	s.ask = nil
+	a.answer <- *out
+}
+
+// releaseAsk answers a question still open (the engine left without an
+// outcome for it: it never ran again) as unasked: its work asks the
+// memory role.
+func (s *Session) releaseAsk() {
+	if a := s.ask; a != nil {
+		s.answered(&engine.MemoryAnswer{Question: a.q, Err: engine.ErrUnasked})
+	}
 }
 
 // synthesizeTurn is a turn's memory synthesis in its work: the agent's answer
@@ -138,10 +109,10 @@ func (s *Session) synthesizeTurn(w afterWork) (res memsynth.Result, done bool, e
 		select {
 		case a := <-w.answer:
 			switch {
-			case a.err == nil:
-				res, err = s.synth.Answer(ctx, t, a.note)
+			case a.Err == nil:
+				res, err = s.synth.Answer(ctx, t, a.Note)
 				return res, true, err
-			case errors.Is(a.err, engine.ErrLineAbandoned):
+			case errors.Is(a.Err, engine.ErrLineAbandoned):
 				s.synth.Unanswered(ctx, t, "the line was rewound before the agent answered")
 				return res, true, nil
 			}

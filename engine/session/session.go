@@ -362,10 +362,12 @@ func (s *Session) notes() []string {
 // afterTurn records the turn (its row and checkpoint, the agent's note,
 // current_state.json), then gives its memory synthesis and planning to the
 // back office, which runs them beside the next turns.
-func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engine.Event, error) {
+func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) (engine.After, error) {
 	s.flushPending(ctx)
+	s.answered(rec.Answer) // the last turn's question, as this turn's proposal answered it
+	s.releaseAsk()
 	w := afterWork{Turn: managed(rec), Stuck: rec.Stuck, Map: rec.Map, Prompt: rec.Prompt}
-	s.askAgent(&w, w.Turn, rec.History)
+	ask := s.askAgent(&w, w.Turn, rec.History)
 	events, err := s.recordTurn(ctx, rec, storedWork(w))
 	w.Episode = s.episode
 	s.bo.give(ctx, w)
@@ -375,7 +377,7 @@ func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) ([]engin
 	if mapErr := s.saveStoryMap(ctx); mapErr != nil {
 		events = append(events, engine.ErrorEvent{Turn: rec.Turn, Err: mapErr})
 	}
-	return events, errors.Join(err, s.unwritten(ctx))
+	return engine.After{Events: events, Ask: ask}, errors.Join(err, s.unwritten(ctx))
 }
 
 // recordTurn is the turn's bookkeeping: the run database (with the work
