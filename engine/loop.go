@@ -4,13 +4,17 @@
 //	                                             the map and the environment)
 //	Run ─▶ Prompt: contextmgr.Build + PromptExtras (session: memories, notes,
 //	       objectives, knowledge, feedback)
-//	Run ─▶ agent goroutine: Agent.Propose (deltas ─▶ events, droppable);
-//	       Run keeps obeying commands meanwhile (apply)
+//	Run ─▶ agent goroutine: Agent.Propose, or ProposeRemembering with the
+//	       last turn's memory question (deltas ─▶ events, droppable); Run
+//	       keeps obeying commands meanwhile (apply)
 //	Run ─▶ Critic.Evaluate (ground truth, then the critic model)
-//	Run ─▶ env.Env.Step ─▶ Observation ─▶ map ─▶ TurnResult event
-//	Run ─▶ Lifecycle.AfterTurn(TurnRecord) (session: lantern.db row and
-//	       checkpoint, memory synthesis, notes, state export, planning) ─▶
-//	       the events it returns ─▶ MapChanged ─▶ MetricsUpdated
+//	Run ─▶ env.Env.Step ─▶ Observation ─▶ map ─▶ TurnRecord (with the
+//	       memory question's answer)
+//	Run ─▶ Lifecycle.AfterTurn(TurnRecord) ─▶ After (session: lantern.db
+//	       row and checkpoint, notes, state export; memory synthesis and
+//	       planning queued beside the next turns; the next memory question)
+//	Run ─▶ TurnResult ─▶ the events After holds ─▶ MapChanged ─▶
+//	       TurnCompleted once the turn's work is done
 //	Run ─▶ events channel ─▶ client (TUI, lantern run, bench); only
 //	       ReasoningDelta may be dropped when the client lags.
 //

@@ -162,7 +162,8 @@ func TestDoctorWithFakeServer(t *testing.T) {
 		t.Fatalf("doctor: exit %d\n%s", code, out)
 	}
 	for _, want := range []string{"ok    Ollama 0.17.4 at " + s.Host(), "ok    fake: tools yes, thinking no, context 8192 (used by agent, critic",
-		`binding "demo" found`, "is writable", "Zork I not found", "No problems"} {
+		`binding "demo" found`, "is writable", "Zork I not found", "No problems",
+		"memories are decided in the agent's reply (auto: the server serves one request at a time"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}

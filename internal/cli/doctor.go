@@ -252,6 +252,11 @@ func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, time
 	if !client.Loopback() {
 		r.info("a server is not on this machine: prompts and game text are sent over the network (%s)", strings.Join(client.Hosts(), ", "))
 	}
+	if withAgent, why := memorySynthesis(cfg, client, os.Getenv); withAgent {
+		r.info("memories are decided in the agent's reply (%s)", why)
+	} else {
+		r.info("memories are decided in the memory role's own call (%s)", why)
+	}
 	return client
 }
 
