@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,7 +21,6 @@ import (
 	"github.com/lantern-if/lantern/internal/chatserve"
 	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/managers/memsynth"
-	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // memoryTurn finds the turn a memory synthesis prompt is about.
@@ -174,17 +172,8 @@ func killDuringMemorySynthesis(t *testing.T, mode string) {
 		return string(data)
 	}
 	decisions := func() map[int]int {
-		db, err := rundb.OpenRunDB(filepath.Join(sd, "lantern.db"), story.Info().MD5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		ds, err := db.Decisions(context.Background(), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
 		byTurn := map[int]int{}
-		for _, d := range ds {
+		for _, d := range storyDecisions(t, sd, story.Info().MD5) {
 			byTurn[d.Turn]++
 		}
 		return byTurn

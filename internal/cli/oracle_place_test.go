@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/internal/oracle"
-	"github.com/lantern-if/lantern/internal/shared"
 )
 
 // playedLines are a `run --json`'s turns: number, action, and whether the
@@ -34,13 +33,8 @@ func playedLines(t *testing.T, out string) map[int]runLine {
 // on the oracle that played the 100 (its place was turn 100) and on a
 // fresh one (a resumed session's); the rewind's next proposal is step 96.
 func TestOracleFindsItsPlaceAfterARewind(t *testing.T) {
-	story := shared.File(t, "stories/zork1.z3")
-	walk := shared.File(t, "walkthroughs/zork1.txt")
+	story, _, cmds := zorkScript(t)
 	dir, _ := isolate(t)
-	cmds, err := oracle.LoadScript(walk)
-	if err != nil {
-		t.Fatal(err)
-	}
 	serve := func() {
 		srv := httptest.NewServer(oracle.New(oracle.Options{Script: cmds}))
 		t.Cleanup(srv.Close)
@@ -77,14 +71,9 @@ func TestFourGamesOnOneOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays Zork I four times at once")
 	}
-	story := shared.File(t, "stories/zork1.z3")
-	walk := shared.File(t, "walkthroughs/zork1.txt")
+	story, _, cmds := zorkScript(t)
 	dir, repo := isolate(t)
 	bin := buildLantern(t, dir, repo)
-	cmds, err := oracle.LoadScript(walk)
-	if err != nil {
-		t.Fatal(err)
-	}
 	orc := oracle.New(oracle.Options{Script: cmds})
 	srv := httptest.NewServer(orc)
 	t.Cleanup(srv.Close)

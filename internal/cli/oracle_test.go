@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -19,9 +18,6 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/oracle"
-	"github.com/lantern-if/lantern/internal/shared"
-	"github.com/lantern-if/lantern/memory/rundb"
-	"github.com/lantern-if/lantern/zmachine"
 )
 
 func TestOracleFlags(t *testing.T) {
@@ -245,8 +241,7 @@ func TestOraclePlaysZork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the whole of Zork I")
 	}
-	story := shared.File(t, "stories/zork1.z3")
-	walk := shared.File(t, "walkthroughs/zork1.txt")
+	story, walk, cmds := zorkScript(t)
 	dir, _ := isolate(t)
 	rec := newRecorder()
 	wd := filepath.Join(dir, "wd")
@@ -255,10 +250,6 @@ func TestOraclePlaysZork(t *testing.T) {
 		t.Errorf("score %d, want 350", score)
 	}
 	knownFalseRejections(t, st, map[int]bool{})
-	cmds, err := oracle.LoadScript(walk)
-	if err != nil {
-		t.Fatal(err)
-	}
 	checkCallBudget(t, rec, len(cmds))
 	checkOracleMemories(t, wd, story, st)
 }
@@ -269,24 +260,9 @@ func TestOraclePlaysZork(t *testing.T) {
 // agent's reasoning for its next command (the walkthrough's step).
 func checkOracleMemories(t *testing.T, wd, storyPath string, st oracle.Stats) {
 	t.Helper()
-	data, err := os.ReadFile(storyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	story, err := zmachine.LoadStory(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	story := loadStoryFile(t, storyPath)
 	sd := filepath.Join(wd, session.StoryDir(storyPath, story.Info().Release))
-	db, err := rundb.OpenRunDB(filepath.Join(sd, "lantern.db"), story.Info().MD5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ds, err := db.Decisions(context.Background(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := storyDecisions(t, sd, story.Info().MD5)
 	mems, err := os.ReadFile(filepath.Join(sd, "Memories.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -66,14 +66,7 @@ func (r *formatRecorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // inventory change.
 func seedTriggeredTurns(t *testing.T, storyPath string, cmds []string, seed int) int {
 	t.Helper()
-	data, err := os.ReadFile(storyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	story, err := zmachine.LoadStory(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	story := loadStoryFile(t, storyPath)
 	bs, err := env.LoadBindings(bindings.FS())
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/oracle"
-	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 )
@@ -64,14 +63,9 @@ func TestRunPrintsEachTurnWhenPlayed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays paced turns")
 	}
-	story := shared.File(t, "stories/zork1.z3")
-	walk := shared.File(t, "walkthroughs/zork1.txt")
+	story, _, cmds := zorkScript(t)
 	dir, repo := isolate(t)
 	bin := buildLantern(t, dir, repo)
-	cmds, err := oracle.LoadScript(walk)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const turns = 6
 	for _, mode := range []string{config.MemoryWithAgent, config.MemorySeparate} {
 		t.Run(mode, func(t *testing.T) {

@@ -41,14 +41,7 @@ func zorkProcessFixture(t *testing.T) (storyPath, walk, dir, bin string, story *
 	walk = shared.File(t, "walkthroughs/zork1.txt")
 	dir, repo := isolate(t)
 	bin = buildLantern(t, dir, repo)
-	data, err := os.ReadFile(storyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if story, err = zmachine.LoadStory(data); err != nil {
-		t.Fatal(err)
-	}
-	return storyPath, walk, dir, bin, story
+	return storyPath, walk, dir, bin, loadStoryFile(t, storyPath)
 }
 
 // walkthroughRunArgs is a headless JSON run of the whole walkthrough as

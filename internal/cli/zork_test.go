@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/zmachine"
+)
+
+// zorkScript is what the oracle tests on Zork I share: the story's and
+// the walkthrough's paths in the shared data, and the walkthrough's
+// commands.
+func zorkScript(t *testing.T) (story, walk string, cmds []string) {
+	t.Helper()
+	story = shared.File(t, "stories/zork1.z3")
+	walk = shared.File(t, "walkthroughs/zork1.txt")
+	cmds, err := oracle.LoadScript(walk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return story, walk, cmds
+}
+
+// loadStoryFile loads a story file.
+func loadStoryFile(t *testing.T, path string) *zmachine.Story {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	story, err := zmachine.LoadStory(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return story
+}
+
+// storyDecisions are the memory decisions in a story folder's lantern.db.
+func storyDecisions(t *testing.T, sd, md5 string) []rundb.Decision {
+	t.Helper()
+	db, err := rundb.OpenRunDB(filepath.Join(sd, "lantern.db"), md5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ds, err := db.Decisions(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
