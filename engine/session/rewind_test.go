@@ -278,6 +278,13 @@ func TestRewindWithdrawsTheAgentsLaterMemories(t *testing.T) {
 			t.Errorf("the memory %q of turn ≤ 10 is %s", r.title, st)
 		}
 	}
+	// The oracle finds its place: the turn after the rewind plays
+	// walkthrough step 11, at the first proposal.
+	send(t, e, engine.Step{})
+	next := untilIdle(t, e)
+	if w := walkthrough(t); len(next.turns) != 1 || next.turns[0].Turn != 11 || next.turns[0].Action != w[10] || len(next.turns[0].Verdicts) != 1 {
+		t.Errorf("after the rewind to turn 10 the next turn played %+v, want turn 11: %q at the first proposal", next.turns, w[10])
+	}
 	send(t, e, engine.Quit{})
 	for range e.Events() {
 	}

@@ -136,7 +136,7 @@ func TestAskedReadsBothQuestions(t *testing.T) {
 	s := New(nil, store, 3)
 	turn := domain.Turn{Turn: 12, Actor: "agent", Action: "take egg. then wait", FromID: 5, FromName: "Up a Tree", ToID: 6, ToName: "Forest Path",
 		ScoreBefore: 10, ScoreAfter: 15, InvBefore: []string{"leaflet"}, InvAfter: []string{"leaflet", "jewel-encrusted egg"},
-		Response: "Taken.\nThe bird chirps.", NewRoom: true}
+		Response: "Forest Path\nThis is a path winding through a dimly lit forest. The bird chirps.", NewRoom: true}
 	why := s.Why(turn)
 	want := Asked{Turn: 12, Actor: "agent", Action: "take egg. then wait", FromID: 5, FromName: "Up a Tree", ToID: 6, ToName: "Forest Path",
 		Changed: why, ScoreBefore: 10, ScoreAfter: 15, InvBefore: []string{"leaflet"}, InvAfter: []string{"leaflet", "jewel-encrusted egg"}}

@@ -94,7 +94,7 @@ func (ts TriggerSet) Why(t domain.Turn) []string {
 	if ts.Death && t.Died {
 		why = append(why, "death")
 	}
-	if ts.FirstVisit && t.NewRoom {
+	if ts.FirstVisit && t.NewRoom && describes(t) {
 		why = append(why, "first visit")
 	}
 	if ts.LongResponse && t.ToID == t.FromID && len(t.Response) > LongResponse {
@@ -116,6 +116,19 @@ func (ts TriggerSet) Why(t domain.Turn) []string {
 		}
 	}
 	return why
+}
+
+// BareVisit is how little a first visit's response may say beyond the
+// room's name and still be a bare one: a room that shows nothing but its
+// name teaches nothing the map does not hold, so its first visit asks no
+// memory question (the answer could only be "nothing new").
+const BareVisit = 40
+
+// describes reports whether a first visit's response says more than the
+// room's name.
+func describes(t domain.Turn) bool {
+	rest := strings.TrimSpace(strings.Replace(t.Response, t.ToName, "", 1))
+	return len([]rune(rest)) >= BareVisit
 }
 
 // invDiff is what the inventory gained and lost, counting duplicates.
