@@ -49,6 +49,7 @@ func crashTitle(i int) string { return "Crash write " + strconv.Itoa(i) }
 // directory, and each directory sees several runs: a run starts from the
 // debris of the kill before it (temporary files, the lock file).
 func TestCrashSafety(t *testing.T) {
+	t.Parallel() // waits on children or a held lock, not on the processor
 	if testing.Short() {
 		t.Skip("kills child processes; skipped with -short")
 	}

@@ -44,6 +44,7 @@ func inPlaceSave(path string, title string, pause time.Duration) error {
 // the store's new one (what the store put back is kept through it, as what
 // it added is). 50 saves always; LANTERN_STRESS=1 makes it 250.
 func TestSlowInPlaceSavesLoseNothing(t *testing.T) {
+	t.Parallel() // waits on children or a held lock, not on the processor
 	saves := 50
 	if os.Getenv("LANTERN_STRESS") == "1" {
 		saves = 250

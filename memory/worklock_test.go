@@ -26,6 +26,7 @@ func TestWorkLockHelper(t *testing.T) {
 }
 
 func TestWorkLockTwoProcesses(t *testing.T) {
+	t.Parallel() // waits on children or a held lock, not on the processor
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkLockHelper$")
 	cmd.Env = append(os.Environ(), "LANTERN_WORKLOCK_HELPER="+dir)

@@ -99,6 +99,7 @@ func crashChild(path string) error {
 // at most one more), no turn is there twice, every turn's state reads back
 // as recorded, and the checkpoint is the state of its branch's last turn.
 func TestKilledWhileBranching(t *testing.T) {
+	t.Parallel() // waits on children or a held lock, not on the processor
 	if testing.Short() {
 		t.Skip("kills child processes; skipped with -short")
 	}

@@ -63,6 +63,7 @@ func openFaultDB(t *testing.T) (*RunDB, string, int64) {
 // for 6 s, longer than SQLite's busy timeout; the turn is recorded after a
 // retry.
 func TestRecordTurnOutlastsA6sLock(t *testing.T) {
+	t.Parallel() // waits on children or a held lock, not on the processor
 	if testing.Short() {
 		t.Skip("holds a lock for 6 s")
 	}
@@ -82,6 +83,7 @@ func TestRecordTurnOutlastsA6sLock(t *testing.T) {
 // TestRecordTurnGivesUpOnAHeldLock: a lock held past the retry budget is
 // an error that says so.
 func TestRecordTurnGivesUpOnAHeldLock(t *testing.T) {
+	t.Parallel() // waits on children or a held lock, not on the processor
 	if testing.Short() {
 		t.Skip("waits for SQLite's busy timeout")
 	}
