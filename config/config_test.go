@@ -270,6 +270,8 @@ func TestValidationMessages(t *testing.T) {
 		{"[ollama]\nhost = \"ftp://x\"\n", `2: ollama.host = "ftp://x": want host[:port] or a URL, such as "127.0.0.1:11434" or "http://gpu-box:11434"`, false},
 		{"[ollama]\nhost = \"localhost:99999\"\n", `2: ollama.host = "localhost:99999": the port must be between 1 and 65535`, false},
 		{"[loop]\nmax_turns_per_episode = -1\n", `2: loop.max_turns_per_episode = -1: must be 0 (no cap) or more`, false},
+		{"[server]\nslots = -1\n", `2: server.slots = -1: must be between 0 (ask the server) and 1024`, false},
+		{"[managers]\nmemory_synthesis = \"sometimes\"\n", `2: managers.memory_synthesis = "sometimes": must be "auto" (the server's slots choose), "with_agent" (in the agent's reply) or "separate" (a memory call of its own)`, false},
 		{"[loop]\nseed = -3\n", `2: loop.seed = -3: must be 0 or more`, false},
 		{"[loop]\ncritic_rejection_threshold = -2\n", `2: loop.critic_rejection_threshold = -2.0: must be between -1 and 1 (the critic scores from -1 to 1)`, false},
 		{"[loop]\ncritic_max_attempts = 0\n", `2: loop.critic_max_attempts = 0: must be between 1 and 10`, false},

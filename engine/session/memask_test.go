@@ -208,3 +208,22 @@ func TestMemoryQuestionInAPauseGoesToTheMemoryRole(t *testing.T) {
 		t.Fatalf("decisions %+v, want turns 1 and 2 stored once each", ds)
 	}
 }
+
+// TestMemoryModeSaysWhoAndWhy: the session says who decides its memories
+// and why, including when the agent was asked for but cannot answer.
+func TestMemoryModeSaysWhoAndWhy(t *testing.T) {
+	for _, c := range []struct {
+		opts   Options
+		asking bool
+		want   string
+	}{
+		{Options{MemoryWithAgent: true, MemoryWhy: "auto: one slot"}, true, "in the agent's reply (auto: one slot)"},
+		{Options{MemoryWithAgent: true, MemoryWhy: "auto: one slot"}, false, "in the memory role's own call (auto: one slot, but the agent cannot answer here"},
+		{Options{MemoryWhy: "auto: 4 slots"}, false, "in the memory role's own call (auto: 4 slots)"},
+		{Options{}, false, "in the memory role's own call"},
+	} {
+		if got := memoryMode(c.opts, c.asking); !strings.HasPrefix(got, c.want) {
+			t.Errorf("memoryMode(%+v, %v) = %q, want %q…", c.opts, c.asking, got, c.want)
+		}
+	}
+}
