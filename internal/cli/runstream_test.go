@@ -66,17 +66,19 @@ func TestRunPrintsEachTurnWhenPlayed(t *testing.T) {
 	story, _, cmds := zorkScript(t)
 	dir, repo := isolate(t)
 	bin := buildLantern(t, dir, repo)
-	const turns = 6
+	const turns = 5
 	for _, mode := range []string{config.MemoryWithAgent, config.MemorySeparate} {
 		t.Run(mode, func(t *testing.T) {
-			pacer, err := oracle.NewPacer(oracle.PaceOptions{PromptRate: 10000, GenRate: 300, Slots: 1})
+			// A reply takes at least 0.7 s (70 generated tokens at 100 a
+			// second): the margin a line has to come before the next reply.
+			pacer, err := oracle.NewPacer(oracle.PaceOptions{PromptRate: 5000, GenRate: 100, Slots: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			clock := &replyClock{next: oracle.New(oracle.Options{Script: cmds, Pacer: pacer}), done: map[int]time.Time{}}
 			srv := httptest.NewServer(clock)
 			defer srv.Close()
-			cmd := exec.Command(bin, "run", "--headless", "--json", "--model", "oracle", "--seed", "12", "--max-turns", "6", "--story", story,
+			cmd := exec.Command(bin, "run", "--headless", "--json", "--model", "oracle", "--seed", "12", "--max-turns", "5", "--story", story,
 				"--workdir", filepath.Join(dir, "wd-"+mode))
 			cmd.Env = append(os.Environ(), "OLLAMA_HOST="+strings.TrimPrefix(srv.URL, "http://"), config.EnvName("managers.memory_synthesis")+"="+mode)
 			var stderr strings.Builder
