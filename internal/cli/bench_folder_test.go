@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/internal/shared"
 )
 
 // TestBenchSuiteFromFolders is the bench's suite path in process, on
@@ -21,20 +20,8 @@ import (
 // processes of the built binary.)
 func TestBenchSuiteFromFolders(t *testing.T) {
 	dir, _ := isolate(t)
-	jdir := filepath.Join(shared.Dir(t), "jericho")
+	jdir, walks := jerichoWalks(t)
 	seedFile := filepath.Join(jdir, "walkthroughs.json")
-	data, err := os.ReadFile(seedFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var walks map[string]struct {
-		Seed        int      `json:"seed"`
-		Walkthrough []string `json:"walkthrough"`
-		MaxScore    int      `json:"max_score"`
-	}
-	if err := json.Unmarshal(data, &walks); err != nil {
-		t.Fatal(err)
-	}
 	stories, walkDir := filepath.Join(dir, "stories"), filepath.Join(dir, "walk")
 	for _, d := range []string{stories, walkDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

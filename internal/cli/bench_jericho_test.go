@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/internal/shared"
 )
 
 var updateSuiteGolden = flag.Bool("update-suite", false, "rewrite internal/cli/testdata/bench_jericho_suite.golden")
@@ -36,22 +35,7 @@ var jerichoShortScores = map[string]int{"anchor.z8": 99, "balances.z5": 50, "cur
 // -race), merged; the per-game table and chart are golden.
 func TestBenchJerichoSuite(t *testing.T) {
 	dir, repo := isolate(t)
-	jdir := filepath.Join(shared.Dir(t), "jericho")
-	data, err := os.ReadFile(filepath.Join(jdir, "walkthroughs.json"))
-	if err != nil {
-		if shared.Required() {
-			t.Fatal(err)
-		}
-		t.Skipf("jericho suite: %v", err)
-	}
-	var walks map[string]struct {
-		Seed        int      `json:"seed"`
-		Walkthrough []string `json:"walkthrough"`
-		MaxScore    int      `json:"max_score"`
-	}
-	if err := json.Unmarshal(data, &walks); err != nil {
-		t.Fatal(err)
-	}
+	jdir, walks := jerichoWalks(t)
 	walkDir := filepath.Join(dir, "walk")
 	os.MkdirAll(walkDir, 0o755)
 	blank := map[string]bool{} // games whose walkthrough has a blank command
