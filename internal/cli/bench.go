@@ -24,6 +24,7 @@ import (
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchprogress"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/managers/objectives"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
@@ -530,9 +531,9 @@ func memoryTally(ctx context.Context, db *rundb.RunDB, episode int) bench.Memory
 	for _, d := range ds {
 		t.Asked++
 		switch {
-		case strings.HasPrefix(d.Outcome, "unanswered"):
+		case strings.HasPrefix(d.Outcome, memsynth.Unanswered):
 			t.Unanswered++
-		case slices.ContainsFunc(d.Triggers, func(s string) bool { return strings.HasPrefix(s, "answered in the") }):
+		case slices.Contains(d.Triggers, memsynth.AnsweredInReply):
 			t.InReply++
 		default:
 			t.OwnCall++

@@ -147,6 +147,11 @@ func TestMetricsAgreeEverywhere(t *testing.T) {
 			t.Errorf("turn %d: wall %dµs, agent %dµs", i+1, ep.WallUS[i], ep.AgentUS[i])
 		}
 	}
+	// Every memory question is counted, with who answered it: here the
+	// fake agent's replies leave the memory field out, so the memory role.
+	if m := ep.Memory; m.Asked == 0 || m.OwnCall != m.Asked || m.Kept != m.Asked {
+		t.Errorf("memory questions %+v, want each answered by the memory role and kept", m)
+	}
 	// The summary reports the wait (each turn's wall holds its agent's
 	// calls, checked above); how long it is, is a benchmark's to say.
 	if m := rep.Summary[len(rep.Summary)-1]; m.WaitRatio <= 0 || m.AgentPerTurnMS <= 0 {

@@ -56,7 +56,7 @@ func unusableWorkDir(dir string, err error) error {
 func newClientLog(cfg *config.Config, onCall func(llm.CallMetrics), log *slog.Logger) (*llm.Client, error) {
 	// The server's parallel slots, when its environment is ours, tell how
 	// many prompt caches it keeps (for the cache share in the metrics).
-	slots, _ := strconv.Atoi(os.Getenv("OLLAMA_NUM_PARALLEL"))
+	slots := parallelSlots(os.Getenv)
 	multi, _ := strconv.ParseBool(os.Getenv("OLLAMA_MULTIUSER_CACHE"))
 	return llm.New(llm.Options{Host: cfg.Ollama.Host, Server: cfg.Server, Roles: cfg.Roles, OnCall: onCall, Logger: log, MaxReplyBytes: cfg.Ollama.MaxReplyKB << 10,
 		CacheSlots: slots, MultiUserCache: multi})

@@ -37,6 +37,16 @@ func openSession(cfg *config.Config, sf storyFile, client *llm.Client, agent eng
 	})
 }
 
+// parallelSlots is the Ollama server's parallel slots when its
+// environment is ours (OLLAMA_NUM_PARALLEL), else 0.
+func parallelSlots(getenv func(string) string) int {
+	n, err := strconv.Atoi(getenv("OLLAMA_NUM_PARALLEL"))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
 // memorySynthesis chooses where memory questions go, and says why:
 // managers.memory_synthesis, and with "auto" the server's slots. One slot
 // (a reply at a time) puts the question in the agent's next reply, where
@@ -54,7 +64,7 @@ func memorySynthesis(cfg *config.Config, client *llm.Client, getenv func(string)
 	}
 	slots, from := cfg.Server.Slots, "server.slots"
 	if slots <= 0 {
-		if n, err := strconv.Atoi(getenv("OLLAMA_NUM_PARALLEL")); err == nil && n > 0 {
+		if n := parallelSlots(getenv); n > 0 {
 			slots, from = n, "OLLAMA_NUM_PARALLEL"
 		}
 	}

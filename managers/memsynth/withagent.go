@@ -91,12 +91,20 @@ func (s *Synthesizer) Answer(ctx context.Context, t domain.Turn, n Note) (Result
 	defer s.remember(t)
 	rep := n.reply()
 	res, err := s.store1(t, rep)
-	s.decided(ctx, t, append(s.Why(t), "answered in the "+config.RoleAgent+"'s reply"), rep, outcome(rep, res, err))
+	s.decided(ctx, t, append(s.Why(t), AnsweredInReply), rep, outcome(rep, res, err))
 	return res, err
 }
 
 // Unanswered records a turn's memory question that no one answered (the
 // line of play was left): no memory, no model call, the reason kept.
 func (s *Synthesizer) Unanswered(ctx context.Context, t domain.Turn, why string) {
-	s.decided(ctx, t, s.Why(t), Reply{Reasoning: why}, "unanswered: "+why)
+	s.decided(ctx, t, s.Why(t), Reply{Reasoning: why}, Unanswered+": "+why)
 }
+
+// How a decision record says who answered: AnsweredInReply among its
+// triggers (the agent's reply), an outcome that starts with Unanswered
+// (nobody: the line was left); otherwise the memory role's own call.
+const (
+	AnsweredInReply = "answered in the " + config.RoleAgent + "'s reply"
+	Unanswered      = "unanswered"
+)
