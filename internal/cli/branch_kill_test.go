@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/lantern-if/lantern/engine/session"
@@ -76,18 +74,8 @@ func TestKilledDuringRewindAndBranchPlay(t *testing.T) {
 			args, what = append(args, "--from", fmt.Sprintf("%d:%d", b.ID, turn)), fmt.Sprintf("from #%d@%d", b.ID, turn)
 		}
 		cmd := exec.Command(bin, args...)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		sc, stderr := startLines(t, cmd)
 		lines, after := 0, rng.IntN(9)
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for lines < after && sc.Scan() {
 			lines++
 		}

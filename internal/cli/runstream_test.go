@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -81,17 +80,8 @@ func TestRunPrintsEachTurnWhenPlayed(t *testing.T) {
 			cmd := exec.Command(bin, "run", "--headless", "--json", "--model", "oracle", "--seed", "12", "--max-turns", "5", "--story", story,
 				"--workdir", filepath.Join(dir, "wd-"+mode))
 			cmd.Env = append(os.Environ(), "OLLAMA_HOST="+strings.TrimPrefix(srv.URL, "http://"), config.EnvName("managers.memory_synthesis")+"="+mode)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			sc, stderr := startLines(t, cmd)
 			arrived := map[int]time.Time{}
-			sc := bufio.NewScanner(out)
 			for sc.Scan() {
 				var l runLine
 				if json.Unmarshal(sc.Bytes(), &l) == nil && l.Turn > 0 {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"os"
@@ -61,17 +60,7 @@ func TestSignalsEndASessionCleanly(t *testing.T) {
 			sd := filepath.Join(wd, session.StoryDir(storyPath, story.Info().Release))
 			args := walkthroughRunArgs(storyPath, walk, wd)
 			cmd := exec.Command(bin, args...)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			sc := bufio.NewScanner(out)
-			sc.Buffer(make([]byte, 1<<20), 1<<20)
+			sc, stderr := startLines(t, cmd)
 			last, lines := 0, 0
 			signalled := false
 			for sc.Scan() {
@@ -84,7 +73,7 @@ func TestSignalsEndASessionCleanly(t *testing.T) {
 					cmd.Process.Signal(sig)
 				}
 			}
-			err = cmd.Wait()
+			err := cmd.Wait()
 			var ee *exec.ExitError
 			if errors.As(err, &ee) && ee.ExitCode() != 0 || err != nil && !errors.As(err, &ee) {
 				t.Fatalf("exit: %v\n%s", err, stderr.String())

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lantern-if/lantern/internal/oracle"
@@ -80,4 +83,22 @@ func jerichoWalks(t *testing.T) (dir string, walks map[string]jerichoWalk) {
 		t.Fatal(err)
 	}
 	return dir, walks
+}
+
+// startLines starts a process whose standard output is read line by line
+// (lines up to 1 MiB); its standard error is kept for the failure message.
+func startLines(t *testing.T, cmd *exec.Cmd) (*bufio.Scanner, *strings.Builder) {
+	t.Helper()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	return sc, &stderr
 }
