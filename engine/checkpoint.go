@@ -92,6 +92,10 @@ type resumeState struct {
 	machine []byte
 	engine  engineState
 	rewound bool // the person went back to this turn (Rewind)
+	// undone: the rewind withdrew the memories written after the turn,
+	// withdrawn of them.
+	undone    bool
+	withdrawn int
 }
 
 // ResumeFrom makes Run continue a checkpoint's episode instead of starting
@@ -136,7 +140,8 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 	if s, ok := e.agent.(skipper); ok {
 		s.Skip(st.AgentTurns)
 	}
-	e.announce(ctx, EpisodeStarted{Episode: st.Episode, Observation: obs, Turn: st.Turn, Resumed: true, Rewound: r.rewound, History: slices.Clone(st.History)})
+	e.announce(ctx, EpisodeStarted{Episode: st.Episode, Observation: obs, Turn: st.Turn, Resumed: true, Rewound: r.rewound,
+		Undone: r.undone, Withdrawn: r.withdrawn, History: slices.Clone(st.History)})
 	return nil
 }
 

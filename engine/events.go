@@ -62,6 +62,10 @@ type CriticVerdict struct {
 // observation is ground truth. It comes as early as it can, for the screen;
 // TurnCompleted closes the turn.
 type TurnResult struct {
+	// Line is the line of play the turn is on (its episode and branch):
+	// turn numbers repeat across branches after a rewind, so a turn is
+	// named by both (Line.At(Turn)).
+	Line        Branch
 	Turn        int
 	Actor       Actor
 	Action      string
@@ -95,8 +99,13 @@ type EpisodeStarted struct {
 	// Rewound: the person went back to Turn (Rewind); play goes on,
 	// paused, on Branch.
 	Rewound bool
-	// Branch is the line of play (zero before the run database knows it).
+	// Branch is the line of play (its ID is 0 before the run database
+	// knows it).
 	Branch Branch
+	// Undone: the rewind withdrew the memories written after Turn
+	// (Rewind.UndoMemories); Withdrawn counts them (0 included).
+	Undone    bool
+	Withdrawn int
 	// History are the recent turns a resumed episode had (nil otherwise).
 	History []contextmgr.HistoryEntry
 }

@@ -755,7 +755,7 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 // announce tells the session, then the clients, that an episode started
 // (or resumed), and gives the clients its map.
 func (e *Engine) announce(ctx context.Context, ev EpisodeStarted) {
-	ev.Branch = e.branch()
+	ev.Branch = e.line()
 	if e.life != nil {
 		if err := e.life.StartEpisode(ctx, ev); err != nil {
 			e.emit(ctx, ErrorEvent{Err: err})

@@ -32,20 +32,10 @@ type Rewind struct {
 
 func (Rewind) isCommand() {}
 
-// Branch names a line of play of an episode: ID is the run database's row
-// (0 before the episode's first turn is recorded), Parent the branch it
-// was rewound from and ForkTurn the turn of Parent it starts after (both 0
-// for the episode's first line).
-type Branch struct {
-	ID       int64
-	Name     string
-	Parent   int64
-	ForkTurn int
-}
-
-// Label is how a branch is named on screen: its name, else "main" for an
-// episode's first line and "#ID from #PARENT@TURN" for the others.
-func (b Branch) Label() string { return domain.BranchLabel(b.ID, b.Name, b.Parent, b.ForkTurn) }
+// Branch is the line of play being played (domain.Line: the episode, the
+// branch's ID in the run database, 0 before the episode's first turn is
+// recorded, its name and where it forked).
+type Branch = domain.Line
 
 // Rewinder is a Lifecycle that keeps the state after every turn and can
 // go back to one.
@@ -93,7 +83,12 @@ func (e *Engine) rewindTo(ctx context.Context, to Rewind) {
 		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: fmt.Errorf("rewind to turn %d: %w", to.Turn, err)})
 		return
 	}
-	e.resume.rewound = true
+	e.resume.rewound, e.resume.undone = true, to.UndoMemories
+	for _, ev := range evs {
+		if _, ok := ev.(MemoryChanged); ok {
+			e.resume.withdrawn++
+		}
+	}
 	if e.client != nil {
 		e.client.Metrics.ResetTurns() // the turns after the one gone back to are played again
 	}
@@ -108,4 +103,14 @@ func (e *Engine) branch() Branch {
 		return rw.Branch()
 	}
 	return Branch{}
+}
+
+// line is the line being played with its episode always named: the
+// Lifecycle's branch, else the engine's episode's main line.
+func (e *Engine) line() Branch {
+	b := e.branch()
+	if b.Episode == 0 && b.Parent == 0 {
+		b.Episode = int64(e.st.Episode)
+	}
+	return b
 }

@@ -111,6 +111,9 @@ type TurnRecord struct {
 	// Map is the map after this turn, a copy the receiver may keep (work
 	// that runs beside the next turns reads it, never the engine's).
 	Map mapper.Snapshot
+	// Line is the line of play the turn was recorded on (set by the
+	// engine once the Lifecycle recorded it).
+	Line Branch
 	// actions and repeats are the run's counts after this turn.
 	actions, repeats int
 }
@@ -118,7 +121,7 @@ type TurnRecord struct {
 // Result is the clients' view of the record: the TurnResult event.
 func (r TurnRecord) Result() TurnResult {
 	return TurnResult{Turn: r.Turn, Actor: r.Actor, Action: r.Action, Reasoning: r.Reasoning, Observation: r.After,
-		Duration: r.Duration, LLMTime: r.LLMTime, Verdicts: r.Verdicts, Reviews: r.Reviews}
+		Duration: r.Duration, LLMTime: r.LLMTime, Verdicts: r.Verdicts, Reviews: r.Reviews, Line: r.Line}
 }
 
 // turn is a turn being played: made once when it starts (newTurn), filled
@@ -200,6 +203,7 @@ func (e *Engine) play(ctx context.Context, t *turn) error {
 		after, err = e.life.AfterTurn(ctx, rec)
 	}
 	e.ask = after.Ask
+	rec.Line = e.line() // recorded now: the row the turn is on
 	res := rec.Result()
 	res.Unrecorded = errors.Is(err, ErrNotRecorded)
 	if e.client != nil {

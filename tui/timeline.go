@@ -38,11 +38,13 @@ type BranchSource interface {
 
 // BranchRow is one branch of an episode as the branch list shows it.
 type BranchRow struct {
+	Episode    int64 // the episode the person started
 	ID, Parent int64
 	ForkTurn   int
 	Name       string
 	Turns      int // its last turn's number
-	Score      int
+	Score      int // after its last turn (its fork's while it has none)
+	Moves      int
 	Ended      bool
 	Reason     string
 	Active     bool // the branch --resume continues
@@ -50,7 +52,7 @@ type BranchRow struct {
 }
 
 func (b BranchRow) branch() engine.Branch {
-	return engine.Branch{ID: b.ID, Name: b.Name, Parent: b.Parent, ForkTurn: b.ForkTurn}
+	return engine.Branch{Episode: b.Episode, ID: b.ID, Name: b.Name, Parent: b.Parent, ForkTurn: b.ForkTurn}
 }
 
 // Messages of the timeline's reads.

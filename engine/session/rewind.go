@@ -69,20 +69,11 @@ func lastTurn(ts []rundb.Turn) int {
 
 // branchInfo is a branch's row as the engine names it.
 func (s *Session) branchInfo(ctx context.Context, id int64) engine.Branch {
-	root, err := s.DB.Root(ctx, id)
+	b, err := s.DB.Line(ctx, id)
 	if err != nil {
 		return engine.Branch{ID: id}
 	}
-	bs, err := s.DB.Branches(ctx, root)
-	if err != nil {
-		return engine.Branch{ID: id}
-	}
-	for _, b := range bs {
-		if b.ID == id {
-			return engine.Branch{ID: id, Name: b.Name, Parent: b.Parent, ForkTurn: b.ForkTurn}
-		}
-	}
-	return engine.Branch{ID: id}
+	return b.Line()
 }
 
 // ResumeAt makes the engine continue from the state after turn of branch

@@ -419,7 +419,7 @@ func (s *Session) recordRow(ctx context.Context, rec engine.TurnRecord, work []b
 		if err != nil {
 			return err
 		}
-		s.episode, s.branch = id, engine.Branch{ID: id}
+		s.episode, s.branch = id, engine.Branch{Episode: id, ID: id}
 	}
 	verdicts, _ := json.Marshal(rec.Verdicts)
 	row := rundb.Turn{

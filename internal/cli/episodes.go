@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/internal/export"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -46,21 +46,28 @@ func newEpisodesCmd(a *app) *cobra.Command {
 		storyFlags(c)
 		return c
 	}
-	// open opens the story's lantern.db and reads the optional episode ID.
+	// open opens the story's lantern.db and finds the optional line (1,
+	// 1/NAME or #ID).
 	open := func(c *cobra.Command, args []string) (db *rundb.RunDB, title string, id int64, closeDB func(), err error) {
+		var ref domain.LineRef
 		if len(args) == 1 {
-			n, perr := strconv.ParseInt(args[0], 10, 64)
-			if perr != nil || n <= 0 {
-				return nil, "", 0, nil, usageErrorf("%q is not an episode ID (lantern episodes list shows them)", args[0])
+			if ref, err = domain.ParseLine(args[0]); err != nil {
+				return nil, "", 0, nil, usageErrorf("%v", err)
 			}
-			id = n
 		}
 		cfg, err := loadConfig("episodes", changed(c.Flags()), a.configFile, c.ErrOrStderr(), "workdir", "story")
 		if err != nil {
 			return nil, "", 0, nil, err
 		}
-		db, title, closeDB, err = openRunDB(cfg)
-		return db, title, id, closeDB, err
+		if db, title, closeDB, err = openRunDB(cfg); err != nil || len(args) == 0 {
+			return db, title, 0, closeDB, err
+		}
+		b, err := db.ResolveLine(c.Context(), ref)
+		if err != nil {
+			closeDB()
+			return nil, "", 0, nil, err
+		}
+		return db, title, b.ID, closeDB, nil
 	}
 	list := sub("list", "every episode: started, ending, score, moves, turns", 0)
 	list.RunE = func(c *cobra.Command, args []string) error {
@@ -72,7 +79,7 @@ func newEpisodesCmd(a *app) *cobra.Command {
 		return listEpisodes(c.Context(), db, c.OutOrStdout())
 	}
 	cmd.RunE = list.RunE // the command alone lists
-	show := sub("show [ID]", "an episode as Markdown", 1)
+	show := sub("show [LINE]", "a line of play as Markdown (1, 1/NAME or #ID)", 1)
 	show.RunE = func(c *cobra.Command, args []string) error {
 		db, title, id, closeDB, err := open(c, args)
 		if err != nil {
@@ -81,7 +88,7 @@ func newEpisodesCmd(a *app) *cobra.Command {
 		defer closeDB()
 		return writeEpisode(c.Context(), db, title, id, "md", "", c.OutOrStdout())
 	}
-	exp := sub("export [ID]", "an episode as Markdown, JSON or one HTML page", 1)
+	exp := sub("export [LINE]", "a line of play as Markdown, JSON or one HTML page", 1)
 	exp.Example = "  lantern episodes export --format json > latest.json\n  lantern episodes export 3 --format html -o episode3.html"
 	format := exp.Flags().String("format", "md", "md, json or html")
 	out := exp.Flags().StringP("output", "o", "", "write to this file (default: stdout)")
@@ -117,10 +124,14 @@ func listEpisodes(ctx context.Context, db *rundb.RunDB, stdout io.Writer) error 
 	}
 	// A rewind's branches get a column naming where each line forked.
 	branched := slices.ContainsFunc(eps, func(e rundb.EpisodeSummary) bool { return e.Parent != 0 })
+	lines := make(map[int64]domain.Line, len(eps))
+	for _, e := range eps {
+		lines[e.ID] = e.Line()
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	head := "ID\tSTARTED\tENDING\tSCORE\tMOVES\tTURNS"
+	head := "LINE\tID\tSTARTED\tENDING\tSCORE\tMOVES\tTURNS"
 	if branched {
-		head += "\tBRANCH"
+		head += "\tFORKED FROM"
 	}
 	fmt.Fprintln(tw, head)
 	for _, e := range eps {
@@ -128,9 +139,14 @@ func listEpisodes(ctx context.Context, db *rundb.RunDB, stdout io.Writer) error 
 		if ending == "" {
 			ending = "unfinished"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d", e.ID, e.Started.Local().Format("2006-01-02 15:04"), ending, e.Score, e.Moves, e.Turns)
+		fmt.Fprintf(tw, "%s\t#%d\t%s\t%s\t%d\t%d\t%d", sanitize.Line(e.Line().String()), e.ID, e.Started.Local().Format("2006-01-02 15:04"),
+			ending, e.Score, e.Moves, e.Turns)
 		if branched {
-			fmt.Fprintf(tw, "\t%s", domain.BranchLabel(e.ID, e.Branch, e.Parent, e.ForkTurn))
+			from := "-"
+			if e.Parent != 0 {
+				from = sanitize.Line(lines[e.Parent].At(e.ForkTurn))
+			}
+			fmt.Fprintf(tw, "\t%s", from)
 		}
 		fmt.Fprintln(tw)
 	}
@@ -138,7 +154,7 @@ func listEpisodes(ctx context.Context, db *rundb.RunDB, stdout io.Writer) error 
 		return err
 	}
 	if branched {
-		fmt.Fprintln(stdout, "\nA branch holds its parent's turns up to where it forked; lantern episodes show ID prints its whole line, lantern run --from ID:TURN starts another.")
+		fmt.Fprintln(stdout, "\nA branch holds its parent's turns up to where it forked. lantern episodes show LINE prints a line's whole play;\nlantern run --from LINE:TURN plays on from one of its turns (a LINE is 1, 1/NAME or #ID).")
 	}
 	return nil
 }

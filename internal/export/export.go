@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
@@ -42,7 +41,12 @@ func Formats() []string { return []string{"md", "json", "html"} }
 
 // Episode is one episode as exported.
 type Episode struct {
-	Story    string          `json:"story,omitempty"`
+	Story string `json:"story,omitempty"`
+	// Line is the line of play exported in its written form (1/no-bar),
+	// Episode the episode the person started and ID the branch's own
+	// stable number (the episode's for its main line).
+	Line     string          `json:"line"`
+	Episode  int64           `json:"episode"`
 	ID       int64           `json:"id"`
 	Started  time.Time       `json:"started"`
 	Reason   string          `json:"reason"` // "" while unfinished
@@ -61,14 +65,17 @@ type Episode struct {
 // from Parent after its turn ForkTurn. Turns is its last turn.
 type Branch struct {
 	ID       int64  `json:"id"`
-	Label    string `json:"label"`
+	Label    string `json:"label"` // the line's written form, 1/no-bar
 	Parent   int64  `json:"parent,omitempty"`
 	ForkTurn int    `json:"fork_turn,omitempty"`
-	Turns    int    `json:"turns"`
-	Score    int    `json:"score"`
-	Ending   string `json:"ending"`
-	This     bool   `json:"this,omitempty"`  // the branch exported
-	Depth    int    `json:"depth,omitempty"` // levels below the root
+	// From is where it forked, written as a turn of a line (1/main:10).
+	From   string `json:"from,omitempty"`
+	Turns  int    `json:"turns"`
+	Score  int    `json:"score"`
+	Moves  int    `json:"moves"`
+	Ending string `json:"ending"`
+	This   bool   `json:"this,omitempty"`  // the branch exported
+	Depth  int    `json:"depth,omitempty"` // levels below the root
 }
 
 // Turn is one played turn with what led to it.
@@ -88,8 +95,10 @@ type Turn struct {
 	Verdicts   []Verdict `json:"verdicts,omitempty"`
 	Reviews    []Review  `json:"reviews,omitempty"`
 	// PlayedOn is the branch the turn was played on when it is not the
-	// one exported (a turn it shares with its parent).
-	PlayedOn int64 `json:"played_on,omitempty"`
+	// one exported (a turn it shares with its parent), with its line's
+	// written form.
+	PlayedOn     int64  `json:"played_on,omitempty"`
+	PlayedOnLine string `json:"played_on_line,omitempty"`
 }
 
 // Verdict is the critic's judgement of one proposal (as the engine
@@ -132,6 +141,7 @@ func Load(ctx context.Context, src Source, id int64) (Episode, error) {
 	for _, s := range sums {
 		if s.ID == id {
 			ep.Started, ep.Reason, ep.Score, ep.Moves, found = s.Started, s.Reason, s.Score, s.Moves, true
+			ep.Episode, ep.Line = s.Episode, s.Line().String()
 		}
 	}
 	if !found {
@@ -161,7 +171,7 @@ func Load(ctx context.Context, src Source, id int64) (Episode, error) {
 			LocationID: r.LocationID, Location: r.Location, Score: r.Score, Moves: r.Moves, Failed: r.Failed,
 			LLMMillis: float64(r.LLM) / 1e6, TurnMillis: float64(r.Duration) / 1e6, Reviews: byTurn[r.Turn]}
 		if r.Episode != id {
-			t.PlayedOn = r.Episode
+			t.PlayedOn, t.PlayedOnLine = r.Episode, lineOf(sums, r.Episode)
 		}
 		if v := strings.TrimSpace(r.Verdicts); v != "" && v != "null" {
 			if err := json.Unmarshal([]byte(v), &t.Verdicts); err != nil {
@@ -189,16 +199,36 @@ func branches(ctx context.Context, src Source, id int64) ([]Branch, error) {
 		if ending == "" {
 			ending = "unfinished"
 		}
-		out[i] = Branch{ID: b.ID, Label: domain.BranchLabel(b.ID, b.Name, b.Parent, b.ForkTurn),
-			Parent: b.Parent, ForkTurn: b.ForkTurn, Turns: b.Turns, Score: b.Score, Ending: ending, This: b.ID == id, Depth: depth[b.ID]}
+		out[i] = Branch{ID: b.ID, Label: b.Line().String(), Parent: b.Parent, ForkTurn: b.ForkTurn, Turns: b.Turns, Score: b.Score,
+			Moves: b.Moves, Ending: ending, This: b.ID == id, Depth: depth[b.ID]}
+		for _, p := range infos {
+			if b.Parent != 0 && p.ID == b.Parent {
+				out[i].From = p.Line().At(b.ForkTurn)
+			}
+		}
 	}
 	return out, nil
 }
 
-// Line is the branch in a list of the tree: its label and ID, where it
-// ends, and whether it is the one exported.
+// lineOf is the written form of branch id's line, from the summaries.
+func lineOf(sums []rundb.EpisodeSummary, id int64) string {
+	for _, s := range sums {
+		if s.ID == id {
+			return s.Line().String()
+		}
+	}
+	return fmt.Sprintf("#%d", id)
+}
+
+// Line is the branch in a list of the tree: its line and ID, where it
+// forked, where it stands or how it ended, and whether it is the one
+// exported.
 func (b Branch) Line() string {
-	s := fmt.Sprintf("%s (#%d): %d turns, score %d, %s", b.Label, b.ID, b.Turns, b.Score, b.Ending)
+	s := fmt.Sprintf("%s (#%d)", b.Label, b.ID)
+	if b.From != "" {
+		s += " from " + b.From
+	}
+	s += fmt.Sprintf(": %d turns, score %d, moves %d, %s", b.Turns, b.Score, b.Moves, b.Ending)
 	if b.This {
 		s += " ← this export"
 	}
@@ -281,6 +311,9 @@ func (ep Episode) ending() string {
 // title is the export's heading.
 func (ep Episode) title() string {
 	t := fmt.Sprintf("Episode %d", ep.ID)
+	if ep.Line != "" {
+		t = fmt.Sprintf("Line %s (#%d)", ep.Line, ep.ID)
+	}
 	if ep.Story != "" {
 		t += " of " + ep.Story
 	}

@@ -198,7 +198,7 @@ ul { margin: .3rem 0; padding-left: 1.3rem; }
 <h2>Transcript</h2>
 {{range .Ep.Turns}}<section class="turn {{.Actor}}" id="turn-{{.Turn}}">
 <h3>Turn {{.Turn}} · {{.Actor}} › {{.Action}}</h3>
-<div class="where">{{.Location}} (L{{.LocationID}}) · score {{.Score}} · moves {{.Moves}}{{if .Failed}} · failed{{end}}{{if .PlayedOn}} · played on #{{.PlayedOn}}{{end}}</div>
+<div class="where">{{.Location}} (L{{.LocationID}}) · score {{.Score}} · moves {{.Moves}}{{if .Failed}} · failed{{end}}{{if .PlayedOn}} · played on {{.PlayedOnLine}} (#{{.PlayedOn}}){{end}}</div>
 <pre>{{.Response}}</pre>
 {{if .Reasoning}}<details><summary>Reasoning</summary><pre>{{.Reasoning}}</pre></details>{{end}}
 {{if .Verdicts}}<div>Critic:<ul>{{range .Verdicts}}<li class="{{if .Accepted}}ok{{else}}no{{end}}">{{mark .}} <code>{{.Action}}</code> {{score .Score}} ({{.Stage}}){{if .Justification}}: {{.Justification}}{{end}}</li>{{end}}</ul></div>{{end}}

@@ -44,7 +44,7 @@ func writeMarkdown(w io.Writer, ep Episode) error {
 			b.WriteString(" · *failed*")
 		}
 		if t.PlayedOn != 0 {
-			fmt.Fprintf(b, " · *played on #%d*", t.PlayedOn)
+			fmt.Fprintf(b, " · *played on %s (#%d)*", mdInline(t.PlayedOnLine), t.PlayedOn)
 		}
 		b.WriteString("\n\n")
 		for _, l := range strings.Split(strings.TrimRight(t.Response, "\n"), "\n") {

@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/lantern-if/lantern/domain"
 )
 
 // An episode is a tree of branches. A branch is an episodes row with a
@@ -245,7 +247,9 @@ func lastTurn(ctx context.Context, q querier, ep int64) (int, error) {
 }
 
 // Branch starts a branch of episode from after its turn: a new episodes
-// row (parent from, fork_turn turn, named name, unnamed when "") and, in
+// row (parent from, fork_turn turn, named name, unnamed when ""; a name
+// another branch of the episode has, compared as domain.BranchKey does,
+// is domain.ErrBranchName) and, in
 // the same transaction, the checkpoint row pointing at the new branch with
 // the state after turn, so a session killed right after resumes the new
 // branch at turn. It returns the new episode's ID.
@@ -277,6 +281,9 @@ func (r *RunDB) Branch(ctx context.Context, from int64, turn int, name string) (
 	}
 	var branch any
 	if name != "" {
+		if err := nameFree(ctx, tx, from, name); err != nil {
+			return 0, fmt.Errorf("branch episode %d at turn %d: %w", from, turn, err)
+		}
 		branch = name
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO episodes (story_md5, seed, started_at, parent, fork_turn, branch) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -350,9 +357,13 @@ func (r *RunDB) BranchTurns(ctx context.Context, episode int64) ([]Turn, error) 
 
 // Root is the root episode of episode's tree (episode itself for a root).
 func (r *RunDB) Root(ctx context.Context, episode int64) (int64, error) {
+	return rootIn(ctx, r.db, episode)
+}
+
+func rootIn(ctx context.Context, q querier, episode int64) (int64, error) {
 	ep := episode
 	for range maxDepth {
-		parent, _, err := fork(ctx, r.db, ep)
+		parent, _, err := fork(ctx, q, ep)
 		if err != nil {
 			return 0, fmt.Errorf("root of episode %d: %w", episode, err)
 		}
@@ -364,13 +375,17 @@ func (r *RunDB) Root(ctx context.Context, episode int64) (int64, error) {
 	return 0, fmt.Errorf("root of episode %d: %w: its parents form a cycle", episode, ErrNoEpisode)
 }
 
-// BranchInfo is one branch of an episode's tree.
+// BranchInfo is one branch of an episode's tree, from the line's own state:
+// its last turn, score and moves are those after the last turn of its whole
+// line (the turn it forked at while it has none of its own).
 type BranchInfo struct {
+	Episode    int64 // the root: the episode the person started
 	ID, Parent int64 // Parent 0: the root
 	ForkTurn   int
 	Name       string // "" unnamed
 	Turns      int    // the last turn's number (inherited turns count)
 	Score      int    // the score after the last turn
+	Moves      int    // the moves after the last turn
 	Ended      bool
 	Reason     string // how it ended ("" while it has not)
 	Active     bool   // the checkpoint row points at it
@@ -390,6 +405,7 @@ func (r *RunDB) Branches(ctx context.Context, root int64) ([]BranchInfo, error) 
 		e.started_at, e.ended_at IS NOT NULL, COALESCE(e.reason, ''),
 		(SELECT MAX(turn) FROM turns WHERE turns.episode = e.id),
 		COALESCE((SELECT score FROM turns WHERE turns.episode = e.id ORDER BY turn DESC LIMIT 1), e.score),
+		COALESCE((SELECT moves FROM turns WHERE turns.episode = e.id ORDER BY turn DESC LIMIT 1), e.moves),
 		EXISTS (SELECT 1 FROM checkpoint c WHERE c.story_md5 = ?1 AND c.episode = e.id)
 		FROM episodes e WHERE e.id IN tree ORDER BY e.id`, r.story, root)
 	if err != nil {
@@ -402,12 +418,13 @@ func (r *RunDB) Branches(ctx context.Context, root int64) ([]BranchInfo, error) 
 	for rows.Next() {
 		var b BranchInfo
 		var started string
-		var last, score sql.NullInt64
-		if err := rows.Scan(&b.ID, &b.Parent, &b.ForkTurn, &b.Name, &started, &b.Ended, &b.Reason, &last, &score, &b.Active); err != nil {
+		var last, score, moves sql.NullInt64
+		if err := rows.Scan(&b.ID, &b.Parent, &b.ForkTurn, &b.Name, &started, &b.Ended, &b.Reason, &last, &score, &moves, &b.Active); err != nil {
 			return nil, fmt.Errorf("branches of episode %d: %w", root, err)
 		}
+		b.Episode = root
 		b.Started, _ = time.Parse(time.RFC3339Nano, started)
-		b.Turns, b.Score = max(int(last.Int64), b.ForkTurn), int(score.Int64)
+		b.Turns, b.Score, b.Moves = max(int(last.Int64), b.ForkTurn), int(score.Int64), int(moves.Int64)
 		scored[b.ID] = last.Valid || score.Valid
 		byID[b.ID] = &b
 		children[b.Parent] = append(children[b.Parent], b.ID)
@@ -424,9 +441,10 @@ func (r *RunDB) Branches(ctx context.Context, root int64) ([]BranchInfo, error) 
 		}
 		delete(byID, id) // a corrupt cycle is walked once
 		if !scored[id] && b.Parent != 0 {
-			// A branch without turns of its own has the score it forked at.
-			if ts, err := r.scoreAt(ctx, b.Parent, b.ForkTurn); err == nil {
-				b.Score = ts
+			// A branch without turns of its own has the score and moves
+			// it forked at.
+			if sc, mv, err := r.standingAt(ctx, r.db, b.Parent, b.ForkTurn); err == nil {
+				b.Score, b.Moves = sc, mv
 			}
 		}
 		out = append(out, *b)
@@ -440,13 +458,17 @@ func (r *RunDB) Branches(ctx context.Context, root int64) ([]BranchInfo, error) 
 	return out, nil
 }
 
-// scoreAt is the score after turn on branch ep.
-func (r *RunDB) scoreAt(ctx context.Context, ep int64, turn int) (int, error) {
-	own, err := owner(ctx, r.db, ep, turn)
+// standingAt is the score and moves after turn on branch ep.
+func (r *RunDB) standingAt(ctx context.Context, q querier, ep int64, turn int) (score, moves int, err error) {
+	own, err := owner(ctx, q, ep, turn)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	var score int
-	err = r.db.QueryRowContext(ctx, `SELECT score FROM turns WHERE episode = ? AND turn = ?`, own, turn).Scan(&score)
-	return score, err
+	err = q.QueryRowContext(ctx, `SELECT score, moves FROM turns WHERE episode = ? AND turn = ?`, own, turn).Scan(&score, &moves)
+	return score, moves, err
+}
+
+// Line is the branch's line of play.
+func (b BranchInfo) Line() domain.Line {
+	return domain.Line{Episode: b.Episode, ID: b.ID, Name: b.Name, Parent: b.Parent, ForkTurn: b.ForkTurn}
 }

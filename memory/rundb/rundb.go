@@ -169,13 +169,9 @@ func (r *RunDB) Close() error {
 	return r.db.Close()
 }
 
-// EndInterrupted is the ending recorded for an episode that stopped without
-// ending (its session was killed) and was not resumed.
-const EndInterrupted = "interrupted"
-
-// StartEpisode records a new episode and returns its ID. An earlier episode
-// of the story that never ended (a killed session, not resumed) is marked
-// interrupted, and its checkpoint dropped.
+// StartEpisode records a new episode and returns its ID. The story's
+// unfinished lines of play stay unfinished (Unfinished lists them): only
+// the person ends a line.
 func (r *RunDB) StartEpisode(ctx context.Context, seed int) (int64, error) {
 	return r.StartEpisodeID(ctx, 0, seed)
 }
@@ -199,13 +195,7 @@ func (r *RunDB) StartEpisodeID(ctx context.Context, id int64, seed int) (int64, 
 		return 0, fmt.Errorf("start episode: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `UPDATE episodes SET ended_at = ?, reason = ?,
-		turns = (SELECT COALESCE(MAX(turn), episodes.fork_turn, 0) FROM turns WHERE turns.episode = episodes.id),
-		score = (SELECT score FROM turns WHERE turns.episode = episodes.id ORDER BY turn DESC LIMIT 1),
-		moves = (SELECT moves FROM turns WHERE turns.episode = episodes.id ORDER BY turn DESC LIMIT 1)
-		WHERE story_md5 = ? AND ended_at IS NULL`, now(), EndInterrupted, r.story); err != nil {
-		return 0, fmt.Errorf("start episode: %w", err)
-	}
+	// The checkpoint row names the line played last: the new one from now.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoint WHERE story_md5 = ?`, r.story); err != nil {
 		return 0, fmt.Errorf("start episode: %w", err)
 	}
