@@ -185,6 +185,7 @@ type Idle struct {
 // EpisodeEnded: an episode is over.
 type EpisodeEnded struct {
 	Episode int
+	Line    Branch // the line of play that ended
 	Reason  env.Ending
 	Score   int
 	Moves   int

@@ -701,7 +701,7 @@ func (e *Engine) checkEpisode(ctx context.Context) (bool, error) {
 // endEpisode reports the end and starts the next episode, or stops.
 func (e *Engine) endEpisode(ctx context.Context, why env.Ending) error {
 	e.settle(ctx) // the last turns' work belongs to this episode
-	ep := EpisodeEnded{Episode: e.st.Episode, Reason: why, Score: e.st.Obs.Score, Moves: e.st.Obs.Moves, Turns: e.st.Turn}
+	ep := EpisodeEnded{Episode: e.st.Episode, Line: e.line(), Reason: why, Score: e.st.Obs.Score, Moves: e.st.Obs.Moves, Turns: e.st.Turn}
 	if e.life != nil {
 		if err := e.life.EpisodeEnded(ctx, ep); err != nil {
 			e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: err})

@@ -214,7 +214,7 @@ func TestFaultMatrix(t *testing.T) {
 				t.Fatalf("turn 1: %q", errs)
 			}
 			// A session's autosave is the turn's checkpoint in lantern.db.
-			save, ok, err := sess.Unfinished(ctx)
+			save, ok, err := sess.DB.LastCheckpoint(ctx)
 			if err != nil || !ok || save.Turn != 1 || len(save.Machine) == 0 {
 				t.Fatalf("no autosave after turn 1: checkpoint of turn %d, present %v (%v)", save.Turn, ok, err)
 			}

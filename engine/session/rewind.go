@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory"
-	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // ErrNothingToRewind: no turn of the episode has been recorded yet.
@@ -30,22 +30,29 @@ func (s *Session) rewind(ctx context.Context, to engine.Rewind) (engine.Checkpoi
 	if from == 0 {
 		return engine.Checkpoint{}, engine.Branch{}, ErrNothingToRewind
 	}
-	turns, err := s.DB.BranchTurns(ctx, from)
+	left, err := s.DB.Line(ctx, from)
 	if err != nil {
 		return engine.Checkpoint{}, engine.Branch{}, err
 	}
-	if len(turns) == 0 || to.Turn < 1 || to.Turn > turns[len(turns)-1].Turn {
-		return engine.Checkpoint{}, engine.Branch{}, fmt.Errorf("turn %d is not a played turn of branch #%d (1–%d): %w", to.Turn, from, lastTurn(turns), ErrNothingToRewind)
+	if to.Turn < 1 || to.Turn > left.Turns {
+		return engine.Checkpoint{}, engine.Branch{}, fmt.Errorf("turn %d is not a played turn of %s (1–%d): %w", to.Turn, left.Line(), left.Turns, ErrNothingToRewind)
 	}
 	id := from
-	if to.Turn == lastTurn(turns) {
-		if ended, why := s.ended(ctx, from); ended {
-			return engine.Checkpoint{}, engine.Branch{}, fmt.Errorf("branch #%d ended (%s) at turn %d: pick an earlier turn to play on from: %w",
-				from, why, to.Turn, ErrNothingToRewind)
-		}
-		err = s.DB.Activate(ctx, from)
-	} else {
+	switch {
+	case to.Turn < left.Turns:
 		id, err = s.DB.Branch(ctx, from, to.Turn, to.Name)
+	case left.Ended && left.Reason != string(env.EndTurnCap):
+		return engine.Checkpoint{}, engine.Branch{}, fmt.Errorf("%s ended (%s) at turn %d: pick an earlier turn to play on from: %w",
+			left.Line(), left.Reason, to.Turn, ErrNothingToRewind)
+	default:
+		// The line's last turn: play goes on on it, a line its turn cap
+		// ended included.
+		if left.Ended {
+			err = s.DB.Reopen(ctx, from)
+		}
+		if err == nil {
+			err = s.DB.Activate(ctx, from)
+		}
 	}
 	if err != nil {
 		return engine.Checkpoint{}, engine.Branch{}, err
@@ -56,15 +63,8 @@ func (s *Session) rewind(ctx context.Context, to engine.Rewind) (engine.Checkpoi
 	}
 	s.episode = id
 	s.branch = s.branchInfo(ctx, id)
-	s.log.Info("rewind", "from", from, "turn", to.Turn, "branch", id, "name", s.branch.Label())
+	s.log.Info("rewind", "from", left.Line().At(to.Turn), "line", s.branch.String(), "id", id)
 	return engine.Checkpoint{Machine: cp.Machine, Engine: cp.Engine}, s.branch, nil
-}
-
-func lastTurn(ts []rundb.Turn) int {
-	if len(ts) == 0 {
-		return 0
-	}
-	return ts[len(ts)-1].Turn
 }
 
 // branchInfo is a branch's row as the engine names it.
@@ -132,19 +132,4 @@ func (s *Session) activeMemory(loc int, title string) bool {
 		}
 	}
 	return false
-}
-
-// ended: the branch's episode ended (a death, a victory, the turn cap) at
-// its last turn, and why.
-func (s *Session) ended(ctx context.Context, id int64) (bool, string) {
-	bs, err := s.DB.Branches(ctx, id)
-	if err != nil {
-		return false, ""
-	}
-	for _, b := range bs {
-		if b.ID == id {
-			return b.Ended, b.Reason
-		}
-	}
-	return false, ""
 }

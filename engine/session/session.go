@@ -298,39 +298,6 @@ func openLocked(opts Options, dir string, lock *memory.WorkLock) (*Session, erro
 	return s, nil
 }
 
-// ErrNothingToResume: no episode of the story was left unfinished.
-var ErrNothingToResume = errors.New("no unfinished episode to resume")
-
-// Unfinished is the checkpoint of the story's episode that stopped without
-// ending (its session was killed or crashed); ok is false when there is
-// none.
-func (s *Session) Unfinished(ctx context.Context) (rundb.Checkpoint, bool, error) {
-	return s.DB.LastCheckpoint(ctx)
-}
-
-// Resume makes the engine continue the unfinished episode from its last
-// recorded turn, with the identical machine state; call it before
-// Engine.Run. Without it a new episode starts and the unfinished one is
-// recorded as interrupted.
-func (s *Session) Resume(ctx context.Context) (rundb.Checkpoint, error) {
-	cp, ok, err := s.DB.LastCheckpoint(ctx)
-	if err != nil {
-		return cp, err
-	}
-	if !ok {
-		return cp, ErrNothingToResume
-	}
-	if err := s.Engine.ResumeFrom(cp.Machine, cp.Engine); err != nil {
-		return cp, err
-	}
-	if err := s.resumeAfterWork(ctx, cp.Episode, cp.Turn); err != nil {
-		return cp, err
-	}
-	s.episode = cp.Episode
-	s.branch = s.branchInfo(ctx, cp.Episode)
-	return cp, nil
-}
-
 // nextEpisode numbers a new episode from the run database. The row itself
 // is written with the episode's first turn, so a session that plays nothing
 // leaves no empty episode behind.

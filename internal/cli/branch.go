@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine/session"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory/rundb"
 	"github.com/lantern-if/lantern/tui"
 )
@@ -24,36 +24,31 @@ func (b tuiBranches) Branches(ctx context.Context, root int64) ([]tui.BranchRow,
 	return rows, err
 }
 
-// parseFrom reads --from's EPISODE:TURN (an episode or branch ID from
-// `lantern episodes`, and a turn played on it).
-func parseFrom(s string) (episode int64, turn int, err error) {
-	ep, t, ok := strings.Cut(strings.TrimSpace(s), ":")
-	if ok {
-		episode, err = strconv.ParseInt(ep, 10, 64)
-	}
-	if ok && err == nil {
-		turn, err = strconv.Atoi(t)
-	}
-	if !ok || err != nil || episode < 1 || turn < 1 {
-		return 0, 0, usageErrorf("--from wants EPISODE:TURN (IDs from lantern episodes, a turn from 1), not %q", s)
-	}
-	return episode, turn, nil
-}
-
-// startFrom makes the session play on from a turn of a recorded episode
-// or branch, on a branch of its own (saying so on stderr).
+// startFrom makes the session play on from a turn of a recorded line of
+// play (--from LINE:TURN): on a new branch, or on the line itself from its
+// last turn (saying so on stderr).
 func startFrom(ctx context.Context, sess *session.Session, from, name, who string, stderr io.Writer) int {
-	episode, turn, err := parseFrom(from)
+	ref, turn, err := domain.ParseLineAt(from)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", who, err)
+		fmt.Fprintf(stderr, "%s: --from: %v\n", who, err)
 		return exitUsage
 	}
-	b, err := sess.ResumeAt(ctx, episode, turn, name)
+	src, err := sess.DB.ResolveLine(ctx, ref)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: --from %s: %v\n", who, from, err)
+		fmt.Fprintf(stderr, "%s: --from %s: %v\n", who, sanitize.Line(from), err)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "%s: playing on from turn %d of #%d on branch #%d (%s); the turns after it stay on #%d\n", who, turn, episode, b.ID, b.Label(), episode)
+	b, err := sess.ResumeAt(ctx, src.ID, turn, name)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: --from %s: %v\n", who, sanitize.Line(from), err)
+		return exitError
+	}
+	if b.ID == src.ID {
+		fmt.Fprintf(stderr, "%s: playing on %s (#%d) from its last turn, %d\n", who, sanitize.Line(b.String()), b.ID, turn)
+	} else {
+		fmt.Fprintf(stderr, "%s: playing on from %s on the new branch %s (#%d); the turns after it stay on %s\n", who,
+			sanitize.Line(src.Line().At(turn)), sanitize.Line(b.String()), b.ID, sanitize.Line(src.Line().String()))
+	}
 	printLastTurn(ctx, sess.DB, rundb.Checkpoint{Episode: b.ID, Turn: turn}, who, stderr)
 	return exitOK
 }

@@ -56,8 +56,8 @@ standard input every further proposal is accepted.`,
 	sessionFlags(fs)
 	episodes := episodeFlags(fs, 1)
 	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay actions through the full loop")
-	resume := fs.Bool("resume", false, "continue the story's unfinished episode (a killed session) from its last recorded turn")
-	from := fs.String("from", "", "play on from EPISODE:TURN of a recorded episode or branch (lantern episodes lists them), on a new branch")
+	resume := fs.Bool("resume", false, "continue the story's unfinished line of play (a killed session) from its last recorded turn: the one played last, else the only one (several: name one with --from)")
+	from := fs.String("from", "", "play on from LINE:TURN, a turn of a recorded line of play (1:40, 1/side:40 or #4:40; lantern episodes lists them), on a new branch (on the line itself from its last turn)")
 	branchName := fs.String("branch", "", "with --from: the new branch's name")
 	review := fs.Bool("review", false, "review mode: each proposal waits for a decision read from standard input (y, e COMMAND, n REASON, n! REASON)")
 	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
@@ -76,8 +76,8 @@ standard input every further proposal is accepted.`,
 			return usageErrorf("--branch names the branch --from starts")
 		}
 		if *from != "" {
-			if _, _, err := parseFrom(*from); err != nil {
-				return err
+			if _, _, err := domain.ParseLineAt(*from); err != nil {
+				return usageErrorf("--from: %v", err)
 			}
 		}
 		name, err := domain.CleanBranchName(*branchName)
@@ -193,12 +193,15 @@ func reviewer(ctx context.Context, e *engine.Engine, in io.Reader, stderr io.Wri
 	}
 }
 
-// resumeOrNot resumes the session's unfinished episode when asked (saying
-// so on stderr), or says that a new episode leaves it interrupted.
+// resumeOrNot resumes an unfinished line of play when asked (saying so
+// on stderr): the one played last, else the only one; with several it
+// names them and exits 2 (exitUsage) for the person to pick one with
+// --from. Without resume it says which lines stay unfinished.
 func resumeOrNot(ctx context.Context, sess *session.Session, resume bool, who string, stderr io.Writer) int {
 	if !resume {
-		if cp, ok, err := sess.Unfinished(ctx); err == nil && ok {
-			fmt.Fprintf(stderr, "%s: note: an unfinished episode (stopped after turn %d) will be recorded as interrupted; --resume continues it\n", who, cp.Turn)
+		if r, err := sess.Unfinished(ctx); err == nil && len(r.Lines) > 0 {
+			fmt.Fprintf(stderr, "%s: note: a new episode starts; unfinished lines of play stay as they are: %s (--resume or --from LINE:TURN continues one)\n",
+				who, linesText(r.Lines))
 		}
 		return exitOK
 	}
@@ -206,14 +209,45 @@ func resumeOrNot(ctx context.Context, sess *session.Session, resume bool, who st
 	switch {
 	case errors.Is(err, session.ErrNothingToResume):
 		fmt.Fprintf(stderr, "%s: nothing to resume; a new episode starts\n", who)
+	case errors.Is(err, session.ErrWhichLine):
+		r, _ := sess.Unfinished(ctx)
+		fmt.Fprintf(stderr, "%s: --resume: several lines of play are unfinished and none was played last: %s\n%s: say which with --from LINE:TURN (its last turn continues it; an earlier one starts a branch)\n",
+			who, linesText(r.Lines), who)
+		return exitUsage
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: resume: %v\n", who, err)
 		return exitError
 	default:
-		fmt.Fprintf(stderr, "%s: resuming after turn %d (checkpoint of %s)\n", who, cp.Turn, cp.Saved.Local().Format("2006-01-02 15:04:05"))
-		printLastTurn(ctx, sess.DB, cp, who, stderr)
+		resumed(ctx, sess, cp, who, stderr)
 	}
 	return exitOK
+}
+
+// resumeLine continues line id (the person's pick), saying so on stderr.
+func resumeLine(ctx context.Context, sess *session.Session, id int64, who string, stderr io.Writer) int {
+	cp, err := sess.ResumeLine(ctx, id)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: resume: %v\n", who, err)
+		return exitError
+	}
+	resumed(ctx, sess, cp, who, stderr)
+	return exitOK
+}
+
+// resumed says which line a resume continues, and its last turn.
+func resumed(ctx context.Context, sess *session.Session, cp rundb.Checkpoint, who string, stderr io.Writer) {
+	fmt.Fprintf(stderr, "%s: resuming %s after turn %d (checkpoint of %s)\n", who, sanitize.Line(sess.Line().String()), cp.Turn,
+		cp.Saved.Local().Format("2006-01-02 15:04:05"))
+	printLastTurn(ctx, sess.DB, cp, who, stderr)
+}
+
+// linesText names unfinished lines at their last turns, with their scores.
+func linesText(lines []rundb.BranchInfo) string {
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = fmt.Sprintf("%s (#%d, score %d)", sanitize.Line(l.Line().At(l.Turns)), l.ID, l.Score)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // printLastTurn shows the turn a resume continues after, as recorded: its
@@ -242,7 +276,11 @@ func printLastTurn(ctx context.Context, db *rundb.RunDB, cp rundb.Checkpoint, wh
 
 // runLine is one turn of `run --json`.
 type runLine struct {
-	Episode      int     `json:"episode,omitempty"`
+	// Line is the line of play in its written form (1/no-bar), Episode
+	// the episode the person started and Branch the line's stable ID.
+	Line         string  `json:"line"`
+	Episode      int64   `json:"episode"`
+	Branch       int64   `json:"branch"`
 	Turn         int     `json:"turn"`
 	Actor        string  `json:"actor"`
 	Action       string  `json:"action"`
@@ -290,7 +328,7 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 			}
 		case engine.EpisodeEnded:
 			if !asJSON {
-				fmt.Fprintf(stdout, "episode %d ended (%s): score %d in %d moves, %d turns\n", v.Episode, v.Reason, v.Score, v.Moves, v.Turns)
+				fmt.Fprintf(stdout, "%s ended (%s): score %d in %d moves, %d turns\n", sanitize.Line(v.Line.String()), v.Reason, v.Score, v.Moves, v.Turns)
 			}
 		case engine.ReviewRequested:
 			if decide != nil {
@@ -318,7 +356,7 @@ func report(events <-chan engine.Event, asJSON bool, stdout, stderr io.Writer, d
 // turnLine is a completed turn as `run` prints it.
 func turnLine(v engine.TurnResult, asJSON bool) runLine {
 	o := v.Observation
-	line := runLine{Turn: v.Turn, Actor: string(v.Actor), Action: v.Action, Score: o.Score, Moves: o.Moves,
+	line := runLine{Line: v.Line.String(), Episode: v.Line.Episode, Branch: v.Line.ID, Turn: v.Turn, Actor: string(v.Actor), Action: v.Action, Score: o.Score, Moves: o.Moves,
 		Location: o.Location.ID, Room: o.Location.Name, TurnMS: ms(v.Duration), LLMMS: ms(v.LLM.Latency),
 		PromptTokens: v.LLM.PromptTokens, EvalTokens: v.LLM.EvalTokens, Ended: string(o.Ended), Critic: v.Verdicts, Review: v.Reviews}
 	if line.Critic == nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/session"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
 	"github.com/lantern-if/lantern/themes"
@@ -43,8 +45,8 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 	fs := cmd.Flags()
 	sessionFlags(fs)
 	fs.String("theme", "", "theme: "+fmt.Sprint(themes.Names())+" or auto (default: theme in the configuration)")
-	resume := fs.Bool("resume", false, "continue the unfinished episode without asking")
-	fresh := fs.Bool("new", false, "start a new episode without asking, even when one was left unfinished")
+	resume := fs.Bool("resume", false, "continue the unfinished line of play without asking (the one played last, else the only one; several: asks which)")
+	fresh := fs.Bool("new", false, "start a new episode without asking; unfinished lines of play stay as they are")
 	review := fs.Bool("review", false, "start in review mode: each proposal waits for you (v switches it)")
 	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long, with a countdown (0: wait)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -96,10 +98,7 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		defer sess.Close()
 		sess.SetLogger(log)
 		if !*fresh {
-			if !*resume {
-				*resume = askResume(ctx, sess, stdin, stderr)
-			}
-			if code := resumeOrNot(ctx, sess, *resume, "lantern", stderr); code != exitOK {
+			if code := startResumed(ctx, sess, *resume, stdin, stderr); code != exitOK {
 				return status(code)
 			}
 		}
@@ -171,21 +170,70 @@ func offerReadOnly(ctx context.Context, inUse *memory.InUseError, path, md5, the
 	return exitOK
 }
 
-// askResume offers to continue an unfinished episode, on the terminal
-// before the TUI starts (enter or y: yes).
-func askResume(ctx context.Context, sess *session.Session, stdin io.Reader, stderr io.Writer) bool {
-	cp, ok, err := sess.Unfinished(ctx)
-	if err != nil || !ok {
-		return false
+// startResumed asks, on the terminal before the TUI starts, whether to
+// continue an unfinished line of play (resume: without asking when one is
+// plain), and resumes the one chosen.
+func startResumed(ctx context.Context, sess *session.Session, resume bool, stdin io.Reader, stderr io.Writer) int {
+	r, err := sess.Unfinished(ctx)
+	if err != nil || len(r.Lines) == 0 {
+		return exitOK
 	}
-	fmt.Fprintf(stderr, "The last session stopped after turn %d of an episode (%s).\nContinue that episode? [Y/n] ",
-		cp.Turn, cp.Saved.Local().Format("2006-01-02 15:04"))
-	line, _ := bufio.NewReader(stdin).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "", "y", "yes":
-		return true
+	b, plain := r.Pick()
+	if !resume || !plain {
+		b, plain = askResume(r, stdin, stderr)
 	}
-	return false
+	if !plain {
+		return exitOK // a new episode; the unfinished lines stay
+	}
+	return resumeLine(ctx, sess, b.ID, "lantern", stderr)
+}
+
+// askResume offers the unfinished lines: the one played last (or the only
+// one) with Enter or y, any of several by its number; n starts a new
+// episode. ok is false for a new episode.
+func askResume(r session.Resumable, stdin io.Reader, stderr io.Writer) (rundb.BranchInfo, bool) {
+	in := bufio.NewReader(stdin)
+	if b, ok := r.Pick(); ok && len(r.Lines) == 1 {
+		when := ""
+		if r.Last {
+			when = " (" + r.Saved.Local().Format("2006-01-02 15:04") + ")"
+		}
+		fmt.Fprintf(stderr, "Line of play %s stopped after turn %d%s, score %d.\nContinue it? [Y/n] ",
+			sanitize.Line(b.Line().String()), b.Turns, when, b.Score)
+		line, _ := in.ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "", "y", "yes":
+			return b, true
+		}
+		return rundb.BranchInfo{}, false
+	}
+	fmt.Fprintln(stderr, "Unfinished lines of play:")
+	for i, l := range r.Lines {
+		last := ""
+		if i == 0 && r.Last {
+			last = "  ← played last"
+		}
+		fmt.Fprintf(stderr, "  %d) %s (#%d) after turn %d, score %d, moves %d%s\n", i+1, sanitize.Line(l.Line().String()), l.ID, l.Turns, l.Score, l.Moves, last)
+	}
+	for range 5 {
+		if r.Last {
+			fmt.Fprintf(stderr, "Continue which? [1-%d, Enter: 1, n: a new episode] ", len(r.Lines))
+		} else {
+			fmt.Fprintf(stderr, "Continue which? [1-%d, n: a new episode] ", len(r.Lines))
+		}
+		line, err := in.ReadString('\n')
+		ans := strings.ToLower(strings.TrimSpace(line))
+		switch n, nerr := strconv.Atoi(ans); {
+		case ans == "" && r.Last:
+			return r.Lines[0], true
+		case ans == "n" || ans == "new" || (ans == "" && err != nil):
+			return rundb.BranchInfo{}, false
+		case nerr == nil && n >= 1 && n <= len(r.Lines):
+			return r.Lines[n-1], true
+		}
+		fmt.Fprintf(stderr, "%q is not one of them.\n", sanitize.Line(ans))
+	}
+	return rundb.BranchInfo{}, false
 }
 
 // storyTitle is the story's name for the status bar.

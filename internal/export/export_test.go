@@ -59,8 +59,8 @@ func sample(t *testing.T) *fakeSource {
 	v := func(vs ...Verdict) string { b, _ := json.Marshal(vs); return string(b) }
 	return &fakeSource{t: t,
 		sums: []rundb.EpisodeSummary{
-			{ID: 2, Started: started.Add(time.Hour), Reason: "", Score: 0, Moves: 1, Turns: 1},
-			{ID: 1, Started: started, Reason: "victory", Score: 15, Moves: 5, Turns: 5},
+			{Episode: 2, ID: 2, Started: started.Add(time.Hour), Reason: "", Score: 0, Moves: 1, Turns: 1},
+			{Episode: 1, ID: 1, Started: started, Reason: "victory", Score: 15, Moves: 5, Turns: 5},
 		},
 		turns: map[int64][]rundb.Turn{
 			1: {
@@ -197,16 +197,18 @@ func TestExportShowsTheBranchTree(t *testing.T) {
 	main := src.turns[1]
 	mine := append(slices.Clone(main[:2]), rundb.Turn{Episode: 3, Turn: 3, Actor: "human", Action: "west", Response: "Well", LocationID: 6, Location: "Well", Score: 5, Moves: 3, Verdicts: "[]"})
 	src.turns[3] = mine
-	src.sums = append(src.sums, rundb.EpisodeSummary{ID: 3, Started: src.sums[0].Started, Score: 5, Moves: 3, Turns: 3, Parent: 1, ForkTurn: 2})
-	src.tree = []rundb.BranchInfo{{ID: 1, Turns: 5, Score: 15, Ended: true, Reason: "victory"}, {ID: 3, Parent: 1, ForkTurn: 2, Turns: 3, Score: 5, Active: true}}
+	src.sums = append(src.sums, rundb.EpisodeSummary{Episode: 1, ID: 3, Started: src.sums[0].Started, Score: 5, Moves: 3, Turns: 3, Parent: 1, ForkTurn: 2})
+	src.tree = []rundb.BranchInfo{{Episode: 1, ID: 1, Turns: 5, Score: 15, Moves: 5, Ended: true, Reason: "victory"},
+		{Episode: 1, ID: 3, Parent: 1, ForkTurn: 2, Turns: 3, Score: 5, Moves: 3, Active: true}}
 	ep, err := Load(context.Background(), src, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"md":   {"## Branches", `- main (\#1): 5 turns, score 15, victory`, `  - \#3 from \#1@2 (\#3): 3 turns, score 5, unfinished ← this export`, "*played on #1*", "### Turn 3 · human › west"},
-		"json": {`"branches":[`, `"label":"#3 from #1@2"`, `"this":true`, `"played_on":1`},
-		"html": {"<h2>Branches</h2>", "#3 from #1@2 (#3): 3 turns, score 5, unfinished ← this export", "played on #1"},
+		"md": {"# Line 1/\\#3 (\\#3)", "## Branches", `- 1/main (\#1): 5 turns, score 15, moves 5, victory`,
+			`  - 1/\#3 (\#3) from 1/main:2: 3 turns, score 5, moves 3, unfinished ← this export`, "*played on 1/main (#1)*", "### Turn 3 · human › west"},
+		"json": {`"line":"1/#3"`, `"episode":1`, `"branches":[`, `"label":"1/#3"`, `"from":"1/main:2"`, `"this":true`, `"played_on":1`, `"played_on_line":"1/main"`},
+		"html": {"<h2>Branches</h2>", "1/#3 (#3) from 1/main:2: 3 turns, score 5, moves 3, unfinished ← this export", "played on 1/main (#1)"},
 	}
 	for _, format := range Formats() {
 		var b strings.Builder

@@ -14,7 +14,7 @@ import (
 // and the person's reviews.
 func writeMarkdown(w io.Writer, ep Episode) error {
 	b := bufio.NewWriter(w)
-	fmt.Fprintf(b, "# %s\n\n", ep.title())
+	fmt.Fprintf(b, "# %s\n\n", mdInline(ep.title()))
 	fmt.Fprintf(b, "- Started: %s\n- Ending: %s\n- Score: %d in %d moves, %d turns\n", stamp(ep), ep.ending(), ep.Score, ep.Moves, len(ep.Turns))
 	if ep.Reviews.Decisions > 0 {
 		fmt.Fprintf(b, "- Reviews: %d decisions, %d accepted, %d edited, %d rejected\n", ep.Reviews.Decisions, ep.Reviews.Accepted, ep.Reviews.Edited, ep.Reviews.Rejected)

@@ -280,6 +280,9 @@ func (r *RunDB) Branch(ctx context.Context, from int64, turn int, name string) (
 		return 0, fmt.Errorf("branch: %w", err)
 	}
 	var branch any
+	if name, err = domain.CleanBranchName(name); err != nil {
+		return 0, fmt.Errorf("branch episode %d at turn %d: %w", from, turn, err)
+	}
 	if name != "" {
 		if err := nameFree(ctx, tx, from, name); err != nil {
 			return 0, fmt.Errorf("branch episode %d at turn %d: %w", from, turn, err)

@@ -245,8 +245,13 @@ func TestBranchesShareTheirParentsTurns(t *testing.T) {
 	// Another episode is a tree of its own.
 	f, _ := db.StartEpisode(ctx, 8)
 	record(t, db, f, 1, 2)
-	if tree, err := db.Branches(ctx, e); err != nil || len(tree) != 4 || tree[3].Active || !tree[3].Ended || tree[3].Reason != EndInterrupted {
+	// Starting it closed nothing: the first tree's lines stay unfinished,
+	// the new one is played last.
+	if tree, err := db.Branches(ctx, e); err != nil || len(tree) != 4 || tree[3].Active || tree[3].Ended || tree[3].Reason != "" {
 		t.Errorf("the first tree after another episode started: %+v, %v", tree, err)
+	}
+	if open, err := db.Unfinished(ctx); err != nil || len(open) < 2 || open[0].ID != f || !slices.ContainsFunc(open, func(b BranchInfo) bool { return b.ID == d }) {
+		t.Errorf("Unfinished = %+v, %v; want #%d first and #%d among them", open, err, f, d)
 	}
 	if tree, err := db.Branches(ctx, f); err != nil || len(tree) != 1 || tree[0].ID != f || !tree[0].Active {
 		t.Errorf("the second tree: %+v, %v", tree, err)

@@ -2,7 +2,6 @@ package rundb
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -133,15 +132,12 @@ func (r *RunDB) Unfinished(ctx context.Context) ([]BranchInfo, error) {
 // Reopen makes a line its turn cap ended playable again from its last
 // turn: the ending is cleared, so it is unfinished, and play goes on on it.
 func (r *RunDB) Reopen(ctx context.Context, id int64) error {
-	var reason sql.NullString
-	if err := r.db.QueryRowContext(ctx, `SELECT reason FROM episodes WHERE id = ?`, id).Scan(&reason); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			err = ErrNoEpisode
-		}
+	res, err := r.db.ExecContext(ctx, `UPDATE episodes SET ended_at = NULL, reason = NULL, score = NULL, moves = NULL, turns = NULL WHERE id = ?`, id)
+	if err != nil {
 		return fmt.Errorf("reopen #%d: %w", id, err)
 	}
-	if _, err := r.db.ExecContext(ctx, `UPDATE episodes SET ended_at = NULL, reason = NULL WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("reopen #%d: %w", id, err)
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("reopen #%d: %w", id, ErrNoEpisode)
 	}
 	return nil
 }
