@@ -277,7 +277,7 @@ func TestFaultMatrix(t *testing.T) {
 
 			// The state is intact: the autosave (turn 1's checkpoint) and
 			// the memories as turn 1 left them, no turn 2 in lantern.db.
-			if cp, ok, err := sess.Unfinished(ctx); err != nil || !ok || cp.Turn != 1 ||
+			if cp, ok, err := sess.DB.LastCheckpoint(ctx); err != nil || !ok || cp.Turn != 1 ||
 				!bytes.Equal(cp.Machine, save.Machine) || !bytes.Equal(cp.Engine, save.Engine) {
 				t.Errorf("the checkpoint changed during the fault: turn %d, present %v (%v); want turn 1's, unchanged", cp.Turn, ok, err)
 			}
