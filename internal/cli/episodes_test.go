@@ -87,7 +87,7 @@ func TestMapAndEpisodesErrors(t *testing.T) {
 		{[]string{"map"}, exitError, "nothing recorded for demo.z3 yet"},
 		{[]string{"episodes"}, exitError, "nothing recorded"},
 		{[]string{"episodes", "drop"}, exitUsage, `unexpected "drop"`},
-		{[]string{"episodes", "show", "x"}, exitUsage, `"x" is not an episode ID`},
+		{[]string{"episodes", "show", "x"}, exitUsage, `not a line of play: "x"`},
 		{[]string{"episodes", "export", "--format", "pdf"}, exitUsage, `unknown format "pdf"`},
 		{[]string{"episodes", "list"}, exitError, "nothing recorded"},
 	}
@@ -102,7 +102,7 @@ func TestMapAndEpisodesErrors(t *testing.T) {
 func TestEpisodeNotFound(t *testing.T) {
 	playDemo(t)
 	code, _, stderr := runCLI(t, "", "episodes", "show", "7")
-	if code != exitError || !strings.Contains(stderr, "no such episode") {
+	if code != exitError || !strings.Contains(stderr, "episode 7: no such line of play") {
 		t.Errorf("episode 7: exit %d, %q", code, stderr)
 	}
 }

@@ -83,7 +83,7 @@ func TestExportToDeviceAndFIFO(t *testing.T) {
 	if code, _, stderr := runCLI(t, "", "episodes", "export", "1", "-o", fifo); code != exitOK {
 		t.Fatalf("export to a FIFO: exit %d: %s", code, stderr)
 	}
-	if md := <-got; !strings.Contains(md, "# Episode 1 of demo") {
+	if md := <-got; !strings.Contains(md, `# Line 1/main (\#1) of demo`) {
 		t.Fatalf("the FIFO's reader got %.200q", md)
 	}
 	if fi, _ := os.Lstat(fifo); fi.Mode()&os.ModeNamedPipe == 0 {
