@@ -33,6 +33,7 @@ func newEpisodesCmd(a *app) *cobra.Command {
           score chart and the map as inline SVG); to stdout, or with -o to
           FILE`,
 		Example: `  lantern episodes --story zork1
+  lantern episodes show 1/side
   lantern episodes export 3 --format html -o episode3.html`,
 		Args: noArgs,
 	}

@@ -34,12 +34,16 @@ func newRunCmd(a *app) *cobra.Command {
 		Long: `Plays episodes with the agent, without the TUI, printing a line per turn (or
 a JSON object per turn with --json). --agent script:FILE takes the actions
 from FILE while every manager runs (the critic is advisory). Every turn is
-checkpointed in lantern.db: after a crash, --resume continues the episode
-from its last recorded turn with the identical game state (a script resumes
-after the actions already played). Every turn's state is kept: --from
-EPISODE:TURN plays on from any recorded turn on a new branch of the episode
-(the turns after it stay on the branch they were played on; lantern episodes
-shows the tree), and --resume continues the branch played last.
+checkpointed in lantern.db: after a crash, --resume continues the line of
+play from its last recorded turn with the identical game state (a script
+resumes after the actions already played): the line played last, else the
+only unfinished one; with several it names them and exits 2. Every turn's
+state is kept: --from LINE:TURN plays on from any recorded turn on a new
+branch of the episode (the turns after it stay on the line they were played
+on); a line's last turn continues the line itself, one its turn cap ended
+included. A LINE is written EPISODE (its main line), EPISODE/NAME or #ID, as
+lantern episodes lists them (1, 1/side, #4); every turn line of --json
+carries it.
 
 With --review the person is the last critic: each proposal (after the
 critic) waits for one line on standard input: y accepts it, e COMMAND plays
@@ -70,7 +74,7 @@ standard input every further proposal is accepted.`,
 			return usageErrorf("--auto-accept must be 0 (wait) or more, not %s", *autoAccept)
 		}
 		if *from != "" && *resume {
-			return usageErrorf("--from and --resume cannot be used together (--resume continues the branch played last)")
+			return usageErrorf("--from and --resume cannot be used together (--resume continues the line played last)")
 		}
 		if *branchName != "" && *from == "" {
 			return usageErrorf("--branch names the branch --from starts")
