@@ -274,7 +274,7 @@ log "Memories.md holds both changes"
 # The episode was left unfinished: a new start offers to continue it.
 rm -f "$tmp/exit-fake"
 start fake "$host"
-wait_for "Continue that episode? [Y/n]"
+wait_for "Continue it? [Y/n]"
 keys Enter
 wait_for "Resumed episode 1 after turn $t_quit" "paused" "Turn: $t_quit"
 wait_for "T1 agent › north" "T2 human › inventory" "T3 agent ›" "$map_counts" "Find the lamp"

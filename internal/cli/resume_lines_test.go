@@ -111,3 +111,34 @@ func TestResumeNeverLosesALine(t *testing.T) {
 	}
 	lines()
 }
+
+// The TUI's start asks which unfinished line to continue: Enter or y for
+// the only (or last played) one, a number among several, n for a new
+// episode (the lines stay), and asks again after an answer it cannot read.
+func TestAskResumeNamesEachLine(t *testing.T) {
+	mainLine := rundb.BranchInfo{Episode: 1, ID: 1, Turns: 15, Score: 10}
+	side := rundb.BranchInfo{Episode: 1, ID: 2, Name: "side", Parent: 1, ForkTurn: 5, Turns: 8, Score: 5}
+	for _, c := range []struct {
+		name   string
+		r      session.Resumable
+		answer string
+		want   int64 // 0: a new episode
+		says   string
+	}{
+		{"one line, Enter", session.Resumable{Lines: []rundb.BranchInfo{mainLine}}, "\n", 1, "Line of play 1/main stopped after turn 15"},
+		{"one line, n", session.Resumable{Lines: []rundb.BranchInfo{mainLine}}, "n\n", 0, "Continue it? [Y/n]"},
+		{"two, none last, picks 2", session.Resumable{Lines: []rundb.BranchInfo{mainLine, side}}, "2\n", 2, "2) 1/side (#2) after turn 8, score 5"},
+		{"two, none last, Enter asks again", session.Resumable{Lines: []rundb.BranchInfo{mainLine, side}}, "\n9\n1\n", 1, `"9" is not one of them`},
+		{"two, last played, Enter", session.Resumable{Lines: []rundb.BranchInfo{side, mainLine}, Last: true}, "\n", 2, "← played last"},
+		{"two, new episode", session.Resumable{Lines: []rundb.BranchInfo{mainLine, side}}, "n\n", 0, "n: a new episode"},
+		{"two, end of input", session.Resumable{Lines: []rundb.BranchInfo{mainLine, side}}, "", 0, "1) 1/main (#1)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stderr strings.Builder
+			b, ok := askResume(c.r, strings.NewReader(c.answer), &stderr)
+			if got := map[bool]int64{true: b.ID}[ok]; got != c.want || !strings.Contains(stderr.String(), c.says) {
+				t.Errorf("askResume(%q) = #%d (%v), want #%d; the question:\n%s\nwant it to say %q", c.answer, b.ID, ok, c.want, stderr.String(), c.says)
+			}
+		})
+	}
+}
