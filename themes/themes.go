@@ -23,8 +23,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/atomicfile"
 	"io/fs"
-	"os"
 	"path"
 	"reflect"
 	"regexp"
@@ -138,11 +138,14 @@ func Names() []string {
 // ErrUnknown is returned for a theme name that is not built in.
 var ErrUnknown = errors.New("unknown theme")
 
+// maxThemeBytes bounds a theme file.
+const maxThemeBytes = 1 << 20
+
 // Load returns a built-in theme by name, or reads a theme file: a name
 // ending in .toml is a file's path.
 func Load(name string) (Theme, error) {
 	if strings.HasSuffix(name, ".toml") {
-		data, err := os.ReadFile(name)
+		data, err := atomicfile.ReadRegular(name, maxThemeBytes)
 		if err != nil {
 			return Theme{}, fmt.Errorf("theme file: %w", err)
 		}

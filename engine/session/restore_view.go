@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/lantern-if/lantern/atomicfile"
@@ -18,6 +17,9 @@ import (
 
 // objectivesFile keeps the person's objectives between sessions.
 const objectivesFile = "objectives.json"
+
+// maxStateBytes bounds a state file the session reads back.
+const maxStateBytes = 64 << 20
 
 // saveObjectives writes the person's active objectives to objectives.json
 // (completed ones belong to their episode, as the manager's Reset keeps
@@ -51,7 +53,7 @@ func (s *Session) RestoreObjectives() error {
 		return nil
 	}
 	path := filepath.Join(s.Dir, objectivesFile)
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, maxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

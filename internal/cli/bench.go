@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
 	"log/slog"
@@ -633,7 +634,7 @@ func loadBenchRun(ctx context.Context, db *rundb.RunDB, ref string) (*bench.Repo
 	default:
 		n, err := strconv.ParseInt(ref, 10, 64)
 		if err != nil {
-			data, err = os.ReadFile(ref)
+			data, err = atomicfile.ReadRegular(ref, maxReportBytes)
 			if err != nil {
 				return nil, fmt.Errorf("run %q: not a stored run's number, last, prev, or a readable report file (%v)", ref, err)
 			}

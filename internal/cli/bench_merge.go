@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -138,7 +139,7 @@ func loadShard(ctx context.Context, arg string) (*bench.Suite, error) {
 		}
 	}
 	if filepath.Base(path) == manifestName || strings.HasSuffix(path, ".json") {
-		data, err := os.ReadFile(path)
+		data, err := atomicfile.ReadRegular(path, maxReportBytes)
 		if err != nil {
 			return nil, fmt.Errorf("shard %q: %w", arg, err)
 		}

@@ -349,7 +349,7 @@ func playSegment(ctx context.Context, cfg *config.Config, o benchOptions, seg be
 func storySeeds(path string, stories []suiteStory, seed int) error {
 	named := map[string]int{}
 	if path != "" {
-		data, err := os.ReadFile(path)
+		data, err := atomicfile.ReadRegular(path, maxReportBytes)
 		if err != nil {
 			return usageErrorf("--seed-file: %v", err)
 		}

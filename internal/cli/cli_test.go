@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
@@ -123,6 +124,20 @@ func TestConfigCommand(t *testing.T) {
 	os.WriteFile(bad, []byte("[roles.agent]\ntemprature = 0.5\n"), 0o644)
 	if code, out, _ := runCLI(t, "", "config", "check", bad); code != exitError || !strings.Contains(out, bad+":2: roles.agent.temprature = 0.5: unknown key; did you mean roles.agent.temperature?") {
 		t.Errorf("config check bad: exit %d\n%s", code, out)
+	}
+	// Special files are refused before a byte is read (a FIFO without a
+	// writer would wait for ever, /dev/zero never ends), exit 2.
+	fifo, link := filepath.Join(dir, "fifo.toml"), filepath.Join(dir, "zero.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, special := range []string{"/dev/zero", link, fifo, dir} {
+		if code, out, _ := runCLI(t, "", "config", "check", special); code != exitUsage || !strings.Contains(out, "not a regular file") {
+			t.Errorf("config check %s: exit %d, want %d refusing it:\n%s", special, code, exitUsage, out)
+		}
 	}
 	t.Setenv("OLLAMA_HOST", "10.1.2.3:4")
 	code, out, _ = runCLI(t, "", "config", "show", "--config", p)

@@ -3,8 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/atomicfile"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -145,10 +145,13 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
 			}
 			code := exitOK
 			for _, name := range args {
-				data, err := os.ReadFile(name)
+				data, err := atomicfile.ReadRegular(name, config.MaxFileBytes)
 				if err != nil {
 					fmt.Fprintf(stdout, "%s: %v\n", name, err)
-					code = exitError
+					code = max(code, exitError)
+					if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
+						code = exitUsage // not a configuration file at all
+					}
 					continue
 				}
 				cfg, err := config.ParseChecked(name, data, checkTheme)

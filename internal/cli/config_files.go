@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/lantern-if/lantern/atomicfile"
 	"io"
 	"os"
 	"os/exec"
@@ -77,7 +78,7 @@ func configEdit(stdout, stderr io.Writer, path, sample string) int {
 		fmt.Fprintf(stderr, "lantern config edit: %s: %v\n", ed[0], err)
 		return exitError
 	}
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, config.MaxFileBytes)
 	if err != nil {
 		fmt.Fprintf(stderr, "lantern config edit: %v\n", err)
 		return exitError

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/lantern-if/lantern/atomicfile"
 	"io"
 	"os"
 	"os/exec"
@@ -180,7 +181,7 @@ func editInEditor(text string) (string, error) {
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("%s: %w", ed[0], err)
 	}
-	b, err := os.ReadFile(f.Name())
+	b, err := atomicfile.ReadRegular(f.Name(), maxNoteBytes)
 	return string(b), err
 }
 

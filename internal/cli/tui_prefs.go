@@ -34,7 +34,7 @@ func savePrefs(path, theme string, models map[string]string) error {
 	if path == "" {
 		return fmt.Errorf("save choices: no user configuration file (no home directory)")
 	}
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, config.MaxFileBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("save choices to %q: %w", path, err)
 	}
