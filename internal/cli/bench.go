@@ -42,7 +42,7 @@ func newBenchCmd(a *app) *cobra.Command {
 		Use:   "bench [--compare A B | --list]",
 		Short: "measure the agent over episodes",
 		Long: `Plays episodes headless, wired as lantern run is, and prints, per episode
-and overall: score, moves, deaths, turns to each score bench.Milestone, repeated
+and overall: score, moves, deaths, turns to each score milestone, repeated
 failed action rate, location coverage, LLM calls per turn, prompt tokens per
 turn p50/p95, model latency p50/p95 and harness overhead per turn; then a
 chart of score over turns. The run is stored in the story's lantern.db
@@ -81,7 +81,9 @@ report. --export DIR writes the episodes and turns as CSV and JSON Lines.`,
 	fs := cmd.Flags()
 	storyArgs, logFile, export := suiteFlags(fs)
 	episodes := episodeFlags(fs, 3)
-	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay a walkthrough (restarted each episode)")
+	fs.String("profile", "", "the managers' cadence: lean or zorkgpt (default: profile, else lean)")
+	serverFlags(fs)
+	agentSpec := fs.String("agent", "llm", "who plays: llm (the configured model), or script:FILE to replay a walkthrough (restarted each episode)")
 	label := fs.String("label", "", "a name for the run (default: the agent's model, or the script)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	compare := fs.Bool("compare", false, "compare two stored runs: lantern bench --compare A B")

@@ -62,3 +62,24 @@ func TestBenchShardsWithOracle(t *testing.T) {
 	t.Logf("LLM calls per turn: whole %.2f, merged %.2f; location coverage: whole %.2f, merged %.2f",
 		mw.LLMCallsPerTurn, mm.LLMCallsPerTurn, mw.LocationCoverage, mm.LocationCoverage)
 }
+
+// bench takes the server flags run takes: --api openai --base-url (the
+// oracle's /v1) and --profile, and plays with them.
+func TestBenchTakesServerFlags(t *testing.T) {
+	_, repo := isolate(t)
+	walk := filepath.Join(repo, "game_files", "demo", "walkthrough.txt")
+	cmds, err := oracle.LoadScript(walk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(oracle.New(oracle.Options{Script: cmds}))
+	defer srv.Close()
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:9") // not the server the flags name
+	rep := benchJSON(t, "--api", "openai", "--base-url", srv.URL+"/v1", "--profile", "zorkgpt", "--model", "oracle", "--episodes", "1", "--max-turns", "6")
+	if len(rep.Episodes) != 1 || rep.Episodes[0].Turns != 6 || rep.Summary[0].Score == 0 {
+		t.Errorf("bench over --api openai played %+v", rep.Episodes)
+	}
+	if !strings.Contains(rep.Host, strings.TrimPrefix(srv.URL, "http://")) {
+		t.Errorf("the report names the server %q, want %s", rep.Host, srv.URL)
+	}
+}

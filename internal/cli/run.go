@@ -59,7 +59,7 @@ standard input every further proposal is accepted.`,
 	asJSON := fs.Bool("json", false, "one JSON object per turn")
 	sessionFlags(fs)
 	episodes := episodeFlags(fs, 1)
-	agentSpec := fs.String("agent", "llm", "llm, or script:FILE to replay actions through the full loop")
+	agentSpec := fs.String("agent", "llm", "who plays: llm (the configured model), or script:FILE to replay actions through the full loop")
 	resume := fs.Bool("resume", false, "continue the story's unfinished line of play (a killed session) from its last recorded turn: the one played last, else the only one (several: name one with --from)")
 	from := fs.String("from", "", "play on from LINE:TURN, a turn of a recorded line of play (1:40, 1/side:40 or #4:40; lantern episodes lists them), on a new branch (on the line itself from its last turn)")
 	branchName := fs.String("branch", "", "with --from: the new branch's name")
