@@ -283,7 +283,9 @@ func (e *Env) observe(cmd, text string, restarts int) Observation {
 	if len(e.changes) > 0 {
 		obs.Changes = append([]Change(nil), e.changes...)
 	}
-	obs.Died = containsAny(text, e.b.DeathTexts) || (len(e.b.DeathTexts) == 0 && genericDeath(text))
+	// A victory is never a death: several stories' death text is the
+	// end-of-game prompt, which follows a victory too.
+	obs.Died = !e.won && (containsAny(text, e.b.DeathTexts) || (len(e.b.DeathTexts) == 0 && genericDeath(text)))
 	switch {
 	case obs.Won:
 		obs.Ended = EndVictory

@@ -33,6 +33,12 @@ var jerichoShortScores = map[string]int{"anchor.z8": 99, "balances.z5": 50, "cur
 // as two shards at once, each a process of the built binary (the full
 // loop's races are the engine's and the session's tests' to find, under
 // -race), merged; the per-game table and chart are golden.
+// jerichoRealDeaths are the deaths a winning walkthrough really dies (the
+// story's own "*** You have died ***", as dfrotz prints it): Inhumane's
+// traps kill the player on purpose, and play goes on. Every other won
+// episode dies none; the end-of-game prompt after a victory is no death.
+var jerichoRealDeaths = map[string]int{"inhumane.z5": 9}
+
 func TestBenchJerichoSuite(t *testing.T) {
 	dir, repo := isolate(t)
 	jdir, walks := jerichoWalks(t)
@@ -91,6 +97,9 @@ func TestBenchJerichoSuite(t *testing.T) {
 		for _, e := range r.Episodes {
 			if e.Ending != "victory" {
 				continue
+			}
+			if e.Deaths != jerichoRealDeaths[r.Story] {
+				t.Errorf("%s episode %d was won and counts %d deaths, want the walkthrough's %d: a victory is never a death", r.Story, e.Episode, e.Deaths, jerichoRealDeaths[r.Story])
 			}
 			want := 1.0
 			if s, ok := jerichoShortScores[r.Story]; ok {
