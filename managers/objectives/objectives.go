@@ -158,8 +158,10 @@ func (m *Manager) SetLocation(id int, name string) {
 }
 
 // ProcessTurn records the turn, completes objectives the ground truth shows
-// achieved, and runs ProcessPeriodic every UpdateInterval turns. It reports
-// whether the objectives changed.
+// achieved, and runs ProcessPeriodic every UpdateInterval turns and on an
+// episode's first turn while it has no active objective; a refinement is
+// due every RefineInterval turns on its own. It reports whether the
+// objectives changed.
 func (m *Manager) ProcessTurn(ctx context.Context, t domain.Turn) (bool, error) {
 	m.mu.Lock()
 	m.episode, m.turn = t.Episode, t.Turn
@@ -180,8 +182,18 @@ func (m *Manager) ProcessTurn(ctx context.Context, t domain.Turn) (bool, error) 
 			changed = true
 		}
 	}
-	due := t.Turn-m.lastUpdate >= m.cfg.UpdateInterval
+	// An episode is planned from its first turn: with no active objective
+	// and no update yet this episode, the update runs now, not after
+	// UpdateInterval turns (an episode shorter than that had none).
+	n := len(m.activeLocked())
+	due := t.Turn-m.lastUpdate >= m.cfg.UpdateInterval || (n == 0 && m.lastUpdate == 0)
+	// Refinement has its own cadence, not only inside an update.
+	refine := !due && n > m.cfg.RefineTarget && t.Turn-m.lastRefine >= m.cfg.RefineInterval && m.deps.Client != nil
 	m.mu.Unlock()
+	if refine {
+		ch, err := m.refine(ctx)
+		return changed || ch, err
+	}
 	if !due {
 		return changed, nil
 	}

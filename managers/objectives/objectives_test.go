@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -347,8 +348,8 @@ func TestDiscoveryUsesTheEnhancedContext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if changed != (turn == 3) {
-			t.Errorf("turn %d: changed=%v; discovery runs every 3 turns", turn, changed)
+		if changed != (turn == 1) {
+			t.Errorf("turn %d: changed=%v; discovery runs on the episode's first turn (no objective yet), then every 3 turns", turn, changed)
 		}
 	}
 	reqs := fake.ChatRequests()
@@ -361,7 +362,7 @@ func TestDiscoveryUsesTheEnhancedContext(t *testing.T) {
 		"=== LOCATION-SPECIFIC MEMORIES ===", "## Memories for Current Location 79 (Behind House):", "Window entry sequence",
 		"**Location 62 (Kitchen):**", "Lantern upstairs",
 		"=== MAP & ROUTING INFORMATION ===", "graph TD", "L79 -->|enter window| L62", "## Current Location: 79 (Behind House)",
-		"=== RECENT GAMEPLAY ===", "T3 at L79 Behind House: open window", "The window might open.",
+		"=== RECENT GAMEPLAY ===", "T1 at L79 Behind House: open window", "The window might open.",
 		"- Score: 5", "- Location: Behind House (ID: 79)", "- Inventory: leaflet",
 	} {
 		if !strings.Contains(p, want) {
@@ -478,4 +479,44 @@ func contains(list []int, v int) bool {
 		}
 	}
 	return false
+}
+
+// The cadence: discovery on an episode's first turn when it has no
+// objective (once), then every UpdateInterval turns; refinement every
+// RefineInterval turns on its own, not only inside an update.
+func TestCadenceOfUpdatesAndRefinement(t *testing.T) {
+	client, fake := fakeClient(t)
+	var many []string
+	for i := 1; i <= 25; i++ {
+		many = append(many, fmt.Sprintf(`"Objective number %d about Location %d"`, i, 100+i))
+	}
+	var found []llmtest.Reply
+	for i := 0; i < 5; i++ {
+		found = append(found, llmtest.Reply{Content: `{"objectives": [` + strings.Join(many[5*i:5*i+5], ",") + `], "reasoning": "r"}`})
+	}
+	fake.On("discovery", llmtest.PromptContains("discover objectives"), found...)
+	fake.Always("completion", llmtest.PromptContains("Which of the current objectives"), llmtest.Reply{Content: `{"completed": [], "reasoning": "none"}`})
+	fake.Always("refinement", llmtest.PromptContains("Refine this list"), llmtest.Reply{Content: `{"refined_objectives": [` + strings.Join(many[:9], ",") + `], "reasoning": "keep"}`})
+	m := planning(t, client, Config{UpdateInterval: 20, RefineInterval: 50, RefineTarget: 8, MaxBeforeRefine: 100})
+	var updates, refines []int
+	for turn := 1; turn <= 100; turn++ {
+		before := len(fake.ChatRequests())
+		if _, err := m.ProcessTurn(context.Background(), walk(turn)); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range fake.ChatRequests()[before:] {
+			switch p := r.Prompt(); {
+			case strings.Contains(p, "discover objectives"):
+				updates = append(updates, turn)
+			case strings.Contains(p, "Refine this list"):
+				refines = append(refines, turn)
+			}
+		}
+	}
+	if want := []int{1, 21, 41, 61, 81}; !slices.Equal(updates, want) {
+		t.Errorf("discovery at turns %v, want %v", updates, want)
+	}
+	if want := []int{50, 100}; !slices.Equal(refines, want) {
+		t.Errorf("refinement at turns %v, want %v (every 50 turns on its own)", refines, want)
+	}
 }
