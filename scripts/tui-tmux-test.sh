@@ -33,9 +33,11 @@
 #   person's rejection live in Reasoning ("rejected by you") and the retry
 #   as "proposal 2"; a paste of 8 lines asks before it plays. Then the
 #   timeline: T opens it, an earlier turn is rewound to (after the question),
-#   the status bar names the new branch, a typed command plays on it, and
-#   the branch list switches back to the first branch, whose later turns
-#   show again.
+#   named alt (r), the status bar names it (Ep 1/alt), the footer shows the
+#   outcome with T in it, a typed command plays on it, and the branch list
+#   switches back to the first branch, whose later turns show again; the
+#   replay list, lantern episodes, episodes show and run --json name it 1/alt,
+#   and run --from 1/alt:TURN plays on from it.
 #
 # Needs tmux (scripts/test-deps.sh installs it) and Go. KEEP=1 keeps the temp
 # dir (binaries, work dirs, logs). Exits 0 when both runs pass.
@@ -276,7 +278,7 @@ rm -f "$tmp/exit-fake"
 start fake "$host"
 wait_for "Continue it? [Y/n]"
 keys Enter
-wait_for "Resumed episode 1 after turn $t_quit" "paused" "Turn: $t_quit"
+wait_for "Resumed 1/main after turn $t_quit" "paused" "Turn: $t_quit"
 wait_for "T1 agent › north" "T2 human › inventory" "T3 agent ›" "$map_counts" "Find the lamp"
 log "offered and resumed the unfinished episode: transcript, map ($map_counts) and objective are back"
 
@@ -414,12 +416,18 @@ rewind_steps() {
 	keys Up Up Up
 	wait_for "▸ T$t_back "
 	keys Enter
-	wait_for "Rewind to turn $t_back?" "Memories are not rewound"
+	wait_for "Rewind to turn $t_back of 1/main" "Memories are not rewound"
+	keys r
+	text alt
+	keys Enter
+	wait_for "The new branch will be named alt"
 	keys y
-	wait_for "Rewound to turn $t_back on branch" "Turn: $t_back"
-	wait_re "Ep [0-9]+ · #[0-9]+ from #[0-9]+@$t_back" "the new branch named in the status bar"
+	wait_for "Rewound to 1/main:$t_back" "Turn: $t_back"
+	wait_re "Ep 1/alt │" "the new branch named in the status bar"
 	! screen | grep -Eq "T$((t_back + 1)) (agent|human|human-edited) ›" || fail "timeline: a turn after $t_back is still in the transcript"
-	log "timeline: rewound from turn $t_end to $t_back; the status bar names the new branch"
+	! screen | grep -q "rewinding to" || fail "timeline: the footer still shows the rewind's progress"
+	screen | tail -n 1 | grep -q "T timeline" || fail "timeline: T is not in the footer after the rewind"
+	log "timeline: rewound from turn $t_end to $t_back on 1/alt; the status bar names it, the footer shows the outcome"
 	keys i
 	text inventory
 	keys Enter
@@ -428,11 +436,12 @@ rewind_steps() {
 	keys T
 	wait_for "Timeline ·" "▸ T$((t_back + 1)) "
 	keys b
-	wait_for "The branches of this episode" "● #" "main"
+	wait_for "The lines of play of this episode" "● 1/alt" "1/main" "1/main:$t_back"
 	keys g Enter # the first branch is listed first
-	wait_for "Switched to branch main at turn $t_end" "Turn: $t_end"
+	wait_for "Switched to 1/main at turn $t_end" "Turn: $t_end"
 	wait_re "T$t_end (agent|human|human-edited) ›" "turn $t_end of main in the transcript again"
-	wait_re "Ep [0-9]+ · main" "the first branch named in the status bar"
+	wait_re "Ep 1/main │" "the first branch named in the status bar"
+	alt_last=$((t_back + 1))
 	log "timeline: played turn $((t_back + 1)) on the new branch, switched back to main at turn $t_end"
 }
 rewind_steps
@@ -467,15 +476,28 @@ second_exit
 second_start
 tmux send-keys -t "$session-second" Enter
 deadline=$((SECONDS + 20))
-until [[ $(second_pane) == *"read-only replay"* && $(second_pane) == *"Episode "* ]]; do
+until [[ $(second_pane) == *"read-only replay"* && $(second_pane) == *"1/alt "* && $(second_pane) == *"1/main "* ]]; do
 	((SECONDS < deadline)) || { second_pane >&2; fail "the read-only replay did not open"; }
 	sleep 0.2
 done
 tmux send-keys -t "$session-second" q
 second_exit
 [[ $(<"$tmp/exit-second") == 0 ]] || fail "the read-only replay did not exit 0 on q"
-log "a second Lantern on the same work dir refused, naming the owner, and replayed its episodes read-only"
+log "a second Lantern on the same work dir refused, naming the owner, and replayed its episodes read-only (1/main and 1/alt listed)"
 quit fake
+
+# The line the TUI named 1/alt is 1/alt everywhere: lantern episodes, show,
+# and run --from 1/alt:TURN plays on from it, each --json turn naming it.
+"$tmp/lantern" episodes --workdir "$tmp/wd-fake" >"$tmp/episodes.txt" 2>&1 || fail "lantern episodes failed: $(<"$tmp/episodes.txt")"
+grep -Eq "^1/alt +#[0-9]+ .* 1/main:$((alt_last - 1))\$" "$tmp/episodes.txt" || fail "lantern episodes does not list 1/alt forked at 1/main:$((alt_last - 1)): $(<"$tmp/episodes.txt")"
+"$tmp/lantern" episodes show 1/alt --workdir "$tmp/wd-fake" >"$tmp/alt.md" 2>&1 || fail "episodes show 1/alt failed: $(<"$tmp/alt.md")"
+grep -q '^# Line 1/alt (\\#' "$tmp/alt.md" || fail "episodes show 1/alt: $(head -3 "$tmp/alt.md")"
+for ((i = 0; i < alt_last + 5; i++)); do echo look; done >"$tmp/looks.txt"
+"$tmp/lantern" run --json --from "1/alt:$alt_last" --agent "script:$tmp/looks.txt" --max-turns $((alt_last + 2)) --workdir "$tmp/wd-fake" >"$tmp/from.jsonl" 2>"$tmp/from.err" ||
+	fail "run --from 1/alt:$alt_last failed: $(<"$tmp/from.err")"
+grep -q "\"line\":\"1/alt\",\"episode\":1,\"branch\":[0-9]*,\"turn\":$((alt_last + 1))," "$tmp/from.jsonl" ||
+	fail "run --from 1/alt:$alt_last did not play turn $((alt_last + 1)) of 1/alt: $(<"$tmp/from.jsonl") $(<"$tmp/from.err")"
+log "1/alt is named the same by the status bar, the replay list, lantern episodes, show and run --json; run --from 1/alt:$alt_last plays on it"
 
 # 2. With the server unreachable.
 start unreachable 127.0.0.1:9
@@ -644,6 +666,20 @@ if grep -qF "Bucket is empty" "$mem"; then
 fi
 [[ $(screen) != *"Bucket is empty"* ]] || fail "the memory deleted by hand came back in the pane"
 log "a memory deleted by hand right after the TUI's save stayed deleted"
+
+# At 80×24 a rewind's footer ends with its outcome, not its progress, and
+# the timeline key stays in it.
+keys Escape
+keys T
+wait_for "Timeline ·"
+keys Up Enter
+wait_for "Rewind to turn"
+keys y
+wait_for "Rewound to 1/main:"
+footer=$(screen | tail -n 1)
+[[ $footer == *"rewound to 1/main:"* && $footer != *"rewinding"* ]] || fail "80×24: the footer after a rewind is not its outcome: $footer"
+[[ $footer == *"T timeline"* ]] || fail "80×24: the footer after a rewind lacks T: $footer"
+log "80×24: after a rewind the footer shows the outcome with T timeline: $footer"
 quit map
 
 

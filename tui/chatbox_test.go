@@ -155,7 +155,7 @@ func TestResumeRestoresTranscriptMapAndActors(t *testing.T) {
 	for _, msg := range run(h.events(resumed, engine.MapChanged{Rooms: 3, Connections: 4, Map: snap}, engine.Idle{Turn: 2, Mode: engine.Paused})) {
 		m.Update(msg)
 	}
-	h.mustSee("T1 agent › north", "T2 human › south", "Resumed episode 1 after turn 2", "3 rooms · 4 links", "║────│Cottage", "L5", "Explore north.")
+	h.mustSee("T1 agent › north", "T2 human › south", "Resumed 1/main after turn 2", "3 rooms · 4 links", "║────│Cottage", "L5", "Explore north.")
 	if s := ansi.Strip(m.reasoning.view()[0]); strings.Contains(s, "agent") && strings.Contains(s, "south") {
 		t.Errorf("the person's command is labelled the agent's: %q", s)
 	}

@@ -48,10 +48,12 @@ type footerLiner interface {
 }
 
 // host is what a dialog may ask of the root: send commands to the engine
-// (queued in order, sent by the returned command), say something in the
+// (queued in order, sent by the returned command), rewind (a command whose
+// outcome the root reports when the engine answers), say something in the
 // footer, and the height of the panes area.
 type host interface {
 	send(cmds ...engine.Command) tea.Cmd
+	rewind(to engine.Rewind, ask rewindAsk) tea.Cmd
 	setFlash(s string, isErr bool) tea.Cmd
 	areaHeight() int
 }

@@ -210,9 +210,9 @@ func TestEndToEndWithTheEngine(t *testing.T) {
 
 	// Replay the episode so far from lantern.db, read-only.
 	d.key("E")
-	d.see("Episodes", "Episode 1")
+	d.see("Episodes", "1/main  #1")
 	d.key("enter")
-	d.see("Replay of episode 1", "T1 agent › north", "replay 1/2")
+	d.see("Replay of 1/main", "T1 agent › north", "replay 1/2")
 	d.key("right")
 	d.see("T2 human › inventory", "replay 2/2")
 	d.key("space")

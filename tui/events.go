@@ -90,9 +90,13 @@ func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
 	case engine.Settling:
 		m.transcript.addNote(fmt.Sprintf("Finishing the work of the last %d turn(s) before going back…", ev.Turns), stSystem)
 	case engine.EpisodeEnded:
-		m.transcript.addNote(fmt.Sprintf("Episode %d ended (%s): score %d in %d moves, %d turns.", ev.Episode, ev.Reason, ev.Score, ev.Moves, ev.Turns), stEpisode)
+		name := fmt.Sprintf("Episode %d", ev.Episode)
+		if ev.Line.Parent != 0 {
+			name = lineName(ev.Line) // a branch ended, not its episode's main line
+		}
+		m.transcript.addNote(fmt.Sprintf("%s ended (%s): score %d in %d moves, %d turns.", name, ev.Reason, ev.Score, ev.Moves, ev.Turns), stEpisode)
 	case engine.Stopped:
-		m.stopped, m.thinking = true, false
+		m.stopped, m.thinking, m.rewinding = true, false, nil
 		if ev.Err != nil {
 			m.log.Error("engine stopped", "err", ev.Err)
 			m.transcript.addNote("The engine stopped: "+ev.Err.Error()+" (q quits)", stError)
@@ -112,13 +116,17 @@ func (m *Model) episodeStarted(ev engine.EpisodeStarted) tea.Cmd {
 	if ev.Episode > 0 {
 		m.episode = ev.Episode // numbered by the run database
 	}
-	m.branch, m.branchCount = ev.Branch, 1
+	m.branch = ev.Branch
+	m.follow(ev.Branch)
 	m.markEpisode()
-	return m.turnResult(engine.TurnResult{Observation: ev.Observation})
+	return m.turnResult(engine.TurnResult{Line: ev.Branch, Observation: ev.Observation})
 }
 
+// turnResult shows a turn played. The turn names its own line: the
+// status bar reports it on that line, whatever an earlier event said.
 func (m *Model) turnResult(ev engine.TurnResult) tea.Cmd {
 	o := ev.Observation
+	m.follow(ev.Line)
 	m.pending = nil
 	m.transcript.addTurn(ev, m.episode)
 	m.reasoning.played(ev)
@@ -142,6 +150,9 @@ func (m *Model) engineError(ev engine.ErrorEvent) tea.Cmd {
 		return nil
 	}
 	m.log.Warn("engine error", "turn", ev.Turn, "fatal", ev.Fatal, "err", ev.Err)
+	if a := m.rewinding; a != nil && a.failed(ev.Err) {
+		return m.rewindFailed(ev.Err)
+	}
 	if isModelServerError(ev.Err) && m.opts.Models != nil && m.notice.kind == noticeUnreachable && errors.Is(ev.Err, llm.ErrUnreachable) {
 		return nil // one notice says it already; the skipped calls add nothing
 	}
@@ -229,7 +240,7 @@ func (m *Model) handlePull(msg pullMsg) tea.Cmd {
 // to the one play goes on from.
 func (m *Model) resumed(ev engine.EpisodeStarted) tea.Cmd {
 	o := ev.Observation
-	left := m.branch
+	left := m.line()
 	if ev.Rewound {
 		m.replay = nil // the live game went where the person picked
 		m.rewound()
@@ -241,20 +252,21 @@ func (m *Model) resumed(ev engine.EpisodeStarted) tea.Cmd {
 		m.markEpisode()
 	}
 	m.branch = ev.Branch
+	m.follow(ev.Branch)
 	m.mapp.turn(engine.TurnResult{Turn: ev.Turn, Observation: o})
 	m.turn, m.score, m.moves, m.loc = ev.Turn, o.Score, o.Moves, o.Location
 	m.memory.moved(o.Location)
-	note := fmt.Sprintf("Resumed episode %d after turn %d (the session before stopped there).", m.episode, ev.Turn)
+	note := fmt.Sprintf("Resumed %s after turn %d (the session before stopped there).", lineName(m.line()), ev.Turn)
 	upto := 0
+	var cmds []tea.Cmd
 	if ev.Rewound {
-		note, upto = rewoundNote(ev, left), ev.Turn
+		var flash string
+		note, flash = rewoundOutcome(ev, m.line(), m.rewinding, left)
+		upto, m.rewinding = ev.Turn, nil
+		cmds = append(cmds, m.setFlash(flash, false)) // the progress message's outcome
 	}
 	m.resumeGen++
-	var cmds []tea.Cmd
 	br, eps, ctx, gen := m.opts.Branches, m.opts.Episodes, m.ctx, m.resumeGen
-	if br != nil && ev.Branch.ID != 0 {
-		cmds = append(cmds, countBranches(ctx, br, ev.Branch.ID))
-	}
 	var read func() ([]rundb.Turn, error)
 	switch id := ev.Branch.ID; {
 	case br != nil && id != 0:
@@ -296,16 +308,6 @@ func (m *Model) rewound() {
 	m.reasoning.cutFrom(m.epMark.reasoning)
 	m.pending, m.thinking, m.stepping, m.queuedSteps = nil, false, false, 0
 	m.mode, m.lastActor = engine.Paused, ""
-}
-
-// rewoundNote says where play went: back to a turn on a new branch, or
-// over to another branch.
-func rewoundNote(ev engine.EpisodeStarted, left engine.Branch) string {
-	to := ev.Branch.Label()
-	if left.ID == 0 || (ev.Branch.Parent == left.ID && ev.Branch.ForkTurn == ev.Turn) {
-		return fmt.Sprintf("Rewound to turn %d on branch %s (the turns after it stay on branch %s).", ev.Turn, to, left.Label())
-	}
-	return fmt.Sprintf("Switched to branch %s at turn %d (branch %s stays as it was).", to, ev.Turn, left.Label())
 }
 
 // resumedMsg is a resumed episode's turns, read from lantern.db; gen is

@@ -213,7 +213,8 @@ func (m *Model) footerKeys() []key.Binding {
 	case pReasoning:
 		return append(game, lit("↑/↓", "scroll"), pane)
 	}
-	return append(game, b(k.Search, "search"), lit("pgup/pgdn", "scroll"), pane, b(k.Episodes, "episodes"), b(k.Timeline, "timeline"))
+	// The timeline's key is the footer's tail (footTail): always shown.
+	return append(game, b(k.Search, "search"), lit("pgup/pgdn", "scroll"), pane, b(k.Episodes, "episodes"))
 }
 
 // helpTail is the end of every footer: "q quit • ? help".
@@ -223,22 +224,43 @@ func (m *Model) helpTail() string {
 	return " " + m.c.help.ShortHelpView([]key.Binding{k.Quit, k.Help})
 }
 
+// footTail is the end of the panes' footer, whatever it says: the
+// timeline's key (outside a replay, whose own T rewinds from it), then
+// "q quit • ? help". The other keys are cut first.
+func (m *Model) footTail() string {
+	k := m.c.keys
+	keys := []key.Binding{k.Quit, k.Help}
+	if m.replay == nil {
+		tl := key.NewBinding(key.WithKeys(k.Timeline.Keys()...), key.WithHelp(k.Timeline.Help().Key, "timeline"))
+		keys = append([]key.Binding{tl}, keys...)
+	}
+	m.c.help.SetWidth(0)
+	return " " + m.c.help.ShortHelpView(keys)
+}
+
 // withHelpKey ends a footer message with the help key, cutting the message
 // to fit.
-func (m *Model) withHelpKey(msg string, w int) string {
-	tail := m.helpTail()
+func (m *Model) withHelpKey(msg string, w int) string { return m.withTail(msg, w, m.helpTail()) }
+
+// withTail ends a footer message with tail, cutting the message to fit.
+func (m *Model) withTail(msg string, w int, tail string) string {
 	sep := m.c.styles.HelpDesc.Render(" │")
 	lw := max(w-ansi.StringWidth(tail)-ansi.StringWidth(sep), 0)
 	return fit(fit(msg, lw)+sep+tail, w)
 }
 
-// shortHelp is the footer's help line: the pane's keys, cut to fit, then
-// "q quit • ? help", which are always shown and end the line.
-func (m *Model) shortHelp(w int) string { return m.helpLineOf(m.footerKeys(), w) }
+// shortHelp is the panes' footer: the pane's keys, cut to fit, then the
+// timeline, quit and help keys, which are always shown and end the line.
+func (m *Model) shortHelp(w int) string { return m.keysLine(m.footerKeys(), w, m.footTail()) }
 
-// helpLineOf is a footer of keys, cut to fit, ending with the help key.
+// helpLineOf is a dialog's footer of keys, cut to fit, ending with the
+// help key.
 func (m *Model) helpLineOf(keys []key.Binding, w int) string {
-	tail := m.helpTail()
+	return m.keysLine(keys, w, m.helpTail())
+}
+
+// keysLine is a footer of keys, cut to fit, ending with tail.
+func (m *Model) keysLine(keys []key.Binding, w int, tail string) string {
 	tw := ansi.StringWidth(tail)
 	m.c.help.SetWidth(max(w-tw-2, 0))
 	left := ""

@@ -309,6 +309,7 @@ func (m *Model) escape() tea.Cmd {
 		m.escArmed = false
 		m.mode = engine.Paused
 		m.queuedSteps = 0
+		m.reasoning.cancelled()
 		return tea.Batch(m.send(engine.CancelTurn{}), m.setFlash("cancelled the model call; paused", false))
 	}
 	m.escArmed = true

@@ -73,8 +73,11 @@ type gameView struct {
 	stopped, quitting           bool
 	stepping                    bool // a step was sent and its turn has not ended
 	queuedSteps                 int  // n pressed while a step was in flight
-	branch                      engine.Branch
-	branchCount                 int // the episode's branches, when known
+	// branch is the line being played: each turn's own line, else the
+	// last EpisodeStarted's (m.line() names it).
+	branch engine.Branch
+	// rewinding is the rewind asked for until the engine answers.
+	rewinding *rewindAsk
 	// epMark is where the episode starts in the transcript and the
 	// reasoning (their items' sequence numbers); a rewind clears back to it.
 	epMark    struct{ transcript, reasoning int }
@@ -97,6 +100,7 @@ type footerState struct {
 	flash     string
 	flashErr  bool
 	flashID   int
+	flashHold int // the flash that stays until another replaces it (a rewind under way)
 	escArmed  bool
 	escID     int
 	endArmed  bool // X pressed once: X again ends the episode
@@ -276,6 +280,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleEvents(msg)
 	case sendFailedMsg:
 		m.log.Warn("send", "cmd", fmt.Sprintf("%T", msg.cmd), "err", msg.err)
+		if _, ok := msg.cmd.(engine.Rewind); ok {
+			m.rewinding = nil
+		}
 		return m.setFlash(fmt.Sprintf("the engine did not take the command: %v", msg.err), true)
 	case memoriesMsg:
 		if msg.err != nil {
@@ -307,17 +314,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleReplay(msg)
 	case resumedMsg:
 		return m.handleResumed(msg)
-	case branchCountMsg:
-		if msg.branch == m.branch.ID {
-			m.branchCount = msg.n
-		}
-		return nil
 	case undoCheckMsg:
 		return m.handleUndo(msg)
 	case flashMsg:
 		return m.setFlash(msg.text, msg.err)
 	case flashDoneMsg:
-		if msg.id == m.flashID {
+		if msg.id == m.flashID && msg.id != m.flashHold {
 			m.flash = ""
 		}
 		return nil
@@ -583,7 +585,7 @@ func (m *Model) paneBox(p paneID, r rect) []string {
 	}
 	title := paneNames()[p]
 	if r := m.replay; r != nil && (p == pTranscript || p == pReasoning || p == pMap) {
-		title += fmt.Sprintf(" · replay of episode %d", r.episode)
+		title += " · replay of " + lineName(r.line)
 	}
 	if p == pReasoning && m.thinking && m.replay == nil {
 		title += " · thinking…"

@@ -698,12 +698,12 @@ func TestEpisodeReplay(t *testing.T) {
 	for _, msg := range run(h.key("E")) {
 		m.Update(msg)
 	}
-	h.mustSee("Episodes", "Episode 2", "Episode 1")
+	h.mustSee("Episodes", "2/main  #2", "1/main  #1")
 	h.key("down")
 	for _, msg := range run(h.key("enter")) {
 		m.Update(msg)
 	}
-	h.mustSee("Transcript · replay of episode 1", "T1 agent › north", "Explore north.", "✓ accepted by the critic (model, +0.5): new room", "replay 1/2", "L4 Orchard",
+	h.mustSee("Transcript · replay of 1/main", "Replay of 1/main (2 turns)", "Ep 1/main │", "T1 agent › north", "Explore north.", "✓ accepted by the critic (model, +0.5): new room", "replay 1/2", "L4 Orchard",
 		"←/→ step • home/end first/last • T rewind here • esc live game")
 	h.mustNotSee("T1 agent › look")
 	h.mustSee("You reviewed 2 proposals: 1 accepted (50%), 0 edited, 1 rejected. Reasons:",
@@ -759,7 +759,7 @@ func TestResumedTurnIsAnnounced(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	res := scored(turn(67, engine.ActorAgent, "", "Dome Room\nYou are at the periphery of a large dome.", 11, "Dome Room"), 63)
 	h.events(engine.EpisodeStarted{Episode: 3, Resumed: true, Turn: 67, Observation: res.Observation}, engine.Idle{Turn: 67, Mode: engine.Paused})
-	h.mustSee("Resumed episode 3 after turn 67", "periphery of a large dome", "Turn: 67", "Ep 3", "L11 Dome Room")
+	h.mustSee("Resumed 3/main after turn 67", "periphery of a large dome", "Turn: 67", "Ep 3/main │", "L11 Dome Room")
 }
 
 // X twice ends the episode; X then another key does not.

@@ -67,10 +67,10 @@ func (m *readOnly) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case replayMsg:
 		if msg.err != nil {
-			m.picker.err = fmt.Sprintf("episode %d: %v", msg.episode, msg.err)
+			m.picker.err = fmt.Sprintf("%s: %v", lineName(msg.line), msg.err)
 			return m, nil
 		}
-		m.rp = newReplay(m.c, msg.episode, msg.turns, msg.reviews)
+		m.rp = newReplay(m.c, msg.line, msg.turns, msg.reviews)
 		m.sizeReplay()
 	case tea.KeyPressMsg:
 		return m, m.key(msg.String())
@@ -120,7 +120,7 @@ func (m *readOnly) key(k string) tea.Cmd {
 		m.picker.sel = min(m.picker.sel+1, max(len(m.picker.eps)-1, 0))
 	case "enter":
 		if m.picker.sel < len(m.picker.eps) {
-			return loadEpisode(m.ctx, m.opts.Episodes, m.picker.eps[m.picker.sel].ID)
+			return loadEpisode(m.ctx, m.opts.Episodes, m.picker.eps[m.picker.sel].Line())
 		}
 	}
 	return nil

@@ -35,7 +35,7 @@ func TestReadOnlyReplayOfOwnedStory(t *testing.T) {
 	roRun(t, m, m.Init())
 	ro := m.(*readOnly)
 	screen := ansi.Strip(ro.Render())
-	for _, want := range []string{"demo.z3 is being played by another Lantern (PID 4242): read-only replay", "Episode 2", "Episode 1", "read-only"} {
+	for _, want := range []string{"demo.z3 is being played by another Lantern (PID 4242): read-only replay", "2/main  #2", "1/main  #1", "read-only"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("episode list lacks %q:\n%s", want, screen)
 		}
@@ -44,12 +44,12 @@ func TestReadOnlyReplayOfOwnedStory(t *testing.T) {
 	// The list is newest first: down, enter replays episode 1.
 	roKey(t, m, tea.KeyDown, "")
 	roRun(t, m, roKey(t, m, tea.KeyEnter, ""))
-	if ro.rp == nil || ro.rp.episode != 1 {
+	if ro.rp == nil || ro.rp.line.ID != 1 {
 		t.Fatalf("enter on the second row: replay %+v, want episode 1", ro.rp)
 	}
 	roKey(t, m, tea.KeyRight, "")
 	screen = ansi.Strip(ro.Render())
-	for _, want := range []string{"Replay of episode 1", "Orchard", "climb tree", "Up the Apple Tree"} {
+	for _, want := range []string{"Replay of 1/main", "Orchard", "climb tree", "Up the Apple Tree"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("replay after one step lacks %q:\n%s", want, screen)
 		}

@@ -26,6 +26,7 @@ const (
 	rkPlayed
 	rkError
 	rkSupervisor
+	rkCancelled // the person cancelled the model call (esc esc)
 )
 
 type rpart struct {
@@ -88,6 +89,8 @@ func (r *reasonItem) layout(w int) []line {
 			out = append(out, wrap(p.text, w, stError, "  ")...)
 		case rkSupervisor:
 			out = append(out, wrap(p.text, w, stInfo, "  ")...)
+		case rkCancelled:
+			out = append(out, wrap(p.text, w, stWarning, "  ")...)
 		}
 	}
 	return append(out, line{})
@@ -251,6 +254,16 @@ func (p *reasoningPane) supervised(ev engine.SupervisorChanged) {
 		p.legend = true
 		p.add(ev.Turn, rpart{kind: rkSupervisor, text: gaugeLegend})
 	}
+}
+
+// cancelled marks the turn in flight as cancelled by the person: what
+// streamed of it stays, cut where the call was.
+func (p *reasoningPane) cancelled() {
+	if p.cur == nil {
+		return
+	}
+	p.cur.parts = append(p.cur.parts, rpart{kind: rkCancelled, text: "— cancelled (esc esc): the model call was stopped here; the turn was not played"})
+	p.touch(p.cur)
 }
 
 func (p *reasoningPane) failed(turn int, msg string) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory/rundb"
@@ -28,7 +30,7 @@ type (
 		err error
 	}
 	replayMsg struct {
-		episode int64
+		line    domain.Line
 		turns   []rundb.Turn
 		reviews []rundb.Review
 		err     error
@@ -42,7 +44,9 @@ func listEpisodes(ctx context.Context, src EpisodeSource) tea.Cmd {
 	}
 }
 
-func loadEpisode(ctx context.Context, src EpisodeSource, ep int64) tea.Cmd {
+// loadEpisode reads a stored line of play for its replay.
+func loadEpisode(ctx context.Context, src EpisodeSource, l domain.Line) tea.Cmd {
+	ep := l.ID
 	return func() tea.Msg {
 		// A branch's whole line when the source knows branches: its
 		// parents' turns up to its fork, then its own.
@@ -56,7 +60,7 @@ func loadEpisode(ctx context.Context, src EpisodeSource, ep int64) tea.Cmd {
 			turns, err = src.Turns(ctx, ep)
 		}
 		if err != nil {
-			return replayMsg{episode: ep, err: err}
+			return replayMsg{line: l, err: err}
 		}
 		var reviews []rundb.Review
 		if b, ok := src.(interface {
@@ -66,21 +70,21 @@ func loadEpisode(ctx context.Context, src EpisodeSource, ep int64) tea.Cmd {
 		} else {
 			reviews, err = src.Reviews(ctx, ep)
 		}
-		return replayMsg{episode: ep, turns: turns, reviews: reviews, err: err}
+		return replayMsg{line: l, turns: turns, reviews: reviews, err: err}
 	}
 }
 
-// episodePicker lists the stored episodes, newest first.
+// episodePicker lists the stored lines of play, newest first.
 type episodePicker struct {
 	c      *common
-	load   func(ep int64) tea.Cmd // reads an episode for its replay
+	load   func(l domain.Line) tea.Cmd // reads a line for its replay
 	eps    []rundb.EpisodeSummary
 	sel    int
 	loaded bool
 	err    string
 }
 
-func (p *episodePicker) frame() frame { return frame{title: "Episodes", keys: closeKeys()} }
+func (p *episodePicker) frame() frame { return frame{title: "Episodes", wide: true, keys: closeKeys()} }
 
 func (p *episodePicker) view(w, _ int) []string {
 	s := p.c.styles
@@ -92,9 +96,12 @@ func (p *episodePicker) view(w, _ int) []string {
 	case len(p.eps) == 0:
 		return []string{s.Muted.Render("No episodes are stored yet: they are recorded as they are played.")}
 	}
-	out := []string{s.Muted.Render("Replay a stored episode turn by turn, read-only:"), ""}
-	for i, e := range p.eps {
-		row := fit(" "+episodeRow(e), max(w, 10))
+	w = max(w, 10)
+	out := []string{s.Muted.Render(fit("Replay a stored line of play turn by turn, read-only:", w))}
+	head, rows := lineTable(episodeRows(p.eps), w-1)
+	out = append(out, s.Muted.Render(fit(" "+head, w)))
+	for i, row := range rows {
+		row = fit(" "+row, w)
 		if i == p.sel {
 			row = s.Selected.Render(row)
 		} else {
@@ -102,14 +109,13 @@ func (p *episodePicker) view(w, _ int) []string {
 		}
 		out = append(out, row)
 	}
-	return append(out, "", s.HelpKey.Render("↑/↓")+s.HelpDesc.Render(" choose · ")+s.HelpKey.Render("enter")+
-		s.HelpDesc.Render(" replay · ")+s.HelpKey.Render("esc")+s.HelpDesc.Render(" close"))
+	return append(append(out, ""), keyRows(p.c, w, [2]string{"↑/↓", "choose"}, [2]string{"enter", "replay"}, [2]string{"esc", "close"})...)
 }
 
-// replay shows a past episode in panes of its own; the live panes keep
-// following the engine meanwhile.
+// replay shows a stored line of play in panes of its own; the live panes
+// keep following the engine meanwhile.
 type replay struct {
-	episode    int64
+	line       domain.Line
 	turns      []rundb.Turn
 	reviews    map[int][]rundb.Review // by turn
 	pos        int                    // turns shown
@@ -118,8 +124,8 @@ type replay struct {
 	mapp       *mapPane
 }
 
-func newReplay(c *common, ep int64, turns []rundb.Turn, reviews []rundb.Review) *replay {
-	r := &replay{episode: ep, turns: turns, reviews: map[int][]rundb.Review{}}
+func newReplay(c *common, l domain.Line, turns []rundb.Turn, reviews []rundb.Review) *replay {
+	r := &replay{line: l, turns: turns, reviews: map[int][]rundb.Review{}}
 	for _, rv := range reviews {
 		r.reviews[rv.Turn] = append(r.reviews[rv.Turn], rv)
 	}
@@ -131,7 +137,8 @@ func newReplay(c *common, ep int64, turns []rundb.Turn, reviews []rundb.Review) 
 // start: a few hundred turns cost nothing).
 func (r *replay) rebuild(c *common, n int) {
 	r.transcript, r.reasoning, r.mapp = newTranscript(c), newReasoning(c), newMapPane(c)
-	r.transcript.addNote(fmt.Sprintf("Replay of episode %d (%d turns): ←/→ step, home/end, T to rewind the game to one of its turns, esc returns to the live game.", r.episode, len(r.turns)), stSystem)
+	r.transcript.addNote(fmt.Sprintf("Replay of %s (%s): ←/→ step, home/end, T to rewind the game to one of its turns, esc returns to the live game.",
+		lineName(r.line), plural(len(r.turns), "turn", "turns")), stSystem)
 	if len(r.reviews) > 0 {
 		var all []rundb.Review
 		for _, t := range r.turns {
@@ -162,7 +169,7 @@ func (r *replay) step() {
 		// each turn ended, so the first room is where turn 1 ended.
 		r.mapp.replayTurn(engine.TurnResult{Observation: env.Observation{Location: env.Location{ID: t.LocationID, Name: t.Location}}}, true)
 	}
-	ev := showStored(r.transcript, r.reasoning, t, int(r.episode))
+	ev := showStored(r.transcript, r.reasoning, t, int(max(r.line.Episode, r.line.ID)))
 	for _, rv := range r.reviews[t.Turn] {
 		text := reviewText(engine.Decision(rv.Decision), rv.Proposal, rv.Command, rv.Reason, rv.Remembered)
 		r.reasoning.add(t.Turn, rpart{kind: rkVerdict, text: text, ok: rv.Decision != string(engine.DecisionReject)})
@@ -192,23 +199,6 @@ func showStored(tp *transcriptPane, rp *reasoningPane, t rundb.Turn, episode int
 	return ev
 }
 
-// episodeRow is an episode in the list: number, date, score, outcome.
-func episodeRow(e rundb.EpisodeSummary) string {
-	date := "—"
-	if !e.Started.IsZero() {
-		date = e.Started.Local().Format("2006-01-02 15:04")
-	}
-	outcome := e.Reason
-	if outcome == "" {
-		outcome = "unfinished"
-	}
-	row := fmt.Sprintf("Episode %-3d %s  score %-4d %-9s  %s", e.ID, date, e.Score, plural(e.Turns, "turn", "turns"), outcome)
-	if e.Parent != 0 {
-		row += "  " + engine.Branch{ID: e.ID, Name: e.Branch, Parent: e.Parent, ForkTurn: e.ForkTurn}.Label()
-	}
-	return row
-}
-
 func replayTurn(t rundb.Turn) engine.TurnResult {
 	return engine.TurnResult{Turn: t.Turn, Actor: engine.Actor(t.Actor), Action: t.Action, Reasoning: t.Reasoning,
 		Observation: env.Observation{Text: t.Response, Location: env.Location{ID: t.LocationID, Name: t.Location}, Score: t.Score, Moves: t.Moves}}
@@ -228,7 +218,7 @@ func (m *Model) openEpisodes() tea.Cmd {
 		return m.setFlash("no run database attached", true)
 	}
 	ctx, src := m.ctx, m.opts.Episodes
-	m.open(&episodePicker{c: m.c, load: func(ep int64) tea.Cmd { return loadEpisode(ctx, src, ep) }})
+	m.open(&episodePicker{c: m.c, load: func(l domain.Line) tea.Cmd { return loadEpisode(ctx, src, l) }})
 	return listEpisodes(ctx, src)
 }
 
@@ -251,7 +241,7 @@ func (p *episodePicker) update(msg tea.Msg) (dialog, tea.Cmd) {
 			p.sel = min(p.sel+1, max(len(p.eps)-1, 0))
 		case "enter":
 			if p.sel < len(p.eps) {
-				return nil, p.load(p.eps[p.sel].ID)
+				return nil, p.load(p.eps[p.sel].Line())
 			}
 		}
 	}
@@ -260,12 +250,12 @@ func (p *episodePicker) update(msg tea.Msg) (dialog, tea.Cmd) {
 
 func (m *Model) handleReplay(msg replayMsg) tea.Cmd {
 	if msg.err != nil {
-		return m.setFlash("replay: "+msg.err.Error(), true)
+		return m.setFlash("replay of "+lineName(msg.line)+": "+msg.err.Error(), true)
 	}
 	if len(msg.turns) == 0 {
-		return m.setFlash(fmt.Sprintf("episode %d has no stored turns", msg.episode), true)
+		return m.setFlash(lineName(msg.line)+" has no stored turns", true)
 	}
-	m.replay = newReplay(m.c, msg.episode, msg.turns, msg.reviews)
+	m.replay = newReplay(m.c, msg.line, msg.turns, msg.reviews)
 	m.relayout()
 	return nil
 }
@@ -293,7 +283,7 @@ func (m *Model) replayKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		if r.pos > 0 && r.pos <= len(r.turns) {
 			at = r.turns[r.pos-1].Turn
 		}
-		return m.openTimelineOf(r.episode, at), true
+		return m.openTimelineOf(r.line, at), true
 	case "space", "i", "e", "s", "a", "d", "u", "c":
 		return m.setFlash("a replay is read-only: esc returns to the live game", true), true
 	default:

@@ -42,24 +42,21 @@ func (m *Model) modeLabel() (string, lipgloss.Style) {
 	return "paused", s.ModePaused
 }
 
-// branchPart names the branch being played after the episode's number,
-// when there is more than one line of play to tell apart (or the branch
-// has a name of its own).
-func (m *Model) branchPart() string {
-	b := m.branch
-	if b.Name == "" && b.Parent == 0 && m.branchCount < 2 {
-		return ""
-	}
-	return " · " + b.Label()
-}
-
 type statusPart struct {
 	label, value string
-	drop         int // the order in which parts go when space is short (0: never)
+	drop         int    // the order in which parts go when space is short (0: never)
+	short        string // what the part shrinks to at level shortLevel ("": it stays whole)
+	cut          bool   // the part cut when nothing else is left to drop
 }
 
-// statusView is the status bar: story, episode, Turn: N, score, moves,
-// location, mode, model, and the last turn's prompt tokens and latency.
+// shortLevel is the level at which the parts with a short form take it,
+// after the droppable ones are gone.
+const shortLevel = 6
+
+// statusView is the status bar: story, the line of play in its written
+// form (Ep 1/no-bar: what `lantern run --from 1/no-bar:TURN` takes),
+// Turn: N, score, moves, location, mode, model, and the last turn's
+// prompt tokens and latency.
 func (m *Model) statusView() string {
 	s := m.c.styles
 	score := fmt.Sprint(m.score)
@@ -71,41 +68,44 @@ func (m *Model) statusView() string {
 		loc = fmt.Sprintf("L%d %s", m.loc.ID, oneLine(m.loc.Name))
 	}
 	// Least important first when space is short: the supervisor's gauges,
-	// the last call's tokens, moves, the model, then the story and the
-	// episode; turn, score, location and mode always stay.
+	// the last call's tokens, moves, the model, the story, then the
+	// location's name; the line of play, turn, score and mode always stay.
 	parts := []statusPart{
-		{"", m.opts.Story, 6},
-		{"Ep ", fmt.Sprint(max(m.episode, 1)) + m.branchPart(), 5},
-		{"Turn: ", fmt.Sprint(m.turn), 0},
-		{"Score ", score, 0},
-		{"Moves ", fmt.Sprint(m.moves), 3},
-		{"", loc, 0},
+		{label: "", value: m.opts.Story, drop: 5},
+		{label: "Ep ", value: lineName(m.line()), cut: true},
+		{label: "Turn: ", value: fmt.Sprint(m.turn)},
+		{label: "Score ", value: score},
+		{label: "Moves ", value: fmt.Sprint(m.moves), drop: 3},
+		{label: "", value: loc, short: fmt.Sprintf("L%d", m.loc.ID)},
 	}
 	tail := []statusPart{
-		{"", m.roleModels[config.RoleAgent], 4},
+		{label: "", value: m.roleModels[config.RoleAgent], drop: 4},
 	}
 	if sv := m.supervisor; m.haveSupervisor {
-		tail = append(tail, statusPart{"supervisor ", fmt.Sprintf("trust %+.1f work %+.1f comfort %+.1f", sv.Trust, sv.Work, sv.Comfort), 1})
+		tail = append(tail, statusPart{label: "supervisor ", value: fmt.Sprintf("trust %+.1f work %+.1f comfort %+.1f", sv.Trust, sv.Work, sv.Comfort), drop: 1})
 	}
 	if c := m.metrics; m.haveMetrics && c.Agent > 0 && c.Span > 0 {
 		// What the person waited for the last turn against the agent's own
 		// call: the managers and the critic should add little to it.
-		tail = append(tail, statusPart{"turn ", fmt.Sprintf("%s · agent %s (%.1f×)", seconds(c.Span), seconds(c.Agent), c.Span.Seconds()/c.Agent.Seconds()), 2})
+		tail = append(tail, statusPart{label: "turn ", value: fmt.Sprintf("%s · agent %s (%.1f×)", seconds(c.Span), seconds(c.Agent), c.Span.Seconds()/c.Agent.Seconds()), drop: 2})
 	}
 	if m.haveMetrics && m.metrics.LLM.Calls > 0 {
-		tail = append(tail, statusPart{"last call ", fmt.Sprintf("%d tok · %s", m.metrics.LLM.PromptTokens, seconds(m.metrics.LLM.Latency)), 2})
+		tail = append(tail, statusPart{label: "last call ", value: fmt.Sprintf("%d tok · %s", m.metrics.LLM.PromptTokens, seconds(m.metrics.LLM.Latency)), drop: 2})
+	}
+	if m.loc.ID == 0 {
+		parts[5].short = ""
 	}
 	mode, modeStyle := m.modeLabel()
 	if r := m.replay; r != nil {
 		mode, modeStyle = fmt.Sprintf("replay %d/%d", r.pos, len(r.turns)), s.ModeStepping
-		parts[1].value = fmt.Sprint(r.episode)
+		parts[1].value = lineName(r.line)
 		if t, ok := r.current(); ok {
 			parts[2].value, parts[4].value = fmt.Sprint(t.Turn), fmt.Sprint(t.Moves)
 			parts[3].value = fmt.Sprint(t.Score)
 			if m.opts.MaxScore > 0 {
 				parts[3].value = fmt.Sprintf("%d/%d", t.Score, m.opts.MaxScore)
 			}
-			parts[5].value = fmt.Sprintf("L%d %s", t.LocationID, oneLine(t.Location))
+			parts[5].value, parts[5].short = fmt.Sprintf("L%d %s", t.LocationID, oneLine(t.Location)), fmt.Sprintf("L%d", t.LocationID)
 		}
 	}
 	badge := modeStyle.Render(mode)
@@ -131,10 +131,18 @@ func (m *Model) statusView() string {
 	width := func(a, b []statusPart) int {
 		return ansi.StringWidth(render(a)) + bw + 2 + ansi.StringWidth(render(b))
 	}
-	// Drop parts, least important first, until the bar fits.
-	for level := 1; level <= 6 && width(parts, tail) > m.w; level++ {
+	// Drop parts, least important first, then shorten, until the bar fits.
+	for level := 1; level <= shortLevel && width(parts, tail) > m.w; level++ {
 		parts = dropLevel(parts, level)
 		tail = dropLevel(tail, level)
+	}
+	if over := width(parts, tail) - m.w; over > 0 {
+		// Only a long branch name is left to cut: it keeps its start.
+		for i := range parts {
+			if p := &parts[i]; p.cut {
+				p.value = ansi.Truncate(p.value, max(ansi.StringWidth(p.value)-over, 4), "…")
+			}
+		}
 	}
 	left := render(parts) + s.StatusBar.Render(" ") + badge
 	right := render(tail)
@@ -145,9 +153,14 @@ func (m *Model) statusView() string {
 	return left + s.StatusBar.Render(strings.Repeat(" ", gap)) + right + s.StatusBar.Render(" ")
 }
 
+// dropLevel leaves out the parts of a level, or shortens those that
+// have a short form at shortLevel.
 func dropLevel(ps []statusPart, level int) []statusPart {
 	out := ps[:0:0]
 	for _, p := range ps {
+		if level == shortLevel && p.short != "" {
+			p.value = p.short
+		}
 		if p.drop != level {
 			out = append(out, p)
 		}
@@ -174,19 +187,24 @@ func (m *Model) footerView() string {
 		return m.reviewLine(w)
 	}
 	// A word (a flash, the armed cancel) takes the pane's keys' place; the
-	// help key stays at the end.
+	// timeline and help keys stay at the end, the timeline's unless the
+	// word would be cut.
 	if m.flash != "" {
 		st := s.Flash
 		if m.flashErr {
 			st = s.Error
 		}
-		return m.withHelpKey(st.Render(" "+oneLine(m.flash)), w)
+		msg, tail := " "+oneLine(m.flash), m.footTail()
+		if ansi.StringWidth(msg)+2+ansi.StringWidth(tail) > w {
+			tail = m.helpTail()
+		}
+		return m.withTail(st.Render(msg), w, tail)
 	}
 	if m.escArmed && m.thinking {
-		return m.withHelpKey(s.Notice.Render(" esc again cancels the model call in flight"), w)
+		return m.withTail(s.Notice.Render(" esc again cancels the model call in flight"), w, m.footTail())
 	}
 	hl := &m.c.helpLine
-	ctx := fmt.Sprint(m.focus, m.replay != nil, m.mapZoom)
+	ctx := fmt.Sprint("panes ", m.focus, m.replay != nil, m.mapZoom)
 	if hl.w != w || hl.gen != m.c.gen || hl.ctx != ctx {
 		hl.w, hl.gen, hl.ctx, hl.s = w, m.c.gen, ctx, m.shortHelp(w)
 	}

@@ -66,12 +66,6 @@ type (
 		rows []BranchRow
 		err  error
 	}
-	// branchCountMsg is how many branches the episode being played has
-	// (the status bar names the branch when there are several).
-	branchCountMsg struct {
-		branch int64
-		n      int
-	}
 )
 
 // turnKey is a stored turn: the episode row it was played on, its number.
@@ -122,20 +116,6 @@ func loadBranches(ctx context.Context, br BranchSource, id int64) tea.Cmd {
 		}
 		rows, err := br.Branches(ctx, root)
 		return branchListMsg{rows: rows, err: err}
-	}
-}
-
-func countBranches(ctx context.Context, br BranchSource, id int64) tea.Cmd {
-	return func() tea.Msg {
-		root, err := br.Root(ctx, id)
-		if err != nil {
-			return nil
-		}
-		rows, err := br.Branches(ctx, root)
-		if err != nil {
-			return nil
-		}
-		return branchCountMsg{branch: id, n: len(rows)}
 	}
 }
 
@@ -200,9 +180,10 @@ type timeline struct {
 	eps EpisodeSource
 	br  BranchSource // nil: no branch list
 
-	branch  engine.Branch // the branch being played
-	current int64         // its ID (the episode's when the branch has none)
-	at      int           // the turn play stands at (replayed: the replay's)
+	branch  domain.Line // the line shown: the one being played, or the replay's
+	current int64       // its ID (the episode's when the branch has none)
+	live    int64       // the ID of the line being played
+	at      int         // the turn play stands at (replayed: the replay's)
 	// replayed: opened from the replay of a stored episode or branch, not
 	// the one being played; any of its turns may be rewound to.
 	replayed bool
@@ -230,26 +211,35 @@ func (m *Model) openTimeline() tea.Cmd {
 	if m.opts.Episodes == nil && m.opts.Branches == nil {
 		return m.setFlash("no run database attached: the timeline reads the turns from lantern.db", true)
 	}
+	l := m.line()
+	if l.ID == 0 && l.Parent == 0 {
+		l.ID = m.branchID() // an episode's main line is its own row
+	}
 	d := &timeline{c: m.c, h: m, ctx: m.ctx, eps: m.opts.Episodes, br: m.opts.Branches,
-		branch: m.branch, current: m.branchID(), at: m.turn}
+		branch: l, current: m.branchID(), live: m.branchID(), at: m.turn}
+	return m.showTimeline(d)
+}
+
+// openTimelineOf opens the timeline of a stored line (the replay's), the
+// turn replayed selected.
+func (m *Model) openTimelineOf(l domain.Line, turn int) tea.Cmd {
+	if m.opts.Episodes == nil && m.opts.Branches == nil {
+		return m.setFlash("no run database attached: the timeline reads the turns from lantern.db", true)
+	}
+	d := &timeline{c: m.c, h: m, ctx: m.ctx, eps: m.opts.Episodes, br: m.opts.Branches,
+		branch: l, current: l.ID, live: m.branchID(), at: turn, replayed: true}
+	return m.showTimeline(d)
+}
+
+// showTimeline opens the timeline and reads its turns and the episode's
+// branches.
+func (m *Model) showTimeline(d *timeline) tea.Cmd {
 	m.open(d)
 	cmds := []tea.Cmd{loadTimeline(d.ctx, d.eps, d.br, d.current)}
 	if d.br != nil {
 		cmds = append(cmds, loadBranches(d.ctx, d.br, d.current))
 	}
 	return tea.Batch(cmds...)
-}
-
-// openTimelineOf opens the timeline of a stored episode or branch (the
-// replay's), the turn replayed selected.
-func (m *Model) openTimelineOf(id int64, turn int) tea.Cmd {
-	if m.opts.Episodes == nil && m.opts.Branches == nil {
-		return m.setFlash("no run database attached: the timeline reads the turns from lantern.db", true)
-	}
-	d := &timeline{c: m.c, h: m, ctx: m.ctx, eps: m.opts.Episodes, br: m.opts.Branches,
-		branch: engine.Branch{ID: id, Name: fmt.Sprintf("episode %d", id)}, current: id, at: turn, replayed: true}
-	m.open(d)
-	return loadTimeline(d.ctx, d.eps, d.br, d.current)
 }
 
 // branchID is the branch being played: its row, else the episode's.
@@ -261,7 +251,7 @@ func (m *Model) branchID() int64 {
 }
 
 func (d *timeline) frame() frame {
-	return frame{title: "Timeline · " + d.branch.Label(), wide: true, keys: closeKeys()}
+	return frame{title: "Timeline · " + lineName(d.branch), wide: true, keys: closeKeys()}
 }
 
 func (d *timeline) update(msg tea.Msg) (dialog, tea.Cmd) {
@@ -362,11 +352,8 @@ func (d *timeline) confirmKey(k string) (dialog, tea.Cmd) {
 	case "y", "Y", "u", "U":
 		t, _ := d.selected()
 		undo := k == "u" || k == "U"
-		flash := fmt.Sprintf("rewinding to turn %d…", t.Turn)
-		if undo {
-			flash = fmt.Sprintf("rewinding to turn %d, the agent's memories after it withdrawn…", t.Turn)
-		}
-		return nil, tea.Batch(d.h.send(engine.Rewind{Branch: d.current, Turn: t.Turn, Name: d.name, UndoMemories: undo}), d.h.setFlash(flash, false))
+		return nil, d.h.rewind(engine.Rewind{Branch: d.current, Turn: t.Turn, Name: d.name, UndoMemories: undo},
+			rewindAsk{from: d.branch, turn: t.Turn, undo: undo})
 	case "r", "R":
 		d.naming = true
 		d.nameIn = textinput.New()
@@ -408,13 +395,11 @@ func (d *timeline) switchBranch() (dialog, tea.Cmd) {
 		return d, nil
 	}
 	r := d.rows[d.rowSel]
-	if r.ID == d.current {
+	if r.ID == d.live {
 		d.say = "this is the branch being played: pick another"
 		return d, nil
 	}
-	label := r.branch().Label()
-	return nil, tea.Batch(d.h.send(engine.Rewind{Branch: r.ID, Turn: r.Turns}),
-		d.h.setFlash(fmt.Sprintf("switching to branch %s at turn %d…", label, r.Turns), false))
+	return nil, d.h.rewind(engine.Rewind{Branch: r.ID, Turn: r.Turns}, rewindAsk{from: d.rowLine(r), turn: r.Turns, switching: true})
 }
 
 func (d *timeline) selected() (rundb.Turn, bool) {
@@ -435,18 +420,22 @@ func (d *timeline) view(w, h int) []string {
 	case d.err != "":
 		return []string{s.Error.Render(fit(d.err, w))}
 	case len(d.turns) == 0:
-		return []string{s.Muted.Render("No turn of this branch is stored yet: play one first."), "", d.keysLine()}
+		return append([]string{s.Muted.Render("No turn of this branch is stored yet: play one first."), ""}, d.keysLines(w)...)
+	}
+	keys := d.keysLines(w)
+	if d.confirm && d.say == "" {
+		keys = nil // the question says its own keys
 	}
 	first, last := d.turns[0].Turn, d.turns[len(d.turns)-1].Turn
-	head := fmt.Sprintf("Branch %s · turns %d–%d · play stands at turn %d", d.branch.Label(), first, last, d.at)
+	head := fmt.Sprintf("%s · turns %d–%d · play stands at turn %d", lineName(d.branch), first, last, d.at)
 	if d.replayed {
-		head = fmt.Sprintf("%s · turns %d–%d, replayed: a rewind plays on from the turn you pick", d.branch.Label(), first, last)
+		head = fmt.Sprintf("%s · turns %d–%d, replayed: a rewind plays on from the turn you pick", lineName(d.branch), first, last)
 	}
 	out := []string{d.c.render(mkLine(seg{head, stMuted}), w, "", false)}
 	listH := min(max((h-4)/2, 3), len(d.turns))
 	out = append(out, d.turnRows(w, listH)...)
 	out = append(out, d.c.render(mkLine(seg{strings.Repeat("─", w), stSubtle}), w, "", false))
-	rest := max(h-len(out)-1, 1)
+	rest := max(h-len(out)-len(keys), 1)
 	var body []string
 	if d.confirm {
 		body = d.question(w)
@@ -460,7 +449,7 @@ func (d *timeline) view(w, h int) []string {
 			out = append(out, d.c.render(line{}, w, "", false))
 		}
 	}
-	return append(out, d.keysLine())
+	return append(out, keys...)
 }
 
 // turnRows are the list's rows: a heading, then listH turns around the
@@ -542,22 +531,26 @@ func (d *timeline) preview(w int) []line {
 // question asks before a rewind, saying what it does and does not undo.
 func (d *timeline) question(w int) []string {
 	t, _ := d.selected()
-	q := fmt.Sprintf("Rewind to turn %d? Play goes on, paused, on a new branch; the turns after %d stay on the branch you leave (%s). "+
-		"Memories are not rewound: what was learnt after turn %d stays in Memories.md, unless you choose u: the agent's memories "+
-		"written after it are withdrawn (kept as superseded, yours untouched).", t.Turn, t.Turn, d.branch.Label(), t.Turn)
+	name := lineName(d.branch)
+	q := fmt.Sprintf("Rewind to turn %d of %s (%s)? Play goes on, paused, on a new branch; the turns after %d stay on %s.",
+		t.Turn, name, lineAt(d.branch, t.Turn), t.Turn, name)
+	if d.replayed && d.live != d.current {
+		q += " The line being played now stays as it is too."
+	}
+	q += fmt.Sprintf(" Memories are not rewound: what was learnt after turn %d stays in Memories.md, unless you choose u: the agent's memories "+
+		"written after it are withdrawn (kept as superseded, yours untouched).", t.Turn)
 	out := append(wrap(q, w, stWarning, ""), line{})
 	if d.naming {
 		const label = "New branch's name: "
 		d.nameIn.SetWidth(max(w-len(label)-1, 10))
-		return append(d.renderLines(out, w), d.c.styles.Muted.Render(label)+d.nameIn.View(),
-			d.c.render(mkLine(seg{"enter", stTitle}, seg{" keep it · ", stMuted}, seg{"esc", stTitle}, seg{" back", stMuted}), w, "", false))
+		return append(append(d.renderLines(out, w), d.c.styles.Muted.Render(label)+d.nameIn.View()),
+			keyRows(d.c, w, [2]string{"enter", "keep it"}, [2]string{"esc", "back"})...)
 	}
 	if d.name != "" {
 		out = append(out, mkLine(seg{"The new branch will be named ", stMuted}, seg{d.name, stTitle}), line{})
 	}
-	out = append(out, mkLine(seg{"y", stTitle}, seg{" rewind · ", stMuted}, seg{"u", stTitle}, seg{" rewind, withdraw the agent's later memories · ", stMuted},
-		seg{"r", stTitle}, seg{" name the branch · ", stMuted}, seg{"n/esc", stTitle}, seg{" back", stMuted}))
-	return d.renderLines(out, w)
+	return append(d.renderLines(out, w), keyRows(d.c, w, [2]string{"y", "rewind"}, [2]string{"u", "rewind, withdraw the agent's later memories"},
+		[2]string{"r", "name the branch"}, [2]string{"n/esc", "back"})...)
 }
 
 // renderLines draws lines at width w.
@@ -569,68 +562,32 @@ func (d *timeline) renderLines(ls []line, w int) []string {
 	return out
 }
 
-func (d *timeline) keysLine() string {
-	s := d.c.styles
+// keysLines are the dialog's last rows: why a key did nothing, or the
+// keys, wrapped to w.
+func (d *timeline) keysLines(w int) []string {
 	if d.say != "" {
-		return s.Notice.Render(d.say)
+		var out []string
+		for _, l := range wrap(d.say, w, stWarning, "") {
+			out = append(out, d.c.styles.Notice.Render(l.plain()))
+		}
+		return out
 	}
-	k := func(key, desc string) string { return s.HelpKey.Render(key) + s.HelpDesc.Render(" "+desc) }
-	sep := s.HelpDesc.Render(" · ")
-	parts := []string{k("↑/↓", "choose"), k("enter", "rewind here")}
 	if d.listing {
-		parts = []string{k("↑/↓", "choose"), k("enter", "switch to it"), k("b", "turns")}
-	} else if d.br != nil {
-		parts = append(parts, k("b", "branches"))
+		return keyRows(d.c, w, [2]string{"↑/↓", "choose"}, [2]string{"enter", "switch to it"}, [2]string{"b", "turns"}, [2]string{"esc", "close"})
 	}
-	return strings.Join(append(parts, k("esc", "close")), sep)
+	keys := [][2]string{{"↑/↓", "choose"}, {"enter", "rewind here"}}
+	if d.br != nil {
+		keys = append(keys, [2]string{"b", "branches"})
+	}
+	return keyRows(d.c, w, append(keys, [2]string{"esc", "close"})...)
 }
 
-// rowName is a branch's short name in the list: its own name, "main",
-// else its number.
-func (d *timeline) rowName(id int64) string {
-	for _, r := range d.rows {
-		if r.ID == id && (r.Name != "" || r.Parent == 0) {
-			return r.branch().Label()
-		}
+// rowLine is a branch row's line, its episode the timeline's when the row
+// does not say.
+func (d *timeline) rowLine(r BranchRow) domain.Line {
+	l := r.branch()
+	if l.Episode == 0 {
+		l.Episode = d.branch.Episode
 	}
-	return fmt.Sprintf("#%d", id)
-}
-
-// branchView is the branch list.
-func (d *timeline) branchView(w, h int) []string {
-	s := d.c.styles
-	switch {
-	case !d.rowsRead:
-		return []string{s.Muted.Render("Reading lantern.db…")}
-	case d.rowsErr != "":
-		return []string{s.Error.Render(fit(d.rowsErr, w)), "", d.keysLine()}
-	}
-	out := []string{d.c.render(mkLine(seg{"The branches of this episode (● the one being played):", stMuted}), w, "", false)}
-	lw := max(w-53, 10)
-	cols := func(a, b, c, dd, e string) string {
-		return fit(a, lw) + " " + fit(b, 18) + " " + fit(c, 10) + " " + fmt.Sprintf("%7s", dd) + " " + fit(e, 12)
-	}
-	out = append(out, d.c.render(mkLine(seg{"  " + cols("branch", "from", "last turn", "score", "state"), stMuted}), w, "", false))
-	listH := max(h-4, 1)
-	top := min(max(d.rowSel-listH/2, 0), max(len(d.rows)-listH, 0))
-	for i := top; i < top+listH && i < len(d.rows); i++ {
-		r := d.rows[i]
-		cursor, st := "  ", stText
-		if r.ID == d.current {
-			cursor, st = "● ", stTitle
-		}
-		from := "—"
-		if r.Parent != 0 {
-			from = fmt.Sprintf("%s after T%d", d.rowName(r.Parent), r.ForkTurn)
-		}
-		state := "unfinished"
-		if r.Ended {
-			state = orDash(r.Reason)
-		}
-		out = append(out, d.c.render(mkLine(seg{cursor, stTitle}, seg{cols(r.branch().Label(), from, fmt.Sprintf("T%d", r.Turns), fmt.Sprint(r.Score), state), st}), w, "", i == d.rowSel))
-	}
-	for len(out) < h-1 {
-		out = append(out, "")
-	}
-	return append(out, d.keysLine())
+	return l
 }

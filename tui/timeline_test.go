@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
@@ -94,8 +93,8 @@ func sampleBranches() (*fakeBranches, fakeEpisodes) {
 		t(3, 6, "agent", "west", "Kitchen\nA cold kitchen; an oven stands open.", at{7, "Kitchen", 15}),
 		t(3, 7, "human", "open oven", "It is already open.", at{7, "Kitchen", 15}))
 	br := &fakeBranches{turns: map[int64][]rundb.Turn{1: main, 3: branch}, rows: []BranchRow{
-		{ID: 1, Turns: 8, Score: 0},
-		{ID: 3, Parent: 1, ForkTurn: 5, Turns: 7, Score: 15, Active: true},
+		{ID: 1, Turns: 8, Score: 0, Moves: 8},
+		{ID: 3, Parent: 1, ForkTurn: 5, Turns: 7, Score: 15, Moves: 7, Active: true},
 	}}
 	eps := fakeEpisodes{turns: map[int64][]rundb.Turn{1: main}, reviews: map[int64][]rundb.Review{
 		1: {{Turn: 6, Proposal: "north", Decision: "edit", Command: "enter well"}},
@@ -165,7 +164,7 @@ func TestTimelineRewindsToTheChosenTurn(t *testing.T) {
 	h, br := newBranchHarness(t, 120, 40)
 	h.settle(h.events(resumeAt(mainBranch, 8, false, "Orchard", 4), engine.Idle{Turn: 8, Mode: engine.Paused}))
 	h.settle(h.key("T"))
-	h.mustSee("Timeline · main", "play stands at turn 8", "▸ T8", "-10 died you reviewed", "+5 you")
+	h.mustSee("Timeline · 1/main", "1/main · turns 1–8 · play stands at turn 8", "▸ T8", "-10 died you reviewed", "+5 you")
 	h.key("enter")
 	h.mustSee("play stands at turn 8: pick an earlier turn")
 	if got := h.pending(); len(got) != 0 {
@@ -176,9 +175,9 @@ func TestTimelineRewindsToTheChosenTurn(t *testing.T) {
 	h.key("up", "up", "up", "up")
 	h.mustSee("▸ T1", "An orchard rustles to the north")
 	h.key("down", "down", "down", "down", "enter")
-	h.mustSee("Rewind to turn 5?", "on a new branch", "Memories are not rewound")
+	h.mustSee("Rewind to turn 5 of 1/main (1/main:5)?", "on a new branch", "the turns after 5", "stay on 1/main.", "Memories are not rewound")
 	h.key("n")
-	h.mustNotSee("Rewind to turn 5?")
+	h.mustNotSee("Rewind to turn 5")
 	if got := h.pending(); len(got) != 0 {
 		t.Fatalf("n sent %v", got)
 	}
@@ -188,7 +187,7 @@ func TestTimelineRewindsToTheChosenTurn(t *testing.T) {
 		t.Fatalf("sent %v, want %v", got, want)
 	}
 	h.mustNotSee("Timeline ·")
-	h.mustSee("rewinding to turn 5")
+	h.mustSee("rewinding to 1/main:5…")
 	if got, want := strings.Join(br.requests(), " "), "BranchTurns(1)"; !strings.Contains(got, want) {
 		t.Errorf("the timeline asked %v, want %s", got, want)
 	}
@@ -203,7 +202,7 @@ func TestTimelineRewindsToTheChosenTurn(t *testing.T) {
 	if got := h.pending(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("u sent %v, want %v", got, want)
 	}
-	h.mustSee("the agent's memories after it withdrawn")
+	h.mustSee("rewinding to 1/main:6, withdrawing memories…")
 }
 
 // r at the question names the new branch: typed text, backspace, a name
@@ -251,7 +250,8 @@ func TestTimelineSwitchesBranch(t *testing.T) {
 	h.settle(h.events(resumeAt(mainBranch, 8, false, "Orchard", 4)))
 	h.settle(h.key("T"))
 	h.key("b")
-	h.mustSee("The branches of this episode", "● main", "#3 from #1@5", "main after T5", "unfinished")
+	h.mustSee("The lines of play of this episode", "line    id  from      turns  score  moves  ending",
+		"● 1/main  #1  —             8      0      8  unfinished", "  1/#3    #3  1/main:5      7     15      7  unfinished")
 	h.key("enter")
 	h.mustSee("this is the branch being played")
 	if got := h.pending(); len(got) != 0 {
@@ -262,7 +262,7 @@ func TestTimelineSwitchesBranch(t *testing.T) {
 	if got := h.pending(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("sent %v, want %v", got, want)
 	}
-	h.mustSee("switching to branch #3 from #1@5 at turn 7")
+	h.mustSee("switching to 1/#3 at turn 7…")
 }
 
 // A rewound EpisodeStarted clears the episode's transcript and reasoning
@@ -272,24 +272,25 @@ func TestTimelineSwitchesBranch(t *testing.T) {
 func TestRewoundRebuildsTranscriptAndNamesBranch(t *testing.T) {
 	h, br := newBranchHarness(t, 160, 50)
 	h.settle(h.events(resumeAt(mainBranch, 8, false, "Orchard", 4), engine.Idle{Turn: 8, Mode: engine.Paused}))
-	h.mustSee("T8 agent › north", "T6 human-edited › enter well", "Resumed episode 1 after turn 8", "The well may hide")
-	h.mustSee("Ep 1 · main") // the episode has two branches
+	h.mustSee("T8 agent › north", "T6 human-edited › enter well", "Resumed 1/main after turn 8", "The well may hide")
+	h.mustSee("Ep 1/main │")
 	// Rewound to turn 5: branch #3 holds turns 6 and 7 as well (as after a
 	// switch to it), which are after the turn and not shown.
 	rw := resumeAt(sideBranch, 5, true, "Muddy Lane", 3)
 	h.settle(h.events(rw, engine.Idle{Turn: 5, Mode: engine.Paused}))
-	h.mustSee("T5 agent › south", "Rewound to turn 5 on branch #3 from #1@5 (the turns after it", "stay on branch main).",
-		"Ep 1 · #3 from #1@5", "Turn: 5", "T1 agent › north", "An orchard rustles to the north")
-	h.mustNotSee("T6 ", "T8 ", "Resumed episode 1", "The well may hide")
+	h.mustSee("T5 agent › south", "Ep 1/#3 │", "Turn: 5", "T1 agent › north", "An orchard rustles to the north")
+	h.mustSay("Rewound to 1/main:5: play goes on, paused, on the new branch 1/#3; the turns after 5 stay on 1/main.")
+	h.mustNotSee("T6 ", "T8 ", "Resumed 1/main", "The well may hide", "withdrawn")
 	if n := strings.Count(h.screen(), "T1 agent › north"); n != 1 {
 		t.Errorf("turn 1 is shown %d times", n)
 	}
 	// Back to main at its last turn.
 	h.settle(h.events(resumeAt(mainBranch, 8, true, "Orchard", 4), engine.Idle{Turn: 8, Mode: engine.Paused}))
-	h.mustSee("T8 agent › north", "Switched to branch main at turn 8 (branch #3 from #1@5 stays", "as it was).", "Ep 1 · main")
+	h.mustSee("T8 agent › north", "Ep 1/main")
+	h.mustSay("Switched to 1/main at turn 8; 1/#3 stays as it was.")
 	h.mustNotSee("Rewound to turn 5", "T7 human › open oven")
 	asked := strings.Join(br.requests(), " ")
-	for _, want := range []string{"BranchTurns(3)", "BranchTurns(1)", "Root(3)", "Branches(1)"} {
+	for _, want := range []string{"BranchTurns(3)", "BranchTurns(1)"} {
 		if !strings.Contains(asked, want) {
 			t.Errorf("never asked %s (asked %s)", want, asked)
 		}
@@ -320,7 +321,7 @@ func TestTimelineWithoutBranches(t *testing.T) {
 	h := &harness{t: t, m: m, eng: eng}
 	h.settle(h.events(resumeAt(engine.Branch{}, 8, false, "Orchard", 4)))
 	h.settle(h.key("T"))
-	h.mustSee("Timeline · main", "▸ T8", "-10 died")
+	h.mustSee("Timeline · 1/main", "▸ T8", "-10 died")
 	h.key("b")
 	h.mustSee("keeps no branches")
 	h.key("up", "up", "enter", "y")
@@ -344,28 +345,6 @@ func TestGoldenTimeline(t *testing.T) {
 				golden(t, "timeline_branches_80x24", h.m.Render())
 			}
 		})
-	}
-}
-
-// The status bar names the branch only when there is one to tell apart.
-func TestStatusNamesBranch(t *testing.T) {
-	cases := []struct {
-		branch engine.Branch
-		count  int
-		want   string
-	}{
-		{engine.Branch{ID: 1}, 1, "Ep 1 │"},
-		{engine.Branch{ID: 1}, 2, "Ep 1 · main │"},
-		{engine.Branch{ID: 3, Parent: 1, ForkTurn: 20}, 0, "Ep 1 · #3 from #1@20 │"},
-		{engine.Branch{ID: 4, Name: "east"}, 1, "Ep 1 · east │"},
-	}
-	for _, c := range cases {
-		h := newHarness(t, 120, 30, "dark")
-		h.m.episode, h.m.branch, h.m.branchCount = 1, c.branch, c.count
-		rows := strings.Split(ansi.Strip(h.m.Render()), "\n")
-		if status := rows[len(rows)-2]; !strings.Contains(status, c.want) {
-			t.Errorf("%+v ×%d: status %q lacks %q", c.branch, c.count, status, c.want)
-		}
 	}
 }
 
@@ -408,13 +387,17 @@ func TestFeedCutFrom(t *testing.T) {
 // episode list names branch #3, and a replay follows its whole line.
 type branchedEpisodes struct {
 	fakeEpisodes
-	br *fakeBranches
+	br   *fakeBranches
+	sums []rundb.EpisodeSummary // nil: main and #3
 }
 
 func (b branchedEpisodes) EpisodeSummaries(ctx context.Context) ([]rundb.EpisodeSummary, error) {
+	if b.sums != nil {
+		return slices.Clone(b.sums), nil
+	}
 	return []rundb.EpisodeSummary{
-		{ID: 3, Turns: 7, Score: 15, Parent: 1, ForkTurn: 5},
-		{ID: 1, Turns: 8, Reason: "death"},
+		{Episode: 1, ID: 3, Turns: 7, Score: 15, Moves: 7, Parent: 1, ForkTurn: 5},
+		{Episode: 1, ID: 1, Turns: 8, Moves: 8, Reason: "death"},
 	}, nil
 }
 
@@ -439,11 +422,11 @@ func TestReplayFollowsABranch(t *testing.T) {
 	for _, msg := range run(h.key("E")) {
 		m.Update(msg)
 	}
-	h.mustSee("Episode 3", "#3 from #1@5", "Episode 1")
+	h.mustSee("1/#3    #3  1/main:5      7     15      7  unfinished", "1/main  #1  —             8      0      8  death")
 	for _, msg := range run(h.key("enter")) {
 		m.Update(msg)
 	}
-	h.mustSee("Transcript · replay of episode 3", "T1 agent › north", "replay 1/7")
+	h.mustSee("Transcript · replay of 1/#3", "Replay of 1/#3 (7 turns)", "T1 agent › north", "replay 1/7", "Ep 1/#3 │")
 	h.key("end")
 	h.mustSee("T7 human › open oven", "replay 7/7")
 	h.key("left", "left")
@@ -451,13 +434,13 @@ func TestReplayFollowsABranch(t *testing.T) {
 	// T rewinds the live game to the replayed turn: any turn of a stored
 	// branch may be picked.
 	h.settle(h.key("T"))
-	h.mustSee("episode 3 · turns 1–7, replayed", "▸ T5")
+	h.mustSee("Timeline · 1/#3", "1/#3 · turns 1–7, replayed", "▸ T5")
 	h.key("enter", "y")
 	want := []engine.Command{engine.Rewind{Branch: 3, Turn: 5}}
 	if got := h.pending(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("sent %v, want %v", got, want)
 	}
 	h.settle(h.events(resumeAt(engine.Branch{ID: 9, Parent: 3, ForkTurn: 5}, 5, true, "Muddy Lane", 3)))
-	h.mustNotSee("Transcript · replay of episode 3")
-	h.mustSee("Rewound to turn 5")
+	h.mustNotSee("Transcript · replay of")
+	h.mustSay("Rewound to 1/#3:5: play goes on, paused, on the new branch 1/#9; the turns after 5 stay on 1/#3.")
 }
