@@ -675,7 +675,7 @@ wait_for "Timeline ·"
 keys Up Enter
 wait_for "Rewind to turn"
 keys y
-wait_for "Rewound to 1/main:"
+wait_for "rewound to 1/main:" "Ep 1/#"
 footer=$(screen | tail -n 1)
 [[ $footer == *"rewound to 1/main:"* && $footer != *"rewinding"* ]] || fail "80×24: the footer after a rewind is not its outcome: $footer"
 [[ $footer == *"T timeline"* ]] || fail "80×24: the footer after a rewind lacks T: $footer"
