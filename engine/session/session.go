@@ -519,7 +519,15 @@ func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int)
 }
 
 func (s *Session) episodeEnded(ctx context.Context, ep engine.EpisodeEnded) error {
-	synthErr := s.synthesize(ctx, ep)
+	var roundErr error
+	if s.Supervisor != nil {
+		// The turns since the last round are judged too: every episode is
+		// coached, its end included.
+		if _, ran, err := s.Supervisor.Finish(ctx); ran && err != nil {
+			roundErr = fmt.Errorf("the supervisor's last round of episode %d: %w", ep.Episode, err)
+		}
+	}
+	synthErr := errors.Join(roundErr, s.synthesize(ctx, ep))
 	if s.episode == 0 {
 		return synthErr
 	}

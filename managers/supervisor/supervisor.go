@@ -215,6 +215,24 @@ func (s *Supervisor) ProcessTurn(ctx context.Context, t domain.Turn) (r Round, r
 	return r, true, err
 }
 
+// MinFinalRound is the fewest turns an episode's last, partial round
+// judges: a shorter remainder (an episode that ended a few turns after a
+// round, or after a few turns) is not worth two model calls.
+const MinFinalRound = 5
+
+// Finish runs the episode's last, partial round at its end, when at least
+// MinFinalRound turns wait for one; ran reports whether it did.
+func (s *Supervisor) Finish(ctx context.Context) (r Round, ran bool, err error) {
+	s.mu.Lock()
+	n := len(s.pending)
+	s.mu.Unlock()
+	if s.deps.Client == nil || n < MinFinalRound {
+		return Round{}, false, nil
+	}
+	r, err = s.ProcessPeriodic(ctx)
+	return r, true, err
+}
+
 // wouldOverflow reports whether the round's turns, with one more turn
 // like last, would no longer fit the supervisor's context whole beside its
 // long-term summary: the round is then held now, early, rather than have
