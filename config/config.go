@@ -58,8 +58,9 @@ type Ollama struct {
 	MaxReplyKB int `toml:"max_reply_kb"`
 }
 
-// Loop tunes the turn loop and the managers' rhythm. Defaults follow
-// ZorkGPT's tuning.
+// Loop tunes the turn loop and the managers' rhythm. The defaults are the
+// lean profile's (ZorkGPT's intervals are the zorkgpt profile's: see
+// profile.go).
 type Loop struct {
 	MaxTurnsPerEpisode          int     `toml:"max_turns_per_episode"`
 	Seed                        int     `toml:"seed"`

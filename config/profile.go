@@ -8,9 +8,10 @@ import (
 
 // Profiles: a named cadence of the managers. The lean profile is the
 // built-in defaults: about one model call a turn beside the agent's. The
-// zorkgpt profile is the design documents' cadence: a supervisor round
-// every turn, objectives every 20 turns, memory synthesis also on every
-// move and inventory change. A profile sets only the keys no file,
+// zorkgpt profile is the design documents' loop: the critic model on every
+// proposal, the extractor after every turn, a supervisor round every turn,
+// objectives every 20 turns, memory synthesis also on every move and
+// inventory change. A profile sets only the keys no file,
 // variable or flag set: `profile = "zorkgpt"` with
 // `managers.supervisor_interval = 5` keeps the 5.
 
@@ -34,6 +35,8 @@ func ProfileKeys(name string) (map[string]string, bool) {
 		return map[string]string{}, true
 	case ProfileZorkGPT:
 		return map[string]string{
+			"loop.critic_mode":                    "always",
+			"managers.extractor":                  "true",
 			"managers.supervisor":                 "true",
 			"managers.supervisor_interval":        "1",
 			"managers.objectives":                 "true",

@@ -107,8 +107,9 @@ func itemNames(items []env.Item) []string {
 
 // TestZorkGPTProfileCadence plays 40 turns of Zork I with the oracle under
 // --profile zorkgpt and counts what the managers did against the design
-// documents' cadence: a supervisor round every turn, objectives every 20
-// turns, memory synthesis after every turn the design's triggers fire on
+// documents' loop: the critic model on every proposal, the extractor every
+// turn, a supervisor round every turn, objectives every 20 turns (the
+// first on turn 1), memory synthesis after every turn the design's triggers fire on
 // (moves and inventory changes included). The lean default, for contrast,
 // asks for fewer memories and holds a supervisor round every 40 turns, or
 // sooner when the turns since the last would not fit its context whole (a
@@ -160,18 +161,33 @@ func TestZorkGPTProfileCadence(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec.mu.Lock()
-			discoveries, memCalls := 0, 0
+			discoveries, memCalls, criticCalls, extractorCalls := 0, 0, 0, 0
 			for _, c := range rec.calls {
 				switch {
 				case c.role == config.RoleObjectives && c.props["objectives"]:
 					discoveries++
 				case c.role == config.RoleMemory:
 					memCalls++
+				case c.role == config.RoleCritic:
+					criticCalls++
+				case c.role == config.RoleExtractor:
+					extractorCalls++
 				}
 			}
+			// The design's loop asks the critic model about every proposal
+			// and the extractor after every turn; the lean one only where
+			// the game cannot decide, and no extractor.
+			if tc.profile == "zorkgpt" && (float64(criticCalls) < 0.95*turns || extractorCalls < turns) {
+				t.Errorf("zorkgpt: %d critic and %d extractor calls in %d turns, want the critic on every proposal (≥ 0.95 a turn) and the extractor every turn",
+					criticCalls, extractorCalls, turns)
+			}
+			if tc.profile == "lean" && (extractorCalls != 0 || float64(criticCalls) > 0.2*turns) {
+				t.Errorf("lean: %d critic and %d extractor calls in %d turns, want the critic only where the game cannot decide and no extractor",
+					criticCalls, extractorCalls, turns)
+			}
 			rec.mu.Unlock()
-			t.Logf("%s: %d supervisor rounds, %d objective discoveries, %d memory decisions (%d calls); the seeds' triggers fire on %d of %d turns",
-				tc.profile, len(rounds), discoveries, len(decisions), memCalls, want, turns)
+			t.Logf("%s: %d supervisor rounds, %d objective discoveries, %d memory decisions (%d calls), %d critic and %d extractor calls; the seeds' triggers fire on %d of %d turns",
+				tc.profile, len(rounds), discoveries, len(decisions), memCalls, criticCalls, extractorCalls, want, turns)
 			if tc.rounds < 0 && (len(rounds) < 1 || len(rounds) > -tc.rounds) {
 				t.Errorf("%d supervisor rounds in %d turns, want 1 to %d", len(rounds), turns, -tc.rounds)
 			}
