@@ -133,13 +133,14 @@ func TestPlanningPersonObjectiveEdits(t *testing.T) {
 
 // TestStuckForcesObjectiveRefresh: five actions in a row that change
 // nothing make the agent stuck; the objectives are rediscovered on that
-// turn (long before the interval), once, and the agent's next prompt says
+// turn (long before the interval), once beside the first turn's, and the agent's next prompt says
 // it is stuck and carries the new objective.
 func TestStuckForcesObjectiveRefresh(t *testing.T) {
 	story, binding := demoStory(t)
 	client, fake := fakeClient(t)
-	fake.On("discovery when stuck", llmtest.PromptContains("discover objectives"), llmtest.Reply{Content: `{"objectives": [
-		"Leave Location 3 by a new exit"], "reasoning": "stuck looking"}`})
+	fake.On("discovery", llmtest.PromptContains("discover objectives"),
+		llmtest.Reply{Content: `{"objectives": [], "reasoning": "nothing yet"}`}, // turn 1: the episode has none
+		llmtest.Reply{Content: `{"objectives": ["Leave Location 3 by a new exit"], "reasoning": "stuck looking"}`})
 	fake.Always("completion", llmtest.PromptContains("Which of the current objectives"), llmtest.Reply{Content: `{"completed": [], "reasoning": "none"}`})
 	fake.Always("agent", llmtest.Role(config.RoleAgent), llmtest.Reply{Content: agentLook})
 	fake.Always("critic", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"score": 5, "justification": "fine"}`})
@@ -160,8 +161,8 @@ func TestStuckForcesObjectiveRefresh(t *testing.T) {
 		switch {
 		case strings.Contains(r.Prompt(), "discover objectives"):
 			discoveries++
-			if turn != 5 {
-				t.Errorf("discovery during turn %d's processing, want 5", turn)
+			if turn != 1 && turn != 5 {
+				t.Errorf("discovery during turn %d's processing, want 1 (the episode's first, with none) and 5 (stuck)", turn)
 			}
 		case r.Role == config.RoleAgent && len(r.Chat.Messages) == 2:
 			turn++
@@ -170,8 +171,8 @@ func TestStuckForcesObjectiveRefresh(t *testing.T) {
 			}
 		}
 	}
-	if discoveries != 1 {
-		t.Fatalf("%d discoveries, want 1 (at the stuck turn)", discoveries)
+	if discoveries != 2 {
+		t.Fatalf("%d discoveries, want 2 (the first turn's and the stuck turn's)", discoveries)
 	}
 	if !strings.Contains(sixth, "Leave Location 3 by a new exit") || !strings.Contains(sixth, "changed nothing") {
 		t.Errorf("turn 6's prompt lacks the new objective or the warning:\n%s", sixth)
