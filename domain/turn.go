@@ -6,7 +6,10 @@ package domain
 
 // Turn is a played turn as the managers see it.
 type Turn struct {
-	Episode     int
+	Episode int
+	// Line is the line of play the turn is on, written as Line.String()
+	// ("1/main"): turn numbers repeat across branches.
+	Line        string
 	Turn        int
 	Actor       string // "agent" or "human"
 	Action      string

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +140,36 @@ func TestHostsLeastBusy(t *testing.T) {
 	}
 	if per := c.RequestsPerHost(); per[a.Host()] != 3 || per[b.Host()] != 3 {
 		t.Errorf("counted per host %v", per)
+	}
+}
+
+// TestStructuredIgnoresUnknownFields: on either protocol, a reply with a
+// field the schema did not ask for decodes at the first attempt (no format
+// retry), the field left out; one that lacks a required field is still
+// refused, naming the server by its protocol.
+func TestStructuredIgnoresUnknownFields(t *testing.T) {
+	for _, apiName := range []string{config.APIOllama, config.APIOpenAI} {
+		t.Run(apiName, func(t *testing.T) {
+			s := fake(t)
+			s.On("critic", llmtest.Role(config.RoleCritic),
+				llmtest.Reply{Content: `{"score": 3, "justification": "ok", "memory": {"title": "x"}, "Score": 9}`})
+			c, _ := newClientFor(t, s, apiName, time.Second)
+			v, reply, err := llm.Structured[verdict](context.Background(), c, ask(config.RoleCritic, "judge"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Score != 3 || v.Justification != "ok" || reply.Metrics.FormatRetries != 0 || len(s.ChatRequests()) != 1 {
+				t.Errorf("verdict %+v, %d retries, %d requests", v, reply.Metrics.FormatRetries, len(s.ChatRequests()))
+			}
+			s.Always("critic without its score", llmtest.Role(config.RoleCritic), llmtest.Reply{Content: `{"justification": "ok", "memory": {}}`})
+			_, _, err = llm.Structured[verdict](context.Background(), c, ask(config.RoleCritic, "judge"))
+			want := "Ollama at"
+			if apiName == config.APIOpenAI {
+				want = "server at"
+			}
+			if !errors.Is(err, llm.ErrInvalidReply) || !strings.Contains(err.Error(), "reply.score: missing") || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want ErrInvalidReply naming reply.score and %q", err, want)
+			}
+		})
 	}
 }

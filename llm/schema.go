@@ -198,19 +198,28 @@ func applyTags(s *Schema, tag reflect.StructTag) error {
 // Validate checks a decoded JSON value against the schema and names the
 // first problem with its path ("action: missing").
 // An optional property (not in Required) that does not match is removed
-// from v instead: the reply keeps the rest.
+// from v instead: the reply keeps the rest. A property the schema does not
+// have (a field the request did not ask for) is removed too: it is the
+// model's noise, never read and never an error.
 func (s *Schema) Validate(v any) error {
 	_, err := s.check(v)
 	return err
 }
 
-// check is Validate, reporting whether it removed an optional property.
-func (s *Schema) check(v any) (pruned bool, err error) {
-	err = s.validate(v, "reply", &pruned)
-	return pruned, err
+// checked is what a check did to a reply besides accepting it.
+type checked struct {
+	pruned  bool     // an optional property or an unknown field was removed
+	ignored []string // the unknown fields removed, by path
 }
 
-func (s *Schema) validate(v any, path string, pruned *bool) error {
+// check is Validate, reporting what it removed.
+func (s *Schema) check(v any) (checked, error) {
+	var c checked
+	err := s.validate(v, "reply", &c)
+	return c, err
+}
+
+func (s *Schema) validate(v any, path string, c *checked) error {
 	switch s.Type {
 	case "object":
 		m, ok := v.(map[string]any)
@@ -230,14 +239,20 @@ func (s *Schema) validate(v any, path string, pruned *bool) error {
 		for _, k := range keys {
 			p, ok := s.Properties[k]
 			if !ok {
-				return fmt.Errorf("%s.%s: unknown field", path, k)
+				// Not asked for: left out, so that it cannot reach the
+				// decoded value either (encoding/json matches names
+				// without regard to case).
+				delete(m, k)
+				c.pruned = true
+				c.ignored = append(c.ignored, path+"."+k)
+				continue
 			}
-			if err := p.validate(m[k], path+"."+k, pruned); err != nil {
+			if err := p.validate(m[k], path+"."+k, c); err != nil {
 				if slices.Contains(s.Required, k) {
 					return err
 				}
 				delete(m, k) // an optional part that does not match is left out
-				*pruned = true
+				c.pruned = true
 			}
 		}
 	case "array":
@@ -249,7 +264,7 @@ func (s *Schema) validate(v any, path string, pruned *bool) error {
 			return fmt.Errorf("%s: %d items, at most %d", path, len(a), *s.MaxItems)
 		}
 		for i, x := range a {
-			if err := s.Items.validate(x, fmt.Sprintf("%s[%d]", path, i), pruned); err != nil {
+			if err := s.Items.validate(x, fmt.Sprintf("%s[%d]", path, i), c); err != nil {
 				return err
 			}
 		}

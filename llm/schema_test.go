@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,7 +38,7 @@ func TestSchemaOfAndValidate(t *testing.T) {
 		{`{"score":0,"count":2,"ok":true,"kind":"a","items":[{"name":"toolong"}]}`, "reply.items[0].name: 7 characters, at most 5"},
 		{`{"score":0,"count":2,"ok":true,"kind":"a","items":[{"name":"a"},{"name":"b"},{"name":"c"}]}`, "3 items, at most 2"},
 		{`{"score":0,"count":2,"ok":true,"kind":"a"}`, "reply.items: missing"},
-		{`{"score":0,"count":2,"ok":true,"kind":"a","items":[],"extra":1}`, "reply.extra: unknown field"},
+		{`{"score":0,"count":2,"ok":true,"kind":"a","items":[],"extra":1}`, ""},
 		{`[1]`, "want an object"},
 	}
 	for _, tc := range tests {
@@ -124,7 +125,7 @@ func TestOptionalPartsAreLeftOutNotFailed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var v withOptional
-		err := decodeInto(s, tc.in, &v)
+		_, err := decodeInto(s, tc.in, &v)
 		switch {
 		case tc.err == "" && err != nil:
 			t.Errorf("%s: unexpected %v", tc.in, err)
@@ -160,7 +161,54 @@ func TestEmbeddedStructFieldsAreTheObjects(t *testing.T) {
 		t.Errorf("schema JSON\n%s\nwant\n%s", js, want)
 	}
 	var v embedded
-	if err := decodeInto(s, `{"note":{"name":"x"},"action":"look"}`, &v); err != nil || v.Action != "look" || v.Note == nil || v.Note.Name != "x" {
+	if _, err := decodeInto(s, `{"note":{"name":"x"},"action":"look"}`, &v); err != nil || v.Action != "look" || v.Note == nil || v.Note.Name != "x" {
 		t.Errorf("decoded %+v, %v", v, err)
+	}
+}
+
+// TestUnknownFieldsAreIgnored: a field the schema does not have (a memory
+// object the request did not ask for, a key that differs from a known one
+// only in case) is left out of the decoded value and reported by path;
+// what the schema requires is still required.
+func TestUnknownFieldsAreIgnored(t *testing.T) {
+	s, err := SchemaOf(withOptional{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, in string
+		ignored  []string
+		err      string
+		action   string
+		note     bool
+	}{
+		{"a memory object not asked for", `{"action":"look","memory":{"title":"x","text":"y"}}`, []string{"reply.memory"}, "", "look", false},
+		{"several, in order", `{"zeta":1,"action":"look","alpha":[1,2]}`, []string{"reply.alpha", "reply.zeta"}, "", "look", false},
+		{"inside a known part", `{"action":"look","note":{"name":"x","extra":true}}`, []string{"reply.note.extra"}, "", "look", true},
+		{"a key that differs in case only", `{"action":"look","Action":"quit"}`, []string{"reply.Action"}, "", "look", false},
+		{"required stays required", `{"Action":"look","memory":{}}`, nil, "reply.action: missing", "", false},
+		{"a known field still checked", `{"action":"far too long an action","memory":{}}`, nil, "reply.action: 22 characters", "", false},
+		{"nothing unknown", `{"action":"look"}`, nil, "", "look", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var v withOptional
+			ignored, err := decodeInto(s, tc.in, &v)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ignored, tc.ignored) {
+				t.Errorf("ignored %q, want %q", ignored, tc.ignored)
+			}
+			if v.Action != tc.action || (v.Note != nil) != tc.note {
+				t.Errorf("decoded %+v", v)
+			}
+		})
 	}
 }

@@ -41,7 +41,12 @@ func Structured[T any](ctx context.Context, c *Client, req Request) (T, Reply, e
 			reply.Thinking = strings.TrimSpace(reply.Thinking + "\n" + thinking)
 		}
 		var v T
-		if last = decodeInto(schema, body, &v); last == nil {
+		var ignored []string
+		if ignored, last = decodeInto(schema, body, &v); last == nil {
+			if len(ignored) > 0 {
+				c.log.Debug("reply fields the request did not ask for, ignored", "role", req.Role, "count", len(ignored),
+					"fields", strings.Join(ignored[:min(len(ignored), maxIgnoredLogged)], ", "))
+			}
 			reply.Metrics.FormatRetries = attempt - 1
 			return v, reply, nil
 		}
@@ -49,35 +54,42 @@ func Structured[T any](ctx context.Context, c *Client, req Request) (T, Reply, e
 		msgs = append(msgs, Assistant(clipReply(reply.Content)), User(reminder(schema, last)))
 	}
 	role, _ := c.Role(req.Role)
-	return zero, reply, &Error{Role: req.Role, Model: role.Model, Host: c.Host(), Attempts: MaxFormatAttempts,
+	return zero, reply, &Error{Role: req.Role, Model: role.Model, Host: c.Host(), API: c.API(), Attempts: MaxFormatAttempts,
 		Err: fmt.Errorf("%w: %v", ErrInvalidReply, last)}
 }
 
-func decodeInto(schema *Schema, body string, v any) error {
+// maxIgnoredLogged bounds the ignored fields a debug line names.
+const maxIgnoredLogged = 8
+
+// decodeInto checks a reply's JSON against the schema the request sent and
+// decodes it into v. The schema decides what is read: fields it does not
+// have are left out and returned by path (for the log), never an error;
+// what it requires must be there and match.
+func decodeInto(schema *Schema, body string, v any) ([]string, error) {
 	raw := extractJSON(body)
 	if raw == "" {
-		return fmt.Errorf("no JSON object in the reply")
+		return nil, fmt.Errorf("no JSON object in the reply")
 	}
 	var generic any
 	if err := json.Unmarshal([]byte(raw), &generic); err != nil {
-		return fmt.Errorf("not valid JSON: %v", err)
+		return nil, fmt.Errorf("not valid JSON: %v", err)
 	}
-	pruned, err := schema.check(generic)
+	c, err := schema.check(generic)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if pruned { // an optional part was left out: decode what is left
+	if c.pruned { // a part was left out: decode what is left
 		b, err := json.Marshal(generic)
 		if err != nil {
-			return fmt.Errorf("does not encode: %v", err)
+			return nil, fmt.Errorf("does not encode: %v", err)
 		}
 		raw = string(b)
 	}
 	d := json.NewDecoder(bytes.NewReader([]byte(raw)))
 	if err := d.Decode(v); err != nil {
-		return fmt.Errorf("does not decode: %v", err)
+		return nil, fmt.Errorf("does not decode: %v", err)
 	}
-	return nil
+	return c.ignored, nil
 }
 
 func reminder(schema *Schema, err error) string {

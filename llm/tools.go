@@ -30,7 +30,7 @@ func NewTool[A any](name, description string, fn func(context.Context, A) (strin
 	}
 	return Tool{Name: name, Description: description, Params: s, Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 		var a A
-		if err := decodeInto(s, string(raw), &a); err != nil {
+		if _, err := decodeInto(s, string(raw), &a); err != nil {
 			return "", fmt.Errorf("arguments: %w", err)
 		}
 		return fn(ctx, a)
@@ -68,7 +68,7 @@ func (c *Client) RunTools(ctx context.Context, req Request, tools []Tool, maxRou
 		}
 		if round >= maxRounds {
 			role, _ := c.Role(req.Role)
-			return reply, &Error{Role: req.Role, Model: role.Model, Host: c.Host(), Attempts: round + 1, Err: ErrToolLoop}
+			return reply, &Error{Role: req.Role, Model: role.Model, Host: c.Host(), API: c.API(), Attempts: round + 1, Err: ErrToolLoop}
 		}
 		msgs = append(msgs, Message{Role: "assistant", Content: reply.Content, ToolCalls: reply.ToolCalls})
 		for _, call := range reply.ToolCalls {

@@ -10,6 +10,12 @@
 //     entry, stray text) is reported as a Problem with its line number and
 //     kept verbatim; File.Bytes gives back the input byte for byte, and
 //     File.Format normalises without losing any text.
+//   - Titles and texts are data, never Markdown structure: a text is
+//     folded onto one line and a line's leading block marker is escaped
+//     when written, unescaped when read (see Memory).
+//   - A mistyped location header is reported where its memories would be
+//     (Problem.Header, Store.LocationProblems) and repaired in place by the
+//     next change for that location (see memories_header.go).
 //   - Store keeps the parsed file in memory, keyed by location ID, and writes
 //     every change at once (temporary file, fsync, rename, the previous
 //     version kept as Memories.md.backup) under a file lock. Before each write
@@ -21,6 +27,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // DefaultTitle is the title line's text in a new Memories.md.
@@ -142,7 +150,7 @@ func (s Supersession) IsZero() bool { return s == Supersession{} }
 // Memory is one entry of a location section:
 //
 //	**[CATEGORY] Title** *(EpN, Tn[-m][, +/-s])*
-//	Text, one or more lines.
+//	Text, one line (a person may write more by hand).
 //
 // with a level and a status when they are set:
 // `**[CATEGORY - LEVEL - STATUS] Title**` (ACTIVE is implicit).
@@ -150,6 +158,13 @@ func (s Supersession) IsZero() bool { return s == Supersession{} }
 // Episode and Turn are 0 when not recorded (entries written by hand may lack
 // the metadata). Score is written only when HasScore: failures usually carry
 // none, successes carry "+0" or more.
+//
+// Title and Text are data, never Markdown structure: the store folds a
+// text it is given onto one line, and Memories.md holds each text line
+// with the marker that would start a Markdown block escaped by a backslash
+// (`# x` as `\# x`, `---` as `\---`, `**[` as `\**[`, `1. x` as
+// `1\. x`; sanitize.EscapeBlock), which Parse takes off again: Text is
+// the text as given, in the file and back.
 type Memory struct {
 	Category    Category
 	Persistence Persistence // "" when the file gives no level
@@ -207,6 +222,21 @@ type Problem struct {
 	// show the entry it concerns.
 	Location int
 	Text     string
+	// Header: the line is a "## " heading that is not a location header
+	// ("## Locaton three: Muddy Lane"). The memories under it (Hidden of
+	// them) are hidden from the agent and from every view until it is
+	// fixed. Name is the location name it gives ("" when none); when the
+	// location it is meant for can be told (its number, in digits or in
+	// words, after a word like "Location"), Location is that location, not
+	// the section it follows, and Fix, when it gives a name too, is the
+	// header to write instead ("## Location 3: Muddy Lane"); otherwise Fix
+	// is "".
+	// Store.LocationProblems finds such a header by the location's name
+	// too. Msg says what is wrong and what to write.
+	Header bool
+	Name   string
+	Fix    string
+	Hidden int
 }
 
 // String is "line N: message".
@@ -251,36 +281,13 @@ func cleanTitle(s string) string {
 	return cleanLine(s)
 }
 
-// structural reports whether a line, at the start of a line inside an entry,
-// would be read as structure rather than text.
-func structural(line string) bool {
-	return isSectionLine(line) || strings.HasPrefix(line, "**[") || isRule(line)
-}
-
-// cleanText normalises a memory's text: line ends to "\n", trailing spaces
-// removed, blank lines at either end removed. A line that the parser would
-// read as structure ("---", "## ...", "**[...") and a first line that reads as
-// a supersession record are indented by one space, so the text stays text.
-func cleanText(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
-	}
-	for len(lines) > 0 && lines[0] == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	for i, l := range lines {
-		if structural(l) || (i == 0 && (supersededRe().MatchString(l) || invalidatedRe().MatchString(l))) {
-			lines[i] = " " + l
-		}
-	}
-	return strings.Join(lines, "\n")
-}
+// cleanText normalises a memory's text: a memory is one paragraph, so its
+// line breaks (and the white space around them) are folded into single
+// spaces and its ends trimmed. That the folded line cannot become
+// structure in Memories.md (a heading, a rule, a forged entry, a
+// supersession record) is the encoder's part: it escapes a leading block
+// marker (sanitize.EscapeBlock), and the parser takes the escape off.
+func cleanText(s string) string { return sanitize.FoldLines(s) }
 
 // normalize checks a memory given to the store and puts it in the form the
 // file holds. The status is required: a memory is never silently made

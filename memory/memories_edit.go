@@ -19,10 +19,20 @@ func (f *File) sectionOf(id int) *section {
 }
 
 // ensureSection returns the location's section, adding it (in ID order,
-// before the first section with a greater ID) when there is none.
+// before the first section with a greater ID) when there is none. A
+// malformed header meant for the location (brokenFor) is repaired instead,
+// so its section is the location's: never a second section beside a
+// hidden one. A repair reads the file again: parts and sections taken from
+// f before the call are not f's any more.
 func (f *File) ensureSection(id int, name string) *section {
 	if s := f.sectionOf(id); s != nil {
 		return s
+	}
+	if p := f.brokenFor(id, name); p != nil {
+		f.repairHeader(p, id, name)
+		if s := f.sectionOf(id); s != nil {
+			return s
+		}
 	}
 	f.ensureTitle()
 	s := &section{id: id, name: cleanName(name, id)}

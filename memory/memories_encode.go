@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // Bytes encodes the file: the parts that did not change exactly as they
@@ -243,7 +245,11 @@ func entryLines(m Memory) []string {
 		lines = append(lines, supersessionLine(m.Superseded))
 	}
 	if m.Text != "" {
-		lines = append(lines, strings.Split(m.Text, "\n")...)
+		// Text is data: a line that would start a Markdown block (or read
+		// as Lantern's own structure) has its marker escaped.
+		for l := range strings.SplitSeq(m.Text, "\n") {
+			lines = append(lines, sanitize.EscapeBlock(l))
+		}
 	}
 	return lines
 }

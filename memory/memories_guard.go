@@ -311,7 +311,7 @@ func (s *Store) keepRecent(next *File) {
 		if mine, ok := s.file.Section(a.loc); !ok || !hasTitle(mine.Memories, a.mem.Title) {
 			continue
 		}
-		if holds(next, a) || s.sawLater(next, a) {
+		if holds(next, a) || next.hiddenHolds(a) || s.sawLater(next, a) {
 			continue
 		}
 		next.ensureSection(a.loc, a.name).insertEntry(a.mem, -1)
@@ -368,6 +368,11 @@ func mergeWhere(f, from *File, take func(loc int, title string) bool) []added {
 			}
 			if target == nil {
 				target = f.ensureSection(sec.ID, sec.Name)
+				// a repaired header brings back memories the check above
+				// could not see
+				if now, _ = f.Section(sec.ID); hasTitle(now.Memories, m.Title) {
+					continue
+				}
 			}
 			m.Line = 0
 			target.insertEntry(m, -1)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // File is a parsed Memories.md. It keeps the text it was read from, part by
@@ -16,6 +18,7 @@ type File struct {
 	lead     []*part // everything before the first location section
 	secs     []*section
 	problems []Problem
+	repaired []Problem // malformed headers repaired by the changes made to this copy (repairHeader)
 }
 
 // partKind is what a run of lines is.
@@ -279,6 +282,7 @@ type parser struct {
 
 	titled, sawText bool // lead: the title was seen; some non-blank text was seen
 	broken          bool // inside a broken section: everything up to the next "## " is kept as is
+	header          int  // index in probs of the broken section's problem, -1 when none is open
 
 	// per section
 	hasVisits, hasHeading, inEntries, closed bool
@@ -288,7 +292,7 @@ type parser struct {
 // Parse reads a Memories.md. It never fails: problems are reported by
 // File.Problems and the text concerned is kept.
 func Parse(data []byte) *File {
-	p := &parser{src: string(data), f: &File{}}
+	p := &parser{src: string(data), f: &File{}, header: -1}
 	p.split()
 	for i := range p.lines {
 		p.line(i)
@@ -380,6 +384,10 @@ func (p *parser) closePart(end int) {
 	} else {
 		c.body = body
 	}
+	if c.kind == kBrokenSection && p.header >= 0 {
+		headerProblem(&p.probs[p.header], body)
+		p.header = -1
+	}
 }
 
 // finishEntry reads an entry's lines after its header: the optional
@@ -405,7 +413,13 @@ func (p *parser) finishEntry(c *part, body []string) {
 			}
 		}
 	}
-	c.mem.Text = strings.Join(rest, "\n")
+	// The encoder escaped what would start a block; the text is read
+	// without the escape.
+	text := make([]string, len(rest))
+	for i, l := range rest {
+		text[i] = sanitize.UnescapeBlock(l)
+	}
+	c.mem.Text = strings.Join(text, "\n")
 }
 
 func (p *parser) line(i int) {
@@ -426,7 +440,8 @@ func (p *parser) line(i int) {
 		}
 		p.open(kBrokenSection, i)
 		p.broken = true
-		p.problem(i, "malformed location header %q (want \"## Location N: Name\"); kept as it is up to the next \"## \" line", c)
+		p.problem(i, "malformed location header %q", c) // completed when the part closes (headerProblem)
+		p.header = len(p.probs) - 1
 		return
 	}
 	if p.broken {

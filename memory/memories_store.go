@@ -46,6 +46,7 @@ type Store struct {
 	undoMu   sync.Mutex // serialises Undo calls
 	recent   []added    // memories the agent added lately (keepRecent)
 	kept     []Kept     // memories keepRecent put back, for TakeKept
+	repaired []Problem  // malformed headers repaired by changes, for TakeRepaired
 	unkept   bool       // the cache holds memories keepRecent put back that the file lacks
 	reloads  int
 	closed   bool
@@ -321,6 +322,7 @@ func (s *Store) update(what string, op func(*File) error) error {
 // pending says the cache holds what the file lacks (it is written even
 // when op fails).
 func (s *Store) updateLocked(what string, op func(*File) error, pending bool) error {
+	defer s.takeRepairsLocked()
 	pending = pending || s.unkept
 	s.unkept = false
 	for slip := 0; ; slip++ {
@@ -482,10 +484,11 @@ func (s *Store) AddBy(loc int, name string, m Memory, by Actor) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	err = s.update(what, func(f *File) error {
+		sec := f.ensureSection(loc, name) // first: it may repair a header that hid the location's memories
 		if _, dup := f.duplicate(loc, m); dup {
 			return ErrDuplicate
 		}
-		f.ensureSection(loc, name).insertEntry(m, -1)
+		sec.insertEntry(m, -1)
 		return nil
 	})
 	if err == nil && by == ByModel {

@@ -194,14 +194,14 @@ func TestStoreOperations(t *testing.T) {
 			wantErr: ErrInvalid,
 		},
 		{
-			name:  "title and text are cleaned",
+			name:  "title and text are cleaned: one line, its rule marker escaped",
 			start: "",
 			op: func(s *Store) error {
 				return s.Add(3, "Attic", Memory{Category: "danger", Status: "tentative", Title: "  **Rope**\nis weak ", Turn: 4,
 					Text: "\r\n---\nDo not climb.  \r\n## Not a section\n"})
 			},
 			want: "# Location Memories\n\n## Location 3: Attic\n**Visits:** 0 | **Episodes:** none\n\n### Memories\n\n" +
-				"**[DANGER - TENTATIVE] *Rope* is weak** *(T4)*\n ---\nDo not climb.\n ## Not a section\n\n---\n",
+				"**[DANGER - TENTATIVE] *Rope* is weak** *(T4)*\n\\--- Do not climb. ## Not a section\n\n---\n",
 		},
 		{
 			name:  "edit the text",

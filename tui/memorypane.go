@@ -31,6 +31,12 @@ type memoryNotices interface {
 	TakeKept() []memory.Kept
 }
 
+// headerRepairs is what a store may also tell (memory.Store does): the
+// mistyped location headers it repaired when it wrote for their rooms.
+type headerRepairs interface {
+	TakeRepaired() []memory.Problem
+}
+
 // memoryPane shows the memories at the current location, styled by
 // category and status, and a browser over every location.
 type memoryPane struct {
@@ -65,16 +71,30 @@ func (p *memoryPane) setProblems(ps []memory.Problem) { p.problems = ps }
 
 // problemLines are the unreadable entries at a location (0: before the
 // first location), as the file has them.
-func (p *memoryPane) problemLines(loc int) []line {
+func (p *memoryPane) problemLines(loc int, name string) []line {
 	var out []line
 	for _, pr := range p.problems {
-		if pr.Location != loc {
+		// A mistyped header that gives no number is this room's when it
+		// names it.
+		byName := pr.Header && pr.Location == 0 && name != "" && strings.EqualFold(strings.TrimSpace(pr.Name), strings.TrimSpace(name))
+		if pr.Location != loc && !byName {
 			continue
 		}
-		out = append(out, wrap(fmt.Sprintf("⚠ Memories.md line %d: %s", pr.Line, pr.Msg), p.w, stError, "")...)
-		if t := strings.TrimSpace(pr.Text); t != "" {
-			out = append(out, wrap(t, p.w, stMuted, "  ")...)
-		}
+		out = append(out, p.problemLine(pr)...)
+	}
+	return out
+}
+
+// problemLine is one problem of Memories.md as the pane says it: the line
+// and what is wrong, the text as it is, and for a mistyped header what
+// hides behind it and how it is repaired.
+func (p *memoryPane) problemLine(pr memory.Problem) []line {
+	out := wrap(fmt.Sprintf("⚠ Memories.md line %d: %s", pr.Line, pr.Msg), p.w, stError, "")
+	if t := strings.TrimSpace(pr.Text); t != "" {
+		out = append(out, wrap(t, p.w, stMuted, "  ")...)
+	}
+	if pr.Header {
+		out = append(out, wrap("Repair: lantern memories fmt --repair -w, or Lantern's next write for this room.", p.w, stMuted, "  ")...)
 	}
 	return out
 }
@@ -281,6 +301,11 @@ func (p *memoryPane) lines() (out []line, selFrom, selTo int) {
 		if len(p.secs) == 0 {
 			out = append(out, wrap("Memories.md holds no locations yet.", w, stMuted, "")...)
 		}
+		for _, pr := range p.problems {
+			if pr.Header { // a location header mistyped hides a whole room
+				out = append(out, p.problemLine(pr)...)
+			}
+		}
 		return out, selFrom, selTo
 	}
 	id, name := p.location()
@@ -290,7 +315,7 @@ func (p *memoryPane) lines() (out []line, selFrom, selTo int) {
 		head = append(head, seg{" · " + plural(sec.Visits, "visit", "visits"), stMeta})
 	}
 	out = append(out, mkLine(head...))
-	out = append(out, p.problemLines(id)...)
+	out = append(out, p.problemLines(id, name)...)
 	ms := sec.Memories
 	if len(ms) == 0 {
 		out = append(out, wrap("No memories here yet. a adds one; b browses every location.", w, stMuted, "")...)

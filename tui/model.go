@@ -195,6 +195,7 @@ type (
 		secs     []memory.Section
 		problems []memory.Problem // entries that could not be read
 		kept     []memory.Kept    // memories the guard put back
+		repaired []memory.Problem // mistyped headers the store repaired
 		err      error
 	}
 	memTickMsg    struct{}
@@ -224,6 +225,9 @@ func (m *Model) loadMemories(refresh bool) tea.Cmd {
 		msg := memoriesMsg{secs: src.Sections()}
 		if n, ok := src.(memoryNotices); ok {
 			msg.problems, msg.kept = n.Problems(), n.TakeKept()
+		}
+		if r, ok := src.(headerRepairs); ok {
+			msg.repaired = r.TakeRepaired()
 		}
 		return msg
 	}
@@ -291,13 +295,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		m.memory.setSections(msg.secs)
 		m.memory.setProblems(msg.problems)
-		if len(msg.kept) > 0 {
+		var notes []string
+		for _, k := range msg.kept {
 			// The guard put back an agent's memory the editor could not have
 			// seen: say so, so a second deletion is a choice.
-			notes := make([]string, len(msg.kept))
-			for i, k := range msg.kept {
-				notes[i] = k.String()
-			}
+			notes = append(notes, k.String())
+		}
+		for _, r := range msg.repaired {
+			notes = append(notes, fmt.Sprintf("Memories.md line %d: the header was repaired as %q; its memories reach the agent again", r.Line, r.Fix))
+		}
+		if len(notes) > 0 {
 			return m.setFlash(strings.Join(notes, "; "), false)
 		}
 		return nil

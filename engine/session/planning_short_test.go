@@ -31,9 +31,9 @@ func TestShortEpisodeIsPlannedAndCoached(t *testing.T) {
 	}
 	agent := recording(actions...)
 	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Client: client, Agent: agent,
-		Engine: engine.Config{MaxTurns: 30, Seed: 1, CriticThreshold: -0.2},
+		Engine:   engine.Config{MaxTurns: 30, Seed: 1, CriticThreshold: -0.2},
 		Planning: Planning{Objectives: true, ObjectiveInterval: 40, RefineInterval: 50, Supervisor: true, SupervisorEvery: 40},
-		Inline: true}) // turn 2's prompt must hold turn 1's discovery
+		Inline:   true}) // turn 2's prompt must hold turn 1's discovery
 	if err != nil {
 		t.Fatal(err)
 	}

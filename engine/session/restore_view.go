@@ -35,7 +35,7 @@ func (s *Session) saveObjectives() error {
 			keep = append(keep, o)
 		}
 	}
-	data, err := json.MarshalIndent(keep, "", "  ")
+	data, err := peopleJSON(keep)
 	if err != nil {
 		return fmt.Errorf("save objectives: %w", err)
 	}

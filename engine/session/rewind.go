@@ -119,7 +119,7 @@ func (s *Session) undoMemories(ctx context.Context, episode, turn int) ([]engine
 			evs = append(evs, engine.MemoryChanged{Location: d.LocationID, Title: d.Title})
 		}
 	}
-	s.log.Info("rewind: memories withdrawn", "episode", episode, "after", turn, "count", len(evs))
+	s.log.Info("rewind: memories withdrawn", "line", s.branch.String(), "after", turn, "count", len(evs))
 	return evs, errors.Join(errs...)
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/knowledge"
 	"github.com/lantern-if/lantern/managers/mapper"
@@ -336,7 +337,7 @@ func (s *Session) afterTurn(ctx context.Context, rec engine.TurnRecord) (engine.
 	w := afterWork{Turn: managed(rec), Stuck: rec.Stuck, Map: rec.Map, Prompt: rec.Prompt}
 	ask := s.askAgent(&w, w.Turn, rec.History)
 	events, err := s.recordTurn(ctx, rec, storedWork(w))
-	w.Episode = s.episode
+	w.Episode, w.Turn.Line = s.episode, s.branch.String()
 	s.bo.give(ctx, w)
 	if s.inline {
 		s.bo.wait() // the next prompt sees what this turn's managers wrote
@@ -570,7 +571,7 @@ func (s *Session) exportState(rec engine.TurnRecord) error {
 	for _, h := range rec.History {
 		st.Recent = append(st.Recent, RecentAction{Turn: h.Turn, Actor: h.Actor, Action: h.Action})
 	}
-	data, err := json.MarshalIndent(st, "", "  ")
+	data, err := peopleJSON(st)
 	if err != nil {
 		return err
 	}
@@ -579,6 +580,18 @@ func (s *Session) exportState(rec engine.TurnRecord) error {
 		return &engine.NotWrittenError{File: path, Err: err}
 	}
 	return nil
+}
+
+// peopleJSON is v as indented JSON for a file people read (cat, less):
+// encoding/json escapes C0 controls (ESC as \u001b) but writes C1 ones
+// (U+0080–U+009F: CSI U+009B, OSC U+009D) raw, so they are escaped too
+// (sanitize.EscapeJSON); the data read back is the same.
+func peopleJSON(v any) ([]byte, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return sanitize.EscapeJSON(data), nil
 }
 
 // openPlanning makes the planning managers in dependency order:

@@ -7,6 +7,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -94,9 +95,11 @@ type Episode struct {
 	// every call counted with the turn (any role), as AgentUS counts it.
 	ModelUS []int64 `json:"model_us_by_turn,omitempty"`
 	// Memory counts the episode's memory questions and who answered them.
-	Memory    MemoryTally        `json:"memory"`
-	LatencyUS []int64            `json:"latency_us_by_call"`
-	EndCalls  int                `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
+	Memory    MemoryTally `json:"memory"`
+	LatencyUS []int64     `json:"latency_us_by_call"`
+	EndCalls  int         `json:"llm_calls_at_episode_end"` // episode synthesis, after the last turn
+	// EndPrompt is the prompt tokens of the EndCalls.
+	EndPrompt int                `json:"prompt_tokens_at_episode_end"`
 	Errors    int                `json:"llm_errors"`
 	Milestone []Milestone        `json:"milestones"`
 	Critic    engine.CriticTally `json:"critic"`
@@ -130,27 +133,31 @@ type Milestone struct {
 
 // Report is a whole run.
 type Report struct {
-	ID        int64             `json:"id,omitempty"`
-	Label     string            `json:"label"`
-	Story     string            `json:"story"`
-	StoryMD5  string            `json:"story_md5"`
-	Release   int               `json:"release"`
-	MaxScore  int               `json:"max_score,omitempty"`
-	Agent     string            `json:"agent"`
-	Models    map[string]string `json:"models,omitempty"`
-	Host      string            `json:"ollama_host,omitempty"`
-	Seed      int               `json:"seed"`
-	MaxTurns  int               `json:"max_turns"`
-	Requested int               `json:"episodes_requested"`
-	Complete  bool              `json:"complete"`
-	Error     string            `json:"error,omitempty"`
-	Started   time.Time         `json:"started"`
-	Ended     time.Time         `json:"ended"`
-	DB        string            `json:"database,omitempty"`
-	Episodes  []Episode         `json:"episodes"`
-	Dropped   int               `json:"llm_calls_unattributed,omitempty"`
-	Summary   []Metrics         `json:"metrics"`         // one per episode, then the whole run
-	Roles     []llm.RoleStats   `json:"roles,omitempty"` // per role over the run, then "all"
+	ID       int64             `json:"id,omitempty"`
+	Label    string            `json:"label"`
+	Story    string            `json:"story"`
+	StoryMD5 string            `json:"story_md5"`
+	Release  int               `json:"release"`
+	MaxScore int               `json:"max_score,omitempty"`
+	Agent    string            `json:"agent"`
+	Models   map[string]string `json:"models,omitempty"`
+	// Host lists the model servers, as messages name them (format 1
+	// called it ollama_host, whatever the protocol).
+	Host      string    `json:"server,omitempty"`
+	Seed      int       `json:"seed"`
+	MaxTurns  int       `json:"max_turns"`
+	Requested int       `json:"episodes_requested"`
+	Complete  bool      `json:"complete"`
+	Error     string    `json:"error,omitempty"`
+	Started   time.Time `json:"started"`
+	Ended     time.Time `json:"ended"`
+	DB        string    `json:"database,omitempty"`
+	Episodes  []Episode `json:"episodes"`
+	Dropped   int       `json:"llm_calls_unattributed,omitempty"`
+	// DroppedPrompt is the prompt tokens of the Dropped calls.
+	DroppedPrompt int             `json:"prompt_tokens_unattributed,omitempty"`
+	Summary       []Metrics       `json:"metrics"`         // one per episode, then the whole run
+	Roles         []llm.RoleStats `json:"roles,omitempty"` // per role over the run, then "all"
 	// Shard is the part of a split benchmark the run played (nil: all).
 	Shard *ShardInfo `json:"shard,omitempty"`
 	// Index is the work dir's lantern.db that lists the run when it
@@ -166,7 +173,66 @@ type Report struct {
 	// MemoryMode is where memory questions were answered and why
 	// (managers.memory_synthesis and, with auto, the server's slots).
 	MemoryMode string `json:"memory_mode,omitempty"`
+	// RolePrompt is each role's prompt tokens over the run (every call,
+	// as PromptTokens counts them), and "all"; the per-role table's
+	// figures come from it (format 1: from the whole-prompt estimate).
+	RolePrompt map[string]int `json:"role_prompt_tokens,omitempty"`
+	// Provenance is how the run was made (format 2 on).
+	Provenance *Provenance `json:"provenance,omitempty"`
+	// WorkDir is where the run played (its bench.json is there, or in
+	// its story's folder when the work dir was given and may be shared).
+	WorkDir string `json:"work_dir,omitempty"`
 }
+
+// UnmarshalJSON reads a report of any format up to FormatVersion: format
+// 1's ollama_host is the server.
+func (r *Report) UnmarshalJSON(data []byte) error {
+	type plain Report
+	var v struct {
+		plain
+		OldHost string `json:"ollama_host"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*r = Report(v.plain)
+	if r.Host == "" {
+		r.Host = v.OldHost
+	}
+	return nil
+}
+
+// PromptTokens is the run's one total of prompt tokens: every model call
+// it made (its turns', its episodes' ends' and those of no turn), each
+// prompt as the server counted it (PromptTokens of llm.CallMetrics:
+// Lantern's estimate for a call the server gave no count for).
+func (r *Report) PromptTokens() int {
+	n := r.DroppedPrompt
+	for _, e := range r.Episodes {
+		n += sum(e.Prompt) + e.EndPrompt
+	}
+	return n
+}
+
+// Calls is the run's number of model calls, counted as PromptTokens is.
+func (r *Report) Calls() int {
+	n := r.Dropped
+	for _, e := range r.Episodes {
+		n += sum(e.Calls) + e.EndCalls
+	}
+	return n
+}
+
+// Stopped reports whether an episode was cut short by a stop (an
+// interruption, a failure, the person): neither the game nor the turn
+// limit ended it, so its score says nothing of the agent. The means leave
+// it out and count it beside them.
+func Stopped(e Episode) bool {
+	return e.Ending == EndingStopped || e.Ending == "person"
+}
+
+// EndingStopped is the ending of an episode the run stopped inside.
+const EndingStopped = "stopped"
 
 // ShardInfo is the part of a benchmark a run played.
 type ShardInfo struct {
@@ -186,8 +252,11 @@ func (r *Report) FirstEpisode() int {
 
 // Metrics are the measures of an episode or of a whole run.
 type Metrics struct {
-	Name               string      `json:"name"` // "episode 1", ..., "all"
-	Episodes           int         `json:"episodes"`
+	Name     string `json:"name"` // "episode 1", ..., "all"
+	Episodes int    `json:"episodes"`
+	// Stopped counts the Episodes cut short by a stop (see Stopped),
+	// which the means (score, moves) leave out.
+	Stopped            int         `json:"stopped_episodes"`
 	Ending             string      `json:"ending,omitempty"`
 	Score              float64     `json:"score"` // the final score; for a run, the mean
 	BestScore          int         `json:"best_score"`

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/llm"
 )
 
 var updateBenchGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -46,12 +47,30 @@ func goldenReport(label string, shift int) *Report {
 	for _, role := range []string{"agent", "critic", "memory", "objectives", "knowledge", "supervisor"} {
 		r.Models[role] = "qwen3:4b"
 	}
+	r.Provenance = goldenProvenance(label)
 	r.Episodes = []Episode{
 		ep(1, "victory", []int{0, 0, 5 + shift, 5 + shift, 10, 10, 25, 25, 40, 60, 100}),
 		ep(2, "turn cap", []int{0, 5, 5, 5, 10, 10, 10, 15, 15, 15, 20, 20}),
 	}
 	r.Summary = Summarize(r.Episodes)
+	// The run's 69 calls and 35100 prompt tokens, two thirds the agent's.
+	r.Roles = []llm.RoleStats{{Role: "agent", Calls: 46, CallsPerTurn: 2, CacheShare: 0.5, Loads: 1},
+		{Role: "critic", Calls: 23, CallsPerTurn: 1, CacheShare: 0.25},
+		{Role: "all", Calls: 69, CallsPerTurn: 3, CacheShare: 5.0 / 12, Loads: 1}}
+	r.RolePrompt = map[string]int{"agent": 23400, "critic": 11700, "all": 35100}
+	CountedPrompt(r)
 	return r
+}
+
+// goldenProvenance is a run's on a local Ollama with the lean profile and
+// the default sampling: the model's identity as /api/tags gives it.
+func goldenProvenance(model string) *Provenance {
+	return &Provenance{API: "ollama", BaseURL: "http://127.0.0.1:11434", Hosts: []string{"127.0.0.1:11434"}, Profile: "lean",
+		Roles: []RoleSetup{{Role: "agent", Model: model, API: "ollama", Temperature: 0.6, TopP: 0.95, TopK: 20, RepeatPenalty: 1, Think: "auto", Timeout: "2m0s"},
+			{Role: "critic", Model: model, API: "ollama", Temperature: 0.1, TopP: 0.95, TopK: 20, RepeatPenalty: 1, Think: "off", Timeout: "2m0s"}},
+		Models: []ModelIdentity{{Model: model, API: "ollama", Server: "http://127.0.0.1:11434", ID: model,
+			Digest: "e55aed6fe6433df0b2a2ee8e3ccd2c2a92b5c1b4a6b2f4e9c0b3a1d2e3f40516", Family: "qwen3", Parameters: "4.0B", Quantization: "Q4_K_M", Format: "gguf"}},
+		Settings: map[string]string{"loop.critic_mode": `"uncertain"`}}
 }
 
 func benchGolden(t *testing.T, name string, got []byte) {
@@ -88,4 +107,20 @@ func TestBenchReportGolden(t *testing.T) {
 	c.Summary = Summarize(c.Episodes)
 	PrintComparison(&b, a, c, 40)
 	benchGolden(t, "compare", b.Bytes())
+	// A third episode, cut short by an interruption: shown, counted, left
+	// out of the means.
+	b.Reset()
+	s := goldenReport("qwen3:4b", 0)
+	s.Requested, s.Complete, s.Error = 3, false, "interrupted"
+	s.Episodes = append(s.Episodes, Episode{Episode: 3, Ending: EndingStopped, Score: 0, Moves: 2, Turns: 2, Scores: []int{0, 0},
+		Prompt: []int{900, 900}, Calls: []int{2, 2}, Critic: engine.CriticTally{Rejected: map[engine.Stage]int{}}})
+	s.Summary = Summarize(s.Episodes)
+	for i, n := range []int{2, 2, 4} {
+		s.Roles[i].Calls += n
+		s.Roles[i].CallsPerTurn = float64(s.Roles[i].Calls) / 25
+	}
+	s.RolePrompt = map[string]int{"agent": 24300, "critic": 12600, "all": 36900}
+	CountedPrompt(s)
+	Print(&b, s, 60)
+	benchGolden(t, "report_stopped", b.Bytes())
 }

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/internal/benchview"
-	"github.com/lantern-if/lantern/llm"
 )
 
 // The bench's text output: a table of the metrics (a column per episode and
@@ -31,16 +31,26 @@ func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 var metricRows = []metricRow{
 	{"ending", func(m Metrics) string { return m.Ending }, nil, ""},
 	{"score", func(m Metrics) string {
-		if m.Name == "all" {
-			return fmt.Sprintf("%.1f mean, best %d", m.Score, m.BestScore)
+		switch {
+		case m.Name != "all":
+			return fmt.Sprintf("%.0f", m.Score)
+		case m.Stopped > 0 && m.Stopped == m.Episodes:
+			return fmt.Sprintf("- (every episode stopped), best %d", m.BestScore)
+		case m.Stopped > 0:
+			return fmt.Sprintf("%.1f mean of %d, best %d", m.Score, m.Episodes-m.Stopped, m.BestScore)
 		}
-		return fmt.Sprintf("%.0f", m.Score)
+		return fmt.Sprintf("%.1f mean, best %d", m.Score, m.BestScore)
 	}, func(m Metrics) float64 { return m.Score }, ""},
 	{"moves", func(m Metrics) string {
-		if m.Name == "all" {
-			return fmt.Sprintf("%.1f mean", m.Moves)
+		switch {
+		case m.Name != "all":
+			return fmt.Sprintf("%.0f", m.Moves)
+		case m.Stopped > 0 && m.Stopped == m.Episodes:
+			return "-"
+		case m.Stopped > 0:
+			return fmt.Sprintf("%.1f mean of %d", m.Moves, m.Episodes-m.Stopped)
 		}
-		return fmt.Sprintf("%.0f", m.Moves)
+		return fmt.Sprintf("%.1f mean", m.Moves)
 	}, func(m Metrics) float64 { return m.Moves }, ""},
 	{"turns", func(m Metrics) string { return fmt.Sprint(m.Turns) }, func(m Metrics) float64 { return float64(m.Turns) }, ""},
 	{"deaths", func(m Metrics) string { return fmt.Sprint(m.Deaths) }, func(m Metrics) float64 { return float64(m.Deaths) }, ""},
@@ -150,6 +160,9 @@ func RunTitle(r *Report) string {
 		id = fmt.Sprintf("run %d", r.ID)
 	}
 	played := fmt.Sprintf("%d of %d episodes", len(r.Episodes), r.Requested)
+	if n := stoppedEpisodes(r); n > 0 {
+		played += fmt.Sprintf(", %d stopped", n)
+	}
 	if r.Shard != nil {
 		played = fmt.Sprintf("shard %d/%d: %d of episodes %d to %d of %d", r.Shard.Index, r.Shard.Count, len(r.Episodes),
 			r.Shard.FirstEpisode, r.Shard.FirstEpisode+r.Requested-1, r.Shard.Total)
@@ -161,10 +174,17 @@ func RunTitle(r *Report) string {
 func Print(w io.Writer, r *Report, width int) {
 	fmt.Fprintln(w, RunTitle(r))
 	fmt.Fprintf(w, "Agent %s; models: %s", r.Agent, modelsText(r.Models))
-	if r.Host != "" {
-		fmt.Fprintf(w, " (Ollama at %s)", r.Host)
+	switch line := serverText(r.Provenance); {
+	case line != "":
+		fmt.Fprintf(w, " (%s)", line)
+	case r.Host != "":
+		fmt.Fprintf(w, " (at %s)", r.Host) // format 1: no protocol recorded
 	}
 	fmt.Fprintln(w)
+	printIdentities(w, r)
+	if n := stoppedEpisodes(r); n > 0 {
+		fmt.Fprintf(w, "%d episode(s) stopped before the game or the turn limit ended them: shown, left out of the means.\n", n)
+	}
 	if r.MemoryMode != "" {
 		fmt.Fprintf(w, "Memories decided %s\n", r.MemoryMode)
 	}
@@ -203,7 +223,7 @@ func Print(w io.Writer, r *Report, width int) {
 			break
 		}
 	}
-	printRoles(w, r.Roles)
+	printRoles(w, r)
 	printObjectiveQuality(w, r)
 	fmt.Fprintln(w, "\nTurns to each score milestone (score@turn)")
 	for _, m := range r.Summary {
@@ -221,6 +241,35 @@ func Print(w io.Writer, r *Report, width int) {
 	ScoreChart(w, series, width, 11)
 	if r.Dropped > 0 {
 		fmt.Fprintf(w, "\n%d model call(s) belonged to no played turn and count in no per-turn metric.\n", r.Dropped)
+	}
+}
+
+func stoppedEpisodes(r *Report) int {
+	n := 0
+	for _, e := range r.Episodes {
+		if Stopped(e) {
+			n++
+		}
+	}
+	return n
+}
+
+// printIdentities names the weights behind each model the run used, as
+// its first server described them.
+func printIdentities(w io.Writer, r *Report) {
+	if r.Provenance == nil {
+		return
+	}
+	var models []string
+	for _, role := range config.RoleNames() {
+		if m := r.Models[role]; m != "" && !slices.Contains(models, m) {
+			models = append(models, m)
+		}
+	}
+	for _, m := range models {
+		if id, ok := r.Provenance.Identity(m); ok {
+			fmt.Fprintf(w, "Model %s: %s\n", m, identityText(id))
+		}
 	}
 }
 
@@ -249,16 +298,23 @@ func floats(xs []int) []float64 {
 }
 
 // meanSeries is the mean score over a run's episodes at each turn; an
-// episode that has ended counts with its final score.
+// episode that has ended counts with its final score; one a stop cut
+// short, not at all.
 func meanSeries(r *Report) []float64 {
-	n := 0
+	var eps []Episode
 	for _, e := range r.Episodes {
+		if !Stopped(e) {
+			eps = append(eps, e)
+		}
+	}
+	n := 0
+	for _, e := range eps {
 		n = max(n, len(e.Scores))
 	}
 	out := make([]float64, n)
 	for t := range out {
 		s := 0.0
-		for _, e := range r.Episodes {
+		for _, e := range eps {
 			switch {
 			case t < len(e.Scores):
 				s += float64(e.Scores[t])
@@ -266,16 +322,23 @@ func meanSeries(r *Report) []float64 {
 				s += float64(e.Scores[len(e.Scores)-1])
 			}
 		}
-		out[t] = s / float64(len(r.Episodes))
+		out[t] = s / float64(len(eps))
 	}
 	return out
 }
 
 func PrintComparison(w io.Writer, a, b *Report, width int) {
-	fmt.Fprintln(w, "A: "+RunTitle(a))
-	fmt.Fprintf(w, "   models: %s\n", modelsText(a.Models))
-	fmt.Fprintln(w, "B: "+RunTitle(b))
-	fmt.Fprintf(w, "   models: %s\n", modelsText(b.Models))
+	for _, side := range []struct {
+		name string
+		r    *Report
+	}{{"A", a}, {"B", b}} {
+		fmt.Fprintln(w, side.name+": "+RunTitle(side.r))
+		fmt.Fprintf(w, "   models: %s", modelsText(side.r.Models))
+		if line := serverText(side.r.Provenance); line != "" {
+			fmt.Fprintf(w, " (%s)", line)
+		}
+		fmt.Fprintln(w)
+	}
 	if a.StoryMD5 != b.StoryMD5 {
 		fmt.Fprintln(w, "Note: the runs played different story files.")
 	}
@@ -361,19 +424,25 @@ func Clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// printRoles prints the per-role table: calls and whole-prompt tokens per
-// turn, the share of prompt tokens the server's prompt cache held (from
+// printRoles prints the per-role table: calls (in all and per turn),
+// prompt tokens (in all, the run's one total on the "all" row, and per
+// turn), the share of prompt tokens the server's prompt cache held (from
 // llm's model of the server's cache slots: the prefix a prompt shares with
 // the one the slot holds), and model loads (calls whose load_duration
 // reached llm.LoadThreshold).
-func printRoles(w io.Writer, roles []llm.RoleStats) {
-	if len(roles) == 0 {
+func printRoles(w io.Writer, r *Report) {
+	if len(r.Roles) == 0 {
 		return
 	}
-	rows := [][]string{{"role", "calls/turn", "prompt tokens/turn", "cache share", "model loads"}}
-	for _, r := range roles {
-		rows = append(rows, []string{r.Role, fmt.Sprintf("%.2f", r.CallsPerTurn), fmt.Sprintf("%.0f", r.PromptPerTurn), pct(r.CacheShare), fmt.Sprint(r.Loads)})
+	turns := 0.0
+	if len(r.Summary) > 0 {
+		turns = float64(r.Summary[len(r.Summary)-1].Turns)
 	}
-	fmt.Fprintln(w, "\nModel calls by role")
+	rows := [][]string{{"role", "calls", "calls/turn", "prompt tokens", "prompt tokens/turn", "cache share", "model loads"}}
+	for _, rs := range r.Roles {
+		rows = append(rows, []string{rs.Role, fmt.Sprint(rs.Calls), fmt.Sprintf("%.2f", rs.CallsPerTurn), fmt.Sprintf("%.0f", rolePrompt(r, rs, turns)),
+			fmt.Sprintf("%.0f", rs.PromptPerTurn), pct(rs.CacheShare), fmt.Sprint(rs.Loads)})
+	}
+	fmt.Fprintln(w, "\nModel calls by role (prompt tokens: as the server counted them, every call of the run)")
 	Table(w, rows)
 }

@@ -18,10 +18,6 @@ import (
 // maximum with its standard error over the episodes (each with its own
 // seed), the highscore, steps, deaths and the model cost by role.
 
-// FormatVersion is the version of the bench's JSON (a Report's and a
-// Suite's); it changes when a field changes meaning or goes away.
-const FormatVersion = 1
-
 // Suite is a suite run, or one shard of it.
 type Suite struct {
 	Format   int          `json:"format_version"`
@@ -69,7 +65,10 @@ type GameResult struct {
 	Model    string `json:"model"`
 	MaxScore int    `json:"max_score,omitempty"`
 	Games    int    `json:"games"`
-	Episodes int    `json:"episodes"`
+	// Episodes are every episode played, Stopped those of them a stop cut
+	// short (see Stopped): the means and their errors are over the others.
+	Episodes int `json:"episodes"`
+	Stopped  int `json:"stopped_episodes"`
 	// Normalized is the mean of score / max score over the episodes (for
 	// "all", the mean of the games' means), NormalizedSE its standard
 	// error; NaN (null in JSON) without a maximum.
@@ -82,6 +81,8 @@ type GameResult struct {
 	Moves        float64 `json:"moves_mean"`
 	Deaths       int     `json:"deaths"`
 	Wins         int     `json:"wins"`
+	// Calls and PromptTokens are every model call of the game's run (see
+	// Report.PromptTokens): the per-role table's figures for the model.
 	Calls        int     `json:"llm_calls"`
 	PromptTokens int     `json:"prompt_tokens"`
 	WallMS       float64 `json:"wall_ms"`
@@ -158,21 +159,24 @@ func Game(r *Report) GameResult {
 	var norm, score []float64
 	steps, moves := 0.0, 0.0
 	for _, e := range r.Episodes {
-		norm = append(norm, r.Normalized(e))
-		score = append(score, float64(e.Score))
 		g.Highscore = max(g.Highscore, Highscore(e))
-		steps += float64(e.Turns)
-		moves += float64(e.Moves)
 		g.Deaths += e.Deaths
 		if e.Ending == "victory" {
 			g.Wins++
 		}
-		g.Calls += sum(e.Calls) + e.EndCalls
-		g.PromptTokens += sum(e.Prompt)
+		if Stopped(e) {
+			g.Stopped++
+			continue
+		}
+		norm = append(norm, r.Normalized(e))
+		score = append(score, float64(e.Score))
+		steps += float64(e.Turns)
+		moves += float64(e.Moves)
 	}
+	g.Calls, g.PromptTokens = r.Calls(), r.PromptTokens()
 	g.Normalized, g.NormalizedSE = meanSE(norm)
 	g.Score, g.ScoreSE = meanSE(score)
-	if n := len(r.Episodes); n > 0 {
+	if n := len(score); n > 0 {
 		g.Steps, g.Moves = steps/float64(n), moves/float64(n)
 	} else {
 		g.Score, g.ScoreSE = 0, 0
@@ -196,23 +200,31 @@ func (g *GameResult) setJSON() {
 }
 
 // Overall combines one model's games: the mean of the games' normalised
-// means (each game weighs the same), its standard error from the games'
-// (sqrt of the sum of squares over the count), and the totals.
+// means (each game weighs the same; a game whose every episode stopped has
+// none), its standard error from the games' (sqrt of the sum of squares
+// over the count), and the totals.
 func Overall(model string, games []GameResult) GameResult {
 	o := GameResult{Story: "all", Model: model}
 	var se2, nsum, ssum, ssum2 float64
-	normGames := 0
+	normGames, scoreGames, counted := 0, 0, 0
 	for _, g := range games {
 		o.Games++
 		o.Episodes += g.Episodes
+		o.Stopped += g.Stopped
 		o.Highscore = max(o.Highscore, g.Highscore)
-		o.Steps += g.Steps * float64(g.Episodes)
-		o.Moves += g.Moves * float64(g.Episodes)
+		n := g.Episodes - g.Stopped
+		counted += n
+		o.Steps += g.Steps * float64(n)
+		o.Moves += g.Moves * float64(n)
 		o.Deaths += g.Deaths
 		o.Wins += g.Wins
 		o.Calls += g.Calls
 		o.PromptTokens += g.PromptTokens
 		o.WallMS += g.WallMS
+		if n == 0 {
+			continue // every episode stopped: no mean to take
+		}
+		scoreGames++
 		ssum += g.Score
 		ssum2 += g.ScoreSE * g.ScoreSE
 		if !math.IsNaN(g.Normalized) {
@@ -221,12 +233,12 @@ func Overall(model string, games []GameResult) GameResult {
 			se2 += g.NormalizedSE * g.NormalizedSE
 		}
 	}
-	if o.Episodes > 0 {
-		o.Steps /= float64(o.Episodes)
-		o.Moves /= float64(o.Episodes)
+	if counted > 0 {
+		o.Steps /= float64(counted)
+		o.Moves /= float64(counted)
 	}
-	if o.Games > 0 {
-		o.Score, o.ScoreSE = ssum/float64(o.Games), math.Sqrt(ssum2)/float64(o.Games)
+	if scoreGames > 0 {
+		o.Score, o.ScoreSE = ssum/float64(scoreGames), math.Sqrt(ssum2)/float64(scoreGames)
 	}
 	o.Normalized, o.NormalizedSE = math.NaN(), math.NaN()
 	if normGames > 0 {
@@ -252,9 +264,19 @@ func (s *Suite) Compute() {
 	}
 }
 
+// rolePrompt is a role's prompt tokens over a run: as counted (format 2),
+// else the per-turn mean times the turns.
+func rolePrompt(r *Report, rs llm.RoleStats, turns float64) float64 {
+	if n, ok := r.RolePrompt[rs.Role]; ok {
+		return float64(n)
+	}
+	return rs.PromptPerTurn * turns
+}
+
 // RoleCosts sums the per-role model cost of a model's runs: calls,
-// errors, prompt tokens (the per-turn mean times the turns), the cache
-// share weighted by tokens, and the time spent waiting on the model.
+// errors, prompt tokens (as Report.PromptTokens counts them, so the "all"
+// row's are the games table's), the cache share weighted by tokens, and
+// the time spent waiting on the model.
 func RoleCosts(model string, runs []*Report) []RoleCost {
 	type acc struct {
 		RoleCost
@@ -274,7 +296,7 @@ func RoleCosts(model string, runs []*Report) []RoleCost {
 				by[rs.Role] = a
 				order = append(order, rs.Role)
 			}
-			tok := rs.PromptPerTurn * turns
+			tok := rolePrompt(r, rs, turns)
 			a.Calls += rs.Calls
 			a.Errors += rs.Errors
 			a.PromptTokens += int(math.Round(tok))
@@ -298,6 +320,24 @@ func RoleCosts(model string, runs []*Report) []RoleCost {
 	}
 	// "all" last, as in the per-run table.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Role != "all" && out[j].Role == "all" })
+	return out
+}
+
+// MergeRolePrompt adds up the runs' prompt tokens by role; nil when one
+// run did not count them (format 1).
+func MergeRolePrompt(runs []*Report) map[string]int {
+	out := map[string]int{}
+	for _, r := range runs {
+		if r.RolePrompt == nil && len(r.Roles) > 0 {
+			return nil
+		}
+		for role, n := range r.RolePrompt {
+			out[role] += n
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
 	return out
 }
 
@@ -327,7 +367,7 @@ func MergeRoles(runs []*Report) []llm.RoleStats {
 				by[rs.Role] = a
 				order = append(order, rs.Role)
 			}
-			tok := rs.PromptPerTurn * t
+			tok := rolePrompt(r, rs, t)
 			a.Calls += rs.Calls
 			a.Errors += rs.Errors
 			a.Loads += rs.Loads
@@ -404,6 +444,9 @@ func normText(x, se float64) string {
 func PrintSuite(w io.Writer, s *Suite, width int) {
 	fmt.Fprintln(w, SuiteTitle(s))
 	fmt.Fprintf(w, "Lantern %s, report format %d; agent %s\n", s.Lantern, s.Format, s.Agent)
+	if line := suiteServer(s); line != "" {
+		fmt.Fprintln(w, "Server: "+line)
+	}
 	if s.Shard != nil {
 		fmt.Fprintf(w, "This is shard %d of %d: join the shards with lantern bench merge.\n", s.Shard.Index, s.Shard.Count)
 	}
@@ -423,8 +466,12 @@ func PrintSuite(w io.Writer, s *Suite, width int) {
 		if g.MaxScore > 0 {
 			max = fmt.Sprint(g.MaxScore)
 		}
-		return append(r, fmt.Sprint(g.Episodes), normText(g.Normalized, g.NormalizedSE), fmt.Sprintf("%.1f ± %.1f", g.Score, g.ScoreSE),
-			fmt.Sprint(g.Highscore), max, fmt.Sprintf("%.1f", g.Steps), fmt.Sprint(g.Deaths), fmt.Sprint(g.Wins), fmt.Sprint(g.Calls), fmt.Sprint(g.PromptTokens))
+		score, steps := fmt.Sprintf("%.1f ± %.1f", g.Score, g.ScoreSE), fmt.Sprintf("%.1f", g.Steps)
+		if g.Episodes > 0 && g.Stopped == g.Episodes {
+			score, steps = "-", "-" // every episode stopped: no mean
+		}
+		return append(r, episodesText(g.Episodes, g.Stopped), normText(g.Normalized, g.NormalizedSE), score,
+			fmt.Sprint(g.Highscore), max, steps, fmt.Sprint(g.Deaths), fmt.Sprint(g.Wins), fmt.Sprint(g.Calls), fmt.Sprint(g.PromptTokens))
 	}
 	for _, g := range s.Games {
 		rows = append(rows, row(g))
@@ -472,7 +519,56 @@ func PrintSuite(w io.Writer, s *Suite, width int) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprint(w, benchview.Bars("Score as a share of the maximum, by game (mean ± standard error over episodes)", bars, max(width/2, 10)))
+	if stopped := stoppedOf(s.Overall); stopped > 0 {
+		fmt.Fprintf(w, "\n%d episode(s) stopped before the game or the turn limit ended them: counted in the episodes, left out of the means.\n", stopped)
+	}
 	if !s.Complete && s.Error != "" {
 		fmt.Fprintf(w, "\nThe suite stopped early: %s\n", s.Error)
 	}
+}
+
+func stoppedOf(gs []GameResult) int {
+	n := 0
+	for _, g := range gs {
+		n += g.Stopped
+	}
+	return n
+}
+
+// episodesText is an episode count with the stopped ones: "3, 1 stopped".
+func episodesText(n, stopped int) string {
+	if stopped == 0 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%d, %d stopped", n, stopped)
+}
+
+// suiteServer says which server and profile the suite's runs played
+// with, when a model played: "" otherwise, or when they differ.
+func suiteServer(s *Suite) string {
+	line := ""
+	for _, r := range s.Runs {
+		l := serverText(r.Provenance)
+		switch {
+		case l == "":
+			continue
+		case line != "" && l != line:
+			return "the runs' differ (each run's report names its own)"
+		}
+		line = l
+	}
+	return line
+}
+
+// serverText is a run's protocol, server and profile: "Ollama API at
+// http://127.0.0.1:11434, profile lean"; "" when no model played.
+func serverText(p *Provenance) string {
+	if p == nil || p.API == "" {
+		return ""
+	}
+	at := p.BaseURL
+	if len(p.Hosts) > 1 || at == "" {
+		at = strings.Join(p.Hosts, ", ")
+	}
+	return fmt.Sprintf("%s at %s, profile %s", APIName(p.API), at, p.Profile)
 }

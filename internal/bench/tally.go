@@ -67,6 +67,8 @@ func ratio(a, b int) float64 {
 }
 
 // Summarize computes the metrics of each episode and of the whole run.
+// The run's means (score, moves) are over the episodes no stop cut short
+// (Stopped); its counts and per-turn figures are over every episode.
 func Summarize(eps []Episode) []Metrics {
 	var out []Metrics
 	all := Metrics{Name: "all", Episodes: len(eps)}
@@ -100,12 +102,19 @@ func Summarize(eps []Episode) []Metrics {
 		if m.Milestones == nil {
 			m.Milestones = []Milestone{}
 		}
+		if Stopped(e) {
+			m.Stopped = 1
+		}
 		out = append(out, m)
 		if i == 0 || e.Score > all.BestScore {
 			all.BestScore = e.Score
 		}
-		scoreSum += float64(e.Score)
-		movesSum += float64(e.Moves)
+		if Stopped(e) {
+			all.Stopped++ // cut short by a stop: left out of the means, counted
+		} else {
+			scoreSum += float64(e.Score)
+			movesSum += float64(e.Moves)
+		}
 		all.Turns += e.Turns
 		all.Deaths += e.Deaths
 		prompt = append(prompt, e.Prompt...)
@@ -129,7 +138,7 @@ func Summarize(eps []Episode) []Metrics {
 			}
 		}
 	}
-	if n := len(eps); n > 0 {
+	if n := len(eps) - all.Stopped; n > 0 {
 		all.Score, all.Moves = scoreSum/float64(n), movesSum/float64(n)
 	}
 	all.Milestones = []Milestone{}
@@ -223,6 +232,26 @@ func sum(xs []int) int {
 		s += x
 	}
 	return s
+}
+
+// CountedPrompt puts the run's counted prompt tokens (RolePrompt) in its
+// per-role table: each role's tokens per turn are its RolePrompt over the
+// turns, so the table's figures and the run's total (PromptTokens) are one
+// count. llm.Aggregate's own per-turn figure is of whole prompts as
+// Lantern estimates them before sending (the larger of that and the
+// server's count), a different measure.
+func CountedPrompt(r *Report) {
+	if r.RolePrompt == nil || len(r.Summary) == 0 {
+		return
+	}
+	turns := r.Summary[len(r.Summary)-1].Turns
+	for i := range r.Roles {
+		n := r.RolePrompt[r.Roles[i].Role]
+		r.Roles[i].PromptPerTurn = 0
+		if turns > 0 {
+			r.Roles[i].PromptPerTurn = float64(n) / float64(turns)
+		}
+	}
 }
 
 // RoleStats is the per-role table of the run's model calls (llm.Aggregate

@@ -29,12 +29,19 @@ type Live struct {
 	drawn  bool
 	stop   chan struct{}
 	done   chan struct{} // nil when nothing refreshes (tests draw by hand)
+	// plain: no colour and no escape sequence (NO_COLOR, a dumb
+	// terminal); the line is cleared with spaces.
+	plain bool
 }
 
 // NewLive draws on w, a terminal width columns wide (0: 80); the refresh
 // starts at once and ends with Close.
 func NewLive(w io.Writer, width int, now func() time.Time) *Live {
-	l := newLive(w, width, now)
+	return newLive(w, width, now).refresh()
+}
+
+// refresh starts the redraws between updates.
+func (l *Live) refresh() *Live {
 	l.done = make(chan struct{})
 	go l.loop()
 	return l
@@ -86,12 +93,35 @@ func (l *Live) View() string {
 		l.bar.SetWidth(min(room, 30))
 		line = spin + " " + l.bar.ViewAs(s.Fraction()) + " " + facts
 	}
-	return ansi.Truncate(line, l.width-1, "…")
+	line = ansi.Truncate(line, l.width-1, "…")
+	if l.plain {
+		return ansi.Strip(line)
+	}
+	return line
 }
 
 // draw rewrites the line; the caller holds the lock.
 func (l *Live) draw() {
-	fmt.Fprint(l.w, "\r"+l.View()+ansi.EraseLineRight)
+	view := l.View()
+	fmt.Fprint(l.w, "\r"+view+l.eraseRight(ansi.StringWidth(view)))
+}
+
+// eraseRight clears the rest of a line drawn used columns wide: the
+// terminal's erase, or on a plain line spaces to the line's width.
+func (l *Live) eraseRight(used int) string {
+	if !l.plain {
+		return ansi.EraseLineRight
+	}
+	return strings.Repeat(" ", max(l.width-1-used, 0))
+}
+
+// clearLine empties the line the cursor is at the start of, leaving it
+// there.
+func (l *Live) clearLine() string {
+	if !l.plain {
+		return ansi.EraseLineRight
+	}
+	return l.eraseRight(0) + "\r"
 }
 
 // Update redraws with the new status.
@@ -107,7 +137,7 @@ func (l *Live) Update(s Status) {
 func (l *Live) Line(text string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprint(l.w, "\r"+ansi.EraseLineRight+text+"\n")
+	fmt.Fprint(l.w, "\r"+l.clearLine()+text+"\n")
 	if l.drawn {
 		l.draw()
 	}
@@ -127,7 +157,7 @@ func (l *Live) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.drawn {
-		fmt.Fprint(l.w, "\r"+ansi.EraseLineRight)
+		fmt.Fprint(l.w, "\r"+l.clearLine())
 		l.drawn = false
 	}
 }

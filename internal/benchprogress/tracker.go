@@ -3,8 +3,10 @@ package benchprogress
 import (
 	"io"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 )
 
@@ -14,15 +16,37 @@ const PlainEvery = 30 * time.Second
 
 // New picks the display for w: Live on a terminal, Plain every PlainEvery
 // otherwise. Close it when the run ends.
-func New(w io.Writer) Reporter {
+func New(w io.Writer) Reporter { return NewFor(w, os.Environ()) }
+
+// NewFor is New in the environment environ, which chooses the live line's
+// colours: none, and no escape sequence at all, under NO_COLOR (any value
+// but the empty one, https://no-color.org) or on a terminal that cannot
+// draw them (TERM unset or dumb); else as many as the terminal has.
+func NewFor(w io.Writer, environ []string) Reporter {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		width, _, err := term.GetSize(f.Fd())
 		if err != nil {
 			width = 80
 		}
-		return NewLive(w, width, nil)
+		profile := colorprofile.Detect(f, environ)
+		if profile <= colorprofile.ASCII || noColor(environ) {
+			l := newLive(w, width, nil)
+			l.plain = true
+			return l.refresh()
+		}
+		return NewLive(&colorprofile.Writer{Forward: w, Profile: profile}, width, nil)
 	}
 	return NewPlain(w, PlainEvery, nil).Start()
+}
+
+// noColor: NO_COLOR is set to anything but the empty string.
+func noColor(environ []string) bool {
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "NO_COLOR="); ok && v != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Tracker turns a benchmark's events into statuses for a Reporter.

@@ -1,6 +1,8 @@
 package chatserve
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -19,9 +21,20 @@ func (s *Server) tags() api.ListResponse {
 	list := api.ListResponse{Models: []api.ListModelResponse{}}
 	for _, m := range s.o.Backend.Models() {
 		list.Models = append(list.Models, api.ListModelResponse{Name: m.Name, Model: m.Name, ModifiedAt: s.o.Started,
-			Size: m.Size, Digest: "0000", Details: s.details(m), RemoteHost: m.RemoteHost, RemoteModel: remoteModel(m)})
+			Size: m.Size, Digest: digest(m), Details: s.details(m), RemoteHost: m.RemoteHost, RemoteModel: remoteModel(m)})
 	}
 	return list
+}
+
+// digest is the model's digest: its own, else one made from its name (64
+// hex digits, as Ollama's sha256 manifest digests are), the same on every
+// run.
+func digest(m Model) string {
+	if m.Digest != "" {
+		return m.Digest
+	}
+	sum := sha256.Sum256([]byte("chatserve model " + m.Name))
+	return hex.EncodeToString(sum[:])
 }
 
 func remoteModel(m Model) string {
@@ -37,7 +50,7 @@ func (s *Server) ps() api.ProcessResponse {
 		if m.RemoteHost != "" {
 			continue
 		}
-		ps.Models = append(ps.Models, api.ProcessModelResponse{Name: m.Name, Model: m.Name, Size: m.Size, Digest: "0000",
+		ps.Models = append(ps.Models, api.ProcessModelResponse{Name: m.Name, Model: m.Name, Size: m.Size, Digest: digest(m),
 			Details: s.details(m), ExpiresAt: time.Now().Add(time.Hour), ContextLength: m.ContextLength})
 	}
 	return ps

@@ -43,6 +43,9 @@ type Model struct {
 	// RemoteHost marks a cloud model (Ollama lists it with its remote
 	// host and a size of a few hundred bytes).
 	RemoteHost string
+	// Digest is what /api/tags and /api/ps give as the model's digest
+	// ("": one made from its name).
+	Digest string
 }
 
 // Request is one chat call: the protocol it came in, the role header, and

@@ -8,14 +8,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/internal/scriptagent"
@@ -27,6 +26,22 @@ const (
 	exitError = 1 // the command failed (bad story, runtime fault, I/O)
 	exitUsage = 2 // bad flags or arguments, invalid configuration
 )
+
+// exitStatus is an exit code and what it means, for the manual page.
+type exitStatus struct {
+	code int
+	text string
+}
+
+// exitStatuses are every exit code Lantern gives, as the manual page's
+// EXIT STATUS tells them (rootLong says them briefly).
+func exitStatuses() []exitStatus {
+	return []exitStatus{
+		{exitOK, "Success. A headless run stopped by SIGINT, SIGTERM or SIGHUP also exits 0 once it has recorded and reported its last turn."},
+		{exitError, "Failure: a bad story, a runtime fault, I/O, the model server unreachable, doctor or memories check found a problem, bench merge refused a shard."},
+		{exitUsage, "Usage error: bad flags or arguments, an invalid configuration, several unfinished lines of play for --resume, a configuration file config init would replace."},
+	}
+}
 
 // codedError carries the exit code of a failed command. A nil err means the
 // command has already said what went wrong (doctor's report, a check's
@@ -141,8 +156,21 @@ func (a *app) armSignals(cmd *cobra.Command, _ []string) {
 // Main runs the command line on the process's arguments and exits;
 // sampleConfig is lantern.sample.toml, which `lantern config sample` prints.
 func Main(sampleConfig string) {
+	normalizeNoColor(os.Getenv, os.Setenv)
 	a := &app{sampleConfig: sampleConfig, signals: true}
 	os.Exit(a.run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// normalizeNoColor: NO_COLOR with any value but the empty one asks for no
+// colour (https://no-color.org), but the colour libraries under fang's
+// help and messages and the TUI (colorprofile) read it as a boolean, so
+// "yes" or "0" would leave the colours on; any such value is given to them
+// as 1.
+func normalizeNoColor(getenv func(string) string, setenv func(string, string) error) {
+	v := getenv("NO_COLOR")
+	if b, err := strconv.ParseBool(v); v != "" && (err != nil || !b) {
+		_ = setenv("NO_COLOR", "1")
+	}
 }
 
 // run executes the command line args and returns the exit code.
@@ -162,10 +190,11 @@ func (a *app) run(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	opts := []fang.Option{fang.WithVersion(version())}
+	// The manual page is Lantern's own (man.go).
+	opts := []fang.Option{fang.WithVersion(version()), fang.WithoutManpage()}
 	if named {
-		// Neither `completion` nor `man` was asked for.
-		opts = append(opts, fang.WithoutCompletions(), fang.WithoutManpage())
+		// `completion` was not asked for.
+		opts = append(opts, fang.WithoutCompletions())
 	}
 	err := fang.Execute(ctx, root, append(opts,
 		fang.WithErrorHandler(func(w io.Writer, _ fang.Styles, err error) {
@@ -187,10 +216,14 @@ func (a *app) run(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	return exitCode(err)
 }
 
-const rootLong = `Lantern is a terminal co-pilot for LLM agents that play Z-machine interactive
+// rootAbout is what Lantern is, the manual page's DESCRIPTION; rootLong,
+// the root's help, adds the exit codes.
+const rootAbout = `Lantern is a terminal co-pilot for LLM agents that play Z-machine interactive
 fiction. With no command it opens the TUI (flags such as --story, --workdir,
 --model and --config go to it). Every command that needs settings takes
---config F (read in place of ./lantern.toml).
+--config F (read in place of ./lantern.toml).`
+
+const rootLong = rootAbout + `
 
 Exit codes: 0 success; 1 failure (bad story, runtime fault, I/O, Ollama
 unreachable, doctor found a problem, memories check found a problem); 2 usage
@@ -263,16 +296,10 @@ func newRoot(a *app, sub command, named bool) *cobra.Command {
 	for _, c := range all {
 		root.AddCommand(c.build(a))
 	}
-	for _, c := range root.Commands() {
-		if f := c.Flags().Lookup("model"); f != nil {
-			_ = c.RegisterFlagCompletionFunc("model", completeModels)
-		}
-		if f := c.Flags().Lookup("story"); f != nil {
-			_ = c.RegisterFlagCompletionFunc("story", completeStories)
-		}
+	if !named {
+		root.AddCommand(newManCmd())
 	}
-	_ = root.RegisterFlagCompletionFunc("model", completeModels)
-	_ = root.RegisterFlagCompletionFunc("story", completeStories)
+	registerCompletions(root)
 	return root
 }
 
@@ -328,44 +355,6 @@ func version() string {
 		v += " (" + rev + dirty + ")"
 	}
 	return v
-}
-
-// completionTimeout bounds the wait for the Ollama server while the shell
-// completes a model name.
-const completionTimeout = 700 * time.Millisecond
-
-// completeModels completes --model with the server's model names.
-func completeModels(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	configFile, _ := cmd.Flags().GetString("config")
-	cfg, err := config.Load(config.Standard(configFile))
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	client, err := newClient(cfg, nil)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
-	defer cancel()
-	models, err := client.Models(ctx)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	out := make([]cobra.Completion, 0, len(models))
-	for _, m := range models {
-		out = append(out, m.Name)
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// storyExtensions are the file name endings of Z-machine stories.
-func storyExtensions() []string {
-	return []string{"z1", "z2", "z3", "z4", "z5", "z6", "z7", "z8", "zblorb", "zlb", "dat"}
-}
-
-// completeStories completes --story with story files.
-func completeStories(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return storyExtensions(), cobra.ShellCompDirectiveFilterFileExt
 }
 
 // agentFromSpec is the agent --agent names: nil for llm (the session

@@ -90,25 +90,6 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-func TestManPage(t *testing.T) {
-	isolate(t)
-	// fang writes the page to the process's standard output.
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout := os.Stdout
-	os.Stdout = w
-	code, _, stderr := runCLI(t, "", "man")
-	os.Stdout = stdout
-	w.Close()
-	page := make([]byte, 1<<20)
-	n, _ := r.Read(page)
-	if code != exitOK || !strings.Contains(string(page[:n]), ".TH LANTERN 1") {
-		t.Errorf("man: exit %d, stderr %q\n%.200s", code, stderr, page[:n])
-	}
-}
-
 // TestPlayAndRunNeedNoModeFlag: play and run have one mode each and play
 // it without --plain or --headless.
 func TestPlayAndRunNeedNoModeFlag(t *testing.T) {

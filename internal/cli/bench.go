@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/internal/sanitize"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -45,16 +42,38 @@ func newBenchCmd(a *app) *cobra.Command {
 and overall: score, moves, deaths, turns to each score milestone, repeated
 failed action rate, location coverage, LLM calls per turn, prompt tokens per
 turn p50/p95, model latency p50/p95 and harness overhead per turn; then a
-chart of score over turns. The run is stored in the story's lantern.db
-(in the work dir), where --compare finds it by the number printed.
+chart of score over turns. An episode a stop cut short (an interruption, a
+failure: its ending is "stopped") is shown and counted, but left out of the
+means. Prompt tokens are counted once, as the server counted them, over
+every model call of the run (turns, episode ends, calls of no turn): the
+per-role table's total, a suite's games table and the exports all show that
+figure. The run is stored in the story's lantern.db (in the work dir), where
+--compare finds it by the number printed, and written as bench.json (where,
+is printed at the end) with how it was made: the protocol (ollama or
+openai), server URL, profile, each role's model and sampling as configured
+(temperature, top_p, top_k, min_p, repeat_penalty, seed, num_predict,
+num_ctx, keep_alive, think), what the server says each model is (Ollama's
+digest, parameter size and quantisation; an OpenAI-compatible server's
+/v1/models id) and the loop's, managers' and budgets' settings. The report
+format is 2; every reader takes format 1 too.
 
 --compare A B sets two runs side by side with the difference; each of A and
-B is a stored run's number, "last", "prev", or a file saved from --json.
+B is a stored run's number, "last", "prev", a file saved from --json, a
+bench.json, or a work dir holding one. Two runs of one story compare metric
+by metric. When either is a suite (several stories or models), the two
+compare game by game: A's model against B's when each played one model (two
+models, or two settings, over the same games), else story by story and
+model by model; for each game and overall (over the games both played, each
+game weighing the same) the score as a share of the maximum and in points,
+each side's mean ± standard error over its episodes, and the difference
+B - A ± its standard error (√(s.e.A² + s.e.B²)). Games only one side played
+are named and left out.
 
 Each run plays in a fresh work dir of its own (printed at the start), so the
 memories and knowledge of normal play are not shared and runs compare;
---workdir D plays in D instead. A terminal shows a live status line; other
-outputs get a status line every 30 seconds.
+--workdir D plays in D instead (its bench.json then goes in the story's
+folder there). A terminal shows a live status line; other outputs get a
+status line every 30 seconds.
 
 --shard i/n plays the i-th of n equal parts of the episodes (each with the
 seed the whole run gives it), for splitting a benchmark across machines;
@@ -68,10 +87,12 @@ suite: per game and overall, the score as a share of the maximum (mean ±
 standard error over the episodes), highscore, steps, deaths and model cost,
 and a chart; --agent script:DIR plays DIR/<story name>.txt for each story,
 --seed-file gives stories their own seeds, --model a,b,c sweeps models in one
-report. --export DIR writes the episodes and turns as CSV and JSON Lines.`,
+report. --export DIR writes the episodes and turns as CSV and JSON Lines,
+each row with the format version, an episode's with the run's provenance.`,
 		Example: `  lantern bench --episodes 3 --max-turns 100 --model qwen3:4b
   lantern bench --agent script:game_files/demo/walkthrough.txt --episodes 2
   lantern bench --compare prev last
+  lantern bench --compare qwen3-4b-suite/bench.json qwen3-8b-suite/bench.json
   lantern bench --json --model qwen3:8b > qwen3-8b.json
   lantern bench --shard 2/3 --episodes 9 --model qwen3:4b --workdir shard-2
   lantern bench --story games/ --agent script:walkthroughs/ --episodes 2
@@ -86,7 +107,7 @@ report. --export DIR writes the episodes and turns as CSV and JSON Lines.`,
 	agentSpec := fs.String("agent", "llm", "who plays: llm (the configured model), or script:FILE to replay a walkthrough (restarted each episode)")
 	label := fs.String("label", "", "a name for the run (default: the agent's model, or the script)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	compare := fs.Bool("compare", false, "compare two stored runs: lantern bench --compare A B")
+	compare := fs.Bool("compare", false, "compare two runs or suites: lantern bench --compare A B (stored runs, --json files, bench.json files or work dirs)")
 	list := fs.Bool("list", false, "list the stored runs of the story")
 	width := fs.Int("width", 60, "width of the score chart")
 	shard := fs.String("shard", "", "play shard i/n of the episodes (join the shards with lantern bench merge)")
@@ -122,19 +143,21 @@ report. --export DIR writes the episodes and turns as CSV and JSON Lines.`,
 			return err
 		}
 		suite := len(*storyArgs) > 1 || isDir(*storyArgs) || len(models) > 1 || fs.Changed("seed-file")
-		if *compare || *list {
+		if *list && suite {
+			return usageErrorf("--list reads one story's runs: name one --story")
+		}
+		if *compare {
+			refs := &benchRefs{cfg: cfg}
+			defer refs.close()
+			return compareBench(ctx, refs, fs.Arg(0), fs.Arg(1), *asJSON, *width, stdout)
+		}
+		if *list {
 			db, closeDB, err := openBenchDB(cfg)
 			if err != nil {
 				return err
 			}
 			defer closeDB()
-			if *list {
-				return listBenchRuns(ctx, db, stdout, stderr)
-			}
-			return compareBenchRuns(ctx, db, fs.Arg(0), fs.Arg(1), *asJSON, *width, stdout, stderr)
-		}
-		if *compare && suite || *list && suite {
-			return usageErrorf("--compare and --list read one story's runs: name one --story")
+			return listBenchRuns(ctx, db, stdout, stderr)
 		}
 		modelSet := fs.Changed("model")
 		log, closeLog, err := benchLog(*logFile, cfg.WorkDir, a.logLevel, cfg, stderr)
@@ -191,16 +214,28 @@ func runBench(ctx context.Context, cfg *config.Config, o benchOptions, stdout, s
 			return err
 		}
 	}
-	rep, code, err := playBench(ctx, cfg, o, benchSegment{first: firstEpisode, count: count, seed: firstSeed, shard: shardInfo}, stderr)
+	cfg, hosts, err := benchHosts(ctx, cfg, o, stderr)
 	if err != nil {
 		return err
 	}
-	if shardDir {
-		// The work dir's manifest: what bench merge reads of a shard.
-		if err := writeSuiteManifest(cfg.WorkDir, singleSuite(rep, o.episodes)); err != nil {
-			fmt.Fprintln(stderr, "lantern bench:", errText(err))
-			code = exitError
+	seg := benchSegment{first: firstEpisode, count: count, seed: firstSeed, shard: shardInfo}
+	var rep *bench.Report
+	var code int
+	if len(hosts) > 1 && count > 1 {
+		rep, code, err = playOnHosts(ctx, cfg, o, seg, hosts, stderr)
+	} else {
+		if len(hosts) > 0 {
+			cfg = pinHost(cfg, hosts[0])
 		}
+		rep, code, err = playBench(ctx, cfg, o, seg, stderr)
+	}
+	if err != nil {
+		return err
+	}
+	// The run's manifest: what bench merge and --compare read of it.
+	if err := writeRunManifest(rep, o, shardDir, stderr); err != nil {
+		fmt.Fprintln(stderr, "lantern bench:", errText(err))
+		code = exitError
 	}
 	if o.export != "" {
 		if err := exportBench(o.export, []*bench.Report{rep}); err != nil {
@@ -271,6 +306,7 @@ func playBench(ctx context.Context, cfg *config.Config, o benchOptions, seg benc
 			rep.Models[r] = cfg.Model(r)
 		}
 	}
+	rep.Provenance = benchProvenance(ctx, cfg, client)
 	if rep.Label == "" {
 		switch {
 		case agent == nil:
@@ -286,6 +322,7 @@ func playBench(ctx context.Context, cfg *config.Config, o benchOptions, seg benc
 			return nil, exitError, err
 		}
 	}
+	rep.WorkDir = workDir
 	played := *cfg // the run's own work dir, and the seed of its first episode
 	played.WorkDir = workDir
 	played.Loop.Seed = firstSeed
@@ -319,6 +356,7 @@ func playBench(ctx context.Context, cfg *config.Config, o benchOptions, seg benc
 	if err := sess.Stop(10 * time.Second); err != nil && rep.Error == "" {
 		rep.Error = err.Error()
 	}
+	dropCalls(rep, queue.Rest()) // made while the session stopped
 	rep.Ended = time.Now()
 	rep.Complete = len(rep.Episodes) == count && rep.Error == "" && ctx.Err() == nil
 	if ctx.Err() != nil && rep.Error == "" {
@@ -327,6 +365,8 @@ func playBench(ctx context.Context, cfg *config.Config, o benchOptions, seg benc
 	rep.Summary = bench.Summarize(rep.Episodes)
 	rep.Roles = bench.RoleStats(client, rep.Summary)
 	rep.RoleWallMS = roleTime.ms()
+	rep.RolePrompt = roleTime.prompt()
+	bench.CountedPrompt(rep)
 	for _, e := range rep.Episodes {
 		rep.Seeds = append(rep.Seeds, rep.EpisodeSeed(e))
 	}
@@ -457,6 +497,7 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 				// this event: its calls belong to the episode, no turn.
 				for _, c := range queue.Rest() {
 					ep.EndCalls++
+					ep.EndPrompt += c.PromptTokens
 					ep.LatencyUS = append(ep.LatencyUS, c.Latency.Microseconds())
 					if c.Err != "" {
 						ep.Errors++
@@ -487,20 +528,29 @@ func collectBench(ctx context.Context, sess *session.Session, queue *bench.CallQ
 	if ep != nil {
 		// The run stopped inside an episode (a script ran out, an
 		// interruption, a failure).
-		why := "stopped"
+		why := bench.EndingStopped
 		if rep.Error == "" && ctx.Err() == nil {
 			why = "script ended"
 		}
 		finish(why, last.Score, last.Moves, len(ep.Scores))
 	}
-	rep.Dropped += len(queue.Rest())
+	dropCalls(rep, queue.Rest())
 	return code
+}
+
+// dropCalls counts calls that belong to no played turn: in the run's
+// totals, in no per-turn metric.
+func dropCalls(rep *bench.Report, calls []llm.CallMetrics) {
+	rep.Dropped += len(calls)
+	for _, c := range calls {
+		rep.DroppedPrompt += c.PromptTokens
+	}
 }
 
 // turnOf adds a completed turn's model calls and time to the episode.
 func turnOf(ep *bench.Episode, v engine.TurnCompleted, queue *bench.CallQueue, rep *bench.Report, progress *benchprogress.Tracker) {
 	calls, dropped := queue.Take(v.Result.Turn)
-	rep.Dropped += len(dropped)
+	dropCalls(rep, dropped)
 	prompt, lat := 0, time.Duration(0)
 	for _, c := range calls {
 		prompt += c.PromptTokens
@@ -573,25 +623,6 @@ func modelService(calls []llm.CallMetrics, role string) time.Duration {
 	return d
 }
 
-// openBenchDB opens the configured story's lantern.db for reading runs.
-func openBenchDB(cfg *config.Config) (*rundb.RunDB, func(), error) {
-	story, name, err := openStory(cfg.Story, cfg.WorkDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	info := story.Info()
-	dir := filepath.Join(cfg.WorkDir, session.StoryDir(name, info.Release))
-	path := filepath.Join(dir, "lantern.db")
-	if _, err := os.Stat(path); err != nil {
-		return nil, nil, fmt.Errorf("no runs stored for %s: %s does not exist (run lantern bench first)", filepath.Base(name), path)
-	}
-	db, err := rundb.OpenRunDB(path, info.MD5)
-	if err != nil {
-		return nil, nil, err
-	}
-	return db, func() { db.Close() }, nil
-}
-
 func listBenchRuns(ctx context.Context, db *rundb.RunDB, stdout, stderr io.Writer) error {
 	runs, err := db.BenchRuns(ctx)
 	if err != nil {
@@ -611,72 +642,5 @@ func listBenchRuns(ctx context.Context, db *rundb.RunDB, stdout, stderr io.Write
 			fmt.Sprintf("%.1f", r.Score), note})
 	}
 	bench.Table(stdout, rows)
-	return nil
-}
-
-// loadBenchRun finds a run: a stored run's number, "last", "prev", or a
-// report file saved from --json.
-func loadBenchRun(ctx context.Context, db *rundb.RunDB, ref string) (*bench.Report, error) {
-	var data []byte
-	var id int64
-	switch {
-	case ref == "last" || ref == "prev":
-		runs, err := db.BenchRuns(ctx)
-		if err != nil {
-			return nil, err
-		}
-		i := len(runs) - 1
-		if ref == "prev" {
-			i--
-		}
-		if i < 0 {
-			return nil, fmt.Errorf("run %q: only %d run(s) stored", ref, len(runs))
-		}
-		id = runs[i].ID
-	default:
-		n, err := strconv.ParseInt(ref, 10, 64)
-		if err != nil {
-			data, err = atomicfile.ReadRegular(ref, maxReportBytes)
-			if err != nil {
-				return nil, fmt.Errorf("run %q: not a stored run's number, last, prev, or a readable report file (%v)", ref, err)
-			}
-		}
-		id = n
-	}
-	if data == nil {
-		b, err := db.BenchRun(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		data = b.Report
-	}
-	var rep bench.Report
-	if err := json.Unmarshal(data, &rep); err != nil || len(rep.Summary) == 0 {
-		return nil, fmt.Errorf("run %q: not a bench report", ref)
-	}
-	if id != 0 {
-		rep.ID = id
-	}
-	return &rep, nil
-}
-
-func compareBenchRuns(ctx context.Context, db *rundb.RunDB, refA, refB string, asJSON bool, width int, stdout, stderr io.Writer) error {
-	a, err := loadBenchRun(ctx, db, refA)
-	if err != nil {
-		return err
-	}
-	b, err := loadBenchRun(ctx, db, refB)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		enc := json.NewEncoder(sanitize.NewJSONWriter(stdout))
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(bench.Comparison{A: a, B: b}); err != nil {
-			return status(exitError)
-		}
-		return nil
-	}
-	bench.PrintComparison(stdout, a, b, width)
 	return nil
 }

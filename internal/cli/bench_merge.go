@@ -143,24 +143,28 @@ func loadShard(ctx context.Context, arg string) (*bench.Suite, error) {
 		if err != nil {
 			return nil, fmt.Errorf("shard %q: %w", arg, err)
 		}
-		var s bench.Suite
-		if err := json.Unmarshal(data, &s); err != nil {
-			return nil, fmt.Errorf("shard %q: %s is not a bench manifest: %w", arg, path, err)
+		rep, s, err := bench.Read(data)
+		if err != nil {
+			return nil, fmt.Errorf("shard %q: %s: %w", arg, path, err)
 		}
-		if s.Format > bench.FormatVersion {
-			return nil, fmt.Errorf("shard %q: report format %d is newer than this Lantern's (%d)", arg, s.Format, bench.FormatVersion)
+		if s == nil { // a report --json printed
+			s = singleSuite(rep, shardTotal(rep))
 		}
-		return &s, nil
+		return s, nil
 	}
 	rep, err := lastBenchReport(ctx, arg, path)
 	if err != nil {
 		return nil, err
 	}
-	total := rep.Requested
+	return singleSuite(rep, shardTotal(rep)), nil
+}
+
+// shardTotal is the episodes of the benchmark a run played a part of.
+func shardTotal(rep *bench.Report) int {
 	if rep.Shard != nil {
-		total = rep.Shard.Total
+		return rep.Shard.Total
 	}
-	return singleSuite(rep, total), nil
+	return rep.Requested
 }
 
 func fileExists(p string) bool {
@@ -187,7 +191,7 @@ func lastBenchReport(ctx context.Context, arg, path string) (*bench.Report, erro
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("shard %q: no bench run is stored in %s", arg, path)
 	}
-	rep, err := loadBenchRun(ctx, db, fmt.Sprint(runs[len(runs)-1].ID))
+	rep, err := storedReport(ctx, db, runs[len(runs)-1].ID)
 	if err != nil {
 		return nil, fmt.Errorf("shard %q: %w", arg, err)
 	}
@@ -256,6 +260,9 @@ func mergeSuites(shards []*bench.Suite, sources []string) (*bench.Suite, error) 
 	if _, err := benchshard.Check(parts, units); err != nil {
 		return nil, err
 	}
+	if err := sameSetup(shards, sources); err != nil {
+		return nil, err
+	}
 	out := &bench.Suite{Format: bench.FormatVersion, Lantern: first.Lantern, Label: first.Label, Agent: first.Agent, Stories: first.Stories,
 		Models: first.Models, Episodes: first.Episodes, Seed: first.Seed, Seeds: first.Seeds, MaxTurns: first.MaxTurns, Complete: true,
 		Started: first.Started, Ended: first.Ended}
@@ -286,6 +293,31 @@ func mergeSuites(shards []*bench.Suite, sources []string) (*bench.Suite, error) 
 	return out, nil
 }
 
+// sameSetup refuses shards whose runs with one model were made
+// differently (protocol, profile, roles' sampling, settings, a model's
+// digest): they are not parts of one benchmark. Their servers may differ.
+func sameSetup(shards []*bench.Suite, sources []string) error {
+	type first struct {
+		p      *bench.Provenance
+		source string
+	}
+	seen := map[int]first{}
+	for i, s := range shards {
+		for _, r := range s.Runs {
+			_, mi := runPlace(s, r)
+			f, ok := seen[mi]
+			if !ok || f.p == nil {
+				seen[mi] = first{r.Provenance, sources[i]}
+				continue
+			}
+			if d := bench.SetupDiffers(f.p, r.Provenance); d != "" {
+				return fmt.Errorf("%s: %s was played otherwise than in %s (%s): %w", sources[i], r.Story, f.source, d, benchshard.ErrMismatch)
+			}
+		}
+	}
+	return nil
+}
+
 // runPlace is the index of a run's story and model in its suite (-1: not
 // there).
 func runPlace(s *bench.Suite, r *bench.Report) (int, int) {
@@ -312,11 +344,14 @@ func mergeRuns(reps []*bench.Report, total int) *bench.Report {
 	first := reps[0]
 	out := &bench.Report{Label: first.Label, Story: first.Story, StoryMD5: first.StoryMD5, Release: first.Release, MaxScore: first.MaxScore,
 		Agent: first.Agent, Models: first.Models, Host: first.Host, Seed: first.Seed, MaxTurns: first.MaxTurns, Requested: total,
-		Complete: true, Started: first.Started, Ended: first.Ended, Format: bench.FormatVersion, Lantern: first.Lantern}
+		Complete: true, Started: first.Started, Ended: first.Ended, Format: bench.FormatVersion, Lantern: first.Lantern, WorkDir: first.WorkDir}
 	var errs []string
+	var provs []*bench.Provenance
 	for _, r := range reps {
 		out.Episodes = append(out.Episodes, r.Episodes...)
 		out.Dropped += r.Dropped
+		out.DroppedPrompt += r.DroppedPrompt
+		provs = append(provs, r.Provenance)
 		out.Complete = out.Complete && r.Complete
 		if r.Error != "" {
 			errs = append(errs, r.Error)
@@ -329,6 +364,9 @@ func mergeRuns(reps []*bench.Report, total int) *bench.Report {
 		}
 		if r.Host != out.Host {
 			out.Host = "" // the shards ran against different servers
+		}
+		if r.WorkDir != out.WorkDir {
+			out.WorkDir = "" // and in work dirs of their own
 		}
 		for role, ms := range r.RoleWallMS {
 			if out.RoleWallMS == nil {
@@ -344,6 +382,9 @@ func mergeRuns(reps []*bench.Report, total int) *bench.Report {
 	out.Error = strings.Join(errs, "; ")
 	out.Summary = bench.Summarize(out.Episodes)
 	out.Roles = bench.MergeRoles(reps)
+	out.RolePrompt = bench.MergeRolePrompt(reps)
+	bench.CountedPrompt(out)
+	out.Provenance = bench.MergeProvenance(provs)
 	return out
 }
 

@@ -35,25 +35,44 @@ import (
 // manifestName is the suite's report in its work dir.
 const manifestName = "bench.json"
 
-// roleClock sums the time spent waiting on each role's model calls.
+// roleClock sums the time spent waiting on each role's model calls, and
+// their prompt tokens.
 type roleClock struct {
-	mu  sync.Mutex
-	by  map[string]time.Duration
-	any bool
+	mu     sync.Mutex
+	by     map[string]time.Duration
+	tokens map[string]int
+	any    bool
 }
 
-// add wraps a call observer so that each call's latency is counted too.
+// add wraps a call observer so that each call's latency and prompt tokens
+// are counted too.
 func (c *roleClock) add(next func(llm.CallMetrics)) func(llm.CallMetrics) {
 	return func(m llm.CallMetrics) {
 		c.mu.Lock()
 		if c.by == nil {
-			c.by = map[string]time.Duration{}
+			c.by, c.tokens = map[string]time.Duration{}, map[string]int{}
 		}
 		c.by[m.Role] += m.Latency
+		c.tokens[m.Role] += m.PromptTokens
+		c.tokens["all"] += m.PromptTokens
 		c.any = true
 		c.mu.Unlock()
 		next(m)
 	}
+}
+
+// prompt is each role's prompt tokens, and "all" (nil: no call).
+func (c *roleClock) prompt() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.any {
+		return nil
+	}
+	out := make(map[string]int, len(c.tokens))
+	for r, n := range c.tokens {
+		out[r] = n
+	}
+	return out
 }
 
 func (c *roleClock) ms() map[string]float64 {
@@ -402,11 +421,20 @@ func runSuite(ctx context.Context, req suiteRequest, o benchOptions, stdout, std
 		if model != "" {
 			set["model"] = model
 		}
-		return loadConfig("bench", set, req.cfgFile, io.Discard, "workdir", "story", "model", "max-turns", "seed")
+		return loadConfig("bench", set, req.cfgFile, io.Discard, "workdir", "story", "model", "max-turns", "seed", "profile", "api", "base-url")
 	}
 	base, err := load("", "")
 	if err != nil {
 		return err
+	}
+	// A suite plays its segments one after another, on the first host of
+	// the list that answers (each game on one host, its prompt cache).
+	_, live, err := benchHosts(ctx, base, o, stderr)
+	if err != nil {
+		return err
+	}
+	if len(live) > 1 {
+		fmt.Fprintf(stderr, "lantern bench: a suite plays on one host, %s; a single story's episodes spread over several\n", live[0])
 	}
 	stories, err := suiteStories(req.stories, base.Story, base.WorkDir)
 	if err != nil {
@@ -476,6 +504,9 @@ func runSuite(ctx context.Context, req suiteRequest, o benchOptions, stdout, std
 		if err != nil {
 			return err
 		}
+		if len(live) > 0 {
+			cfg = pinHost(cfg, live[0])
+		}
 		so := o
 		so.agent = agentFor(o.agent, st.info.Name)
 		so.label = suite.Label
@@ -515,6 +546,8 @@ func runSuite(ctx context.Context, req suiteRequest, o benchOptions, stdout, std
 	if err := writeSuiteManifest(dir, suite); err != nil {
 		fmt.Fprintln(stderr, "lantern bench:", errText(err))
 		code = exitError
+	} else {
+		fmt.Fprintf(stderr, "lantern bench: report in %s\n", filepath.Join(dir, manifestName))
 	}
 	if o.export != "" {
 		if err := exportBench(o.export, suite.Runs); err != nil {

@@ -71,7 +71,7 @@ func TestKilledDuringRewindAndBranchPlay(t *testing.T) {
 		} else {
 			b := tree[rng.IntN(len(tree))]
 			turn := 1 + rng.IntN(min(b.Turns, 120))
-			args, what = append(args, "--from", fmt.Sprintf("%d:%d", b.ID, turn)), fmt.Sprintf("from #%d@%d", b.ID, turn)
+			args, what = append(args, "--from", fmt.Sprintf("#%d:%d", b.ID, turn)), fmt.Sprintf("from #%d:%d", b.ID, turn)
 		}
 		cmd := exec.Command(bin, args...)
 		sc, stderr := startLines(t, cmd)

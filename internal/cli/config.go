@@ -179,7 +179,7 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
 			return status(configInit(cmd.OutOrStdout(), cmd.ErrOrStderr(), target(), a.sampleConfig, force))
 		},
 	}
-	initCmd.Flags().BoolVar(&project, "project", false, "./lantern.toml rather than the user's file")
+	initCmd.Flags().BoolVar(&project, "project", false, "use ./lantern.toml rather than the user's file")
 	initCmd.Flags().BoolVar(&force, "force", false, "replace an existing file")
 	edit := &cobra.Command{
 		Use:   "edit",
@@ -189,7 +189,7 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
 			return status(configEdit(cmd.OutOrStdout(), cmd.ErrOrStderr(), target(), a.sampleConfig))
 		},
 	}
-	edit.Flags().BoolVar(&project, "project", false, "./lantern.toml rather than the user's file")
+	edit.Flags().BoolVar(&project, "project", false, "use ./lantern.toml rather than the user's file")
 	path := &cobra.Command{
 		Use:   "path",
 		Short: "print where the configuration files are looked for",

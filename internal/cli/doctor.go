@@ -214,14 +214,37 @@ func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, time
 		server = "Model server"
 	}
 	r.section(server)
+	hosts, listSrc := serverHosts(cfg)
+	if hosts != nil {
+		src := listSrc
+		// Each host of the list is asked; the first that answers is the
+		// one checked below, as a session would play on it.
+		var live []string
+		for _, p := range probeHosts(ctx, cfg, hosts) {
+			if p.Err != nil {
+				r.warn("a session skips it until it answers", "host %s (of the list from %s) does not answer: %v", p.Host, src, p.Err)
+				continue
+			}
+			r.ok("host %s answers (%s; the list is from %s)", p.Host, p.Version, src)
+			live = append(live, p.Host)
+		}
+		if len(live) == 0 {
+			r.fail("start a server of the list, or change [server] hosts / LANTERN_SERVER_HOSTS", "no host of the list answers (%s, from %s)", strings.Join(hosts, ", "), src)
+			return nil
+		}
+		cfg = pinHost(cfg, live[0])
+	}
 	client, err := newClient(cfg, nil)
 	if err != nil {
 		r.fail(`set OLLAMA_HOST or [ollama] host to host[:port], such as "127.0.0.1:11434"`, "%v", err)
 		return nil
 	}
-	src := cfg.Sources["ollama.host"]
+	src := cfg.Sources["ollama.host"].String()
 	if client.API() == config.APIOpenAI {
-		src = cfg.Sources["server.base_url"]
+		src = cfg.Sources["server.base_url"].String()
+	}
+	if hosts != nil {
+		src = "the list of " + listSrc
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -467,7 +490,7 @@ func doctorTerminal(r *doctorReport, stdout io.Writer) {
 		}
 		r.ok("TERM=%s, %s", term, colors)
 	}
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" {
 		r.info("NO_COLOR is set: the TUI draws without colour")
 	}
 	if c, l := os.Getenv("COLUMNS"), os.Getenv("LINES"); c != "" && l != "" {

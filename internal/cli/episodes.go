@@ -91,7 +91,7 @@ func newEpisodesCmd(a *app) *cobra.Command {
 	}
 	exp := sub("export [LINE]", "a line of play as Markdown, JSON or one HTML page", 1)
 	exp.Example = "  lantern episodes export --format json > latest.json\n  lantern episodes export 3 --format html -o episode3.html"
-	format := exp.Flags().String("format", "md", "md, json or html")
+	format := exp.Flags().String("format", "md", "output format: md, json or html")
 	out := exp.Flags().StringP("output", "o", "", "write to this file (default: stdout)")
 	exp.RunE = func(c *cobra.Command, args []string) error {
 		if !slices.Contains(export.Formats(), *format) {

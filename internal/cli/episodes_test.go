@@ -49,13 +49,13 @@ func TestMapAndEpisodesOfAPlayedStory(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("episodes list: exit %d: %s", code, stderr)
 	}
-	wantAll(t, "episodes list", out, "ID  STARTED", "ENDING", "\n1  ")
+	wantAll(t, "episodes list", out, "LINE    ID  STARTED", "ENDING", "\n1/main  #1  ")
 	code, alone, stderr := runCLI(t, "", "episodes")
 	if code != exitOK || alone != out {
 		t.Errorf("episodes alone: exit %d, %q (stderr %q); want the list %q", code, alone, stderr, out)
 	}
 	code, out, _ = runCLI(t, "", "episodes", "show")
-	wantAll(t, "episodes show", out, "# Episode 1 of demo", "## Score over turns", "## Map", "### Turn 1 · agent › north", "**Critic**")
+	wantAll(t, "episodes show", out, `# Line 1/main (\#1) of demo`, "## Score over turns", "## Map", "### Turn 1 · agent › north", "**Critic**")
 	if code != exitOK {
 		t.Errorf("episodes show: exit %d", code)
 	}

@@ -35,7 +35,7 @@ one), and the exits the engine probed in an episode left unfinished.
 	fs := cmd.Flags()
 	fs.String("story", "", "the story whose map to draw (default: the configured one, else the built-in demo)")
 	fs.String("workdir", "", "work dir (default: the configured one)")
-	format := fs.String("format", "text", "mermaid, dot or text")
+	format := fs.String("format", "text", "output format: mermaid, dot or text")
 	episode := fs.Int64("episode", 0, "only this episode's moves (its ID, as lantern episodes list shows)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if !slices.Contains(mapper.Formats(), *format) {

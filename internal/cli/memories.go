@@ -16,6 +16,7 @@ import (
 
 	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/engine/session"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory"
 )
 
@@ -71,18 +72,30 @@ work dir.`,
 there is any.`, func(cmd *cobra.Command, path string) error {
 		return status(memory.Check(cmd.OutOrStdout(), path))
 	})
-	write := false
+	write, repair := false, false
 	format := sub("fmt", "print the file in its canonical form", `Prints the file in its canonical form (nothing is lost; broken parts stay as
 they are); -w writes it back in place, under the file's lock, keeping the
-previous version as Memories.md.backup.`, func(cmd *cobra.Command, path string) error {
-		stdout := cmd.OutOrStdout()
-		if !write {
-			return memory.Fmt(stdout, path)
+previous version as Memories.md.backup. --repair also rewrites each
+mistyped location header whose location and name can be read ("## Locaton
+three: Muddy Lane" becomes "## Location 3: Muddy Lane"), so the memories
+under it reach the agent again; each repair is said on stderr.`, func(cmd *cobra.Command, path string) error {
+		stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if !repair {
+			hintRepair(path, stderr)
 		}
-		changed, err := fmtInPlace(path)
+		if !write {
+			if !repair {
+				return memory.Fmt(stdout, path)
+			}
+			fixed, err := memory.FmtRepaired(stdout, path)
+			sayRepairs(path, fixed, stderr)
+			return err
+		}
+		changed, fixed, err := fmtInPlace(path, repair)
 		if err != nil {
 			return err
 		}
+		sayRepairs(path, fixed, stderr)
 		if changed {
 			fmt.Fprintf(stdout, "%s: formatted (the previous version is %s.backup)\n", path, filepath.Base(path))
 		} else {
@@ -90,6 +103,7 @@ previous version as Memories.md.backup.`, func(cmd *cobra.Command, path string) 
 		}
 		return nil
 	})
+	format.Flags().BoolVar(&repair, "repair", false, "also repair mistyped location headers whose location and name can be read")
 	format.Flags().BoolVarP(&write, "write", "w", false, "write the canonical form back to the file")
 	location := 0
 	show := sub("show", "print every location's memories, or one location's", `Prints every location's memories, or with --location N that location's,
@@ -109,13 +123,35 @@ back.`, func(cmd *cobra.Command, path string) error {
 	return cmd
 }
 
-// fmtInPlace rewrites a Memories.md in its canonical form under the lock a
-// running Lantern takes for its own writes, so neither loses the other's
-// change.
-func fmtInPlace(path string) (bool, error) {
+// hintRepair says on stderr which mistyped location headers --repair
+// would repair.
+func hintRepair(path string, stderr io.Writer) {
+	f, err := memory.Load(path)
+	if err != nil {
+		return
+	}
+	for _, p := range f.Problems() {
+		if p.Header && p.Fix != "" {
+			fmt.Fprintf(stderr, "%s:%d: %q hides %d memories from the agent; --repair rewrites it as %q\n", path, p.Line,
+				sanitize.Line(p.Text), p.Hidden, sanitize.Line(p.Fix))
+		}
+	}
+}
+
+// sayRepairs tells on stderr which headers --repair rewrote.
+func sayRepairs(path string, fixed []memory.Problem, stderr io.Writer) {
+	for _, p := range fixed {
+		fmt.Fprintf(stderr, "%s:%d: header repaired as %q\n", path, p.Line, sanitize.Line(p.Fix))
+	}
+}
+
+// fmtInPlace rewrites a Memories.md in its canonical form (repair: its
+// mistyped headers repaired too) under the lock a running Lantern takes
+// for its own writes, so neither loses the other's change.
+func fmtInPlace(path string, repair bool) (bool, []memory.Problem, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	lock := flock.New(path + ".lock")
 	defer lock.Close()
@@ -123,25 +159,31 @@ func fmtInPlace(path string) (bool, error) {
 	defer cancel()
 	ok, err := lock.TryLockContext(ctx, 20*time.Millisecond)
 	if err != nil || !ok {
-		return false, fmt.Errorf("%s is locked by another Lantern; try again when it is idle (%v)", path, err)
+		return false, nil, fmt.Errorf("%s is locked by another Lantern; try again when it is idle (%v)", path, err)
 	}
 	defer lock.Unlock()
 	old, err := atomicfile.ReadRegular(path, memory.MaxFileBytes)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	var buf bytes.Buffer
-	if err := memory.Fmt(&buf, path); err != nil {
-		return false, err
+	var fixed []memory.Problem
+	if repair {
+		fixed, err = memory.FmtRepaired(&buf, path)
+	} else {
+		err = memory.Fmt(&buf, path)
+	}
+	if err != nil {
+		return false, nil, err
 	}
 	if bytes.Equal(old, buf.Bytes()) {
-		return false, nil
+		return false, nil, nil
 	}
 	// What the person named is written (a link's target, never the link).
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	return true, atomicfile.Write(path, buf.Bytes(), fi.Mode().Perm(), true)
+	return true, fixed, atomicfile.Write(path, buf.Bytes(), fi.Mode().Perm(), true)
 }
 
 // memoriesUndo restores the last generation kept of a Memories.md.

@@ -64,6 +64,13 @@ Exits 1 when the server cannot be reached.`,
 		if err != nil {
 			return err
 		}
+		live, err := liveHosts(ctx, cfg, "lantern models", stderr)
+		if err != nil {
+			return err
+		}
+		if live != nil {
+			cfg = pinHost(cfg, live[0]) // the first that answers
+		}
 		client, err := newClient(cfg, nil)
 		if err != nil {
 			return err

@@ -110,6 +110,9 @@ standard input every further proposal is accepted.`,
 			return err
 		}
 		if agent == nil || fs.Changed("model") {
+			if cfg, err = oneHost(ctx, cfg, "lantern run", stderr); err != nil {
+				return err
+			}
 			client, err = newClientLog(cfg, nil, log)
 			if err != nil {
 				return err

@@ -44,7 +44,7 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 	}
 	fs := cmd.Flags()
 	sessionFlags(fs)
-	fs.String("theme", "", "theme: "+fmt.Sprint(themes.Names())+" or auto (default: theme in the configuration)")
+	fs.String("theme", "", "theme: "+strings.Join(themes.Names(), ", ")+", auto or a theme file (default: theme in the configuration)")
 	resume := fs.Bool("resume", false, "continue the unfinished line of play without asking (the one played last, else the only one; several: asks which)")
 	fresh := fs.Bool("new", false, "start a new episode without asking; unfinished lines of play stay as they are")
 	review := fs.Bool("review", false, "start in review mode: each proposal waits for you (v switches it)")
@@ -81,6 +81,12 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		}
 		defer closeLog()
 		log.Info("story", "path", path)
+		if one, err := oneHost(ctx, cfg, "lantern", stderr); err == nil {
+			cfg = one
+		} else {
+			// Nothing answers: the TUI says so, and the person plays by hand.
+			log.Warn("hosts", "err", err)
+		}
 		client, err := newClientLog(cfg, nil, log)
 		if err != nil {
 			return usageError(err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -48,7 +49,7 @@ func writeMarkdown(w io.Writer, ep Episode) error {
 		}
 		b.WriteString("\n\n")
 		for _, l := range strings.Split(strings.TrimRight(t.Response, "\n"), "\n") {
-			b.WriteString(strings.TrimRight("> "+mdText(l), " ") + "\n")
+			b.WriteString(strings.TrimRight("> "+sanitize.EscapeBlock(mdText(l)), " ") + "\n")
 		}
 		if t.Reasoning != "" {
 			b.WriteString("\n**Reasoning**\n\n")
@@ -123,7 +124,8 @@ func mdCode(s string) string {
 	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "`", "'")
 }
 
-// mdText keeps a story's text from being read as HTML.
+// mdText keeps a story's text from being read as HTML; the quote it goes
+// in escapes what would start a block (sanitize.EscapeBlock).
 func mdText(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }

@@ -30,6 +30,7 @@ var rules = []rule{
 	{"zmachine/...", []string{module + "/..."}, "the interpreter uses the standard library only"},
 	{"atomicfile", []string{module + "/..."}, "a leaf helper"},
 	{"internal/sanitize", []string{module + "/..."}, "a leaf helper"},
+	{"internal/mdcheck", []string{module + "/..."}, "a test-only leaf helper"},
 	{"config", []string{"engine/...", "managers/...", "memory/...", "llm/...", "tui/..."}, "configuration sits below every user of it"},
 	{"memory/...", []string{"engine/...", "managers/...", "llm/...", "tui/..."}, "the stores know nothing of the loop or the models"},
 	{"llm/...", []string{"engine/...", "managers/...", "memory/...", "tui/..."}, "model calls know nothing of the game"},

@@ -3,6 +3,8 @@ package knowledge
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // The sections of knowledgebase.md, in file order: what killed the agent
@@ -72,11 +74,11 @@ func Parse(text string) Doc {
 		switch {
 		case trimmed == "" || trimmed == noneYet:
 		case strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* "):
-			*list = append(*list, strings.TrimSpace(trimmed[2:]))
+			*list = append(*list, sanitize.UnescapeBlock(strings.TrimSpace(trimmed[2:])))
 		case len(*list) > 0:
 			(*list)[len(*list)-1] += " " + trimmed
 		default:
-			*list = append(*list, trimmed)
+			*list = append(*list, sanitize.UnescapeBlock(trimmed))
 		}
 	}
 	d.Strategy = strings.TrimSpace(strings.Join(strat, "\n"))
@@ -91,10 +93,16 @@ const headExtra = "\x00extra"
 
 const noneYet = "(none yet)"
 
-// Render writes the document as knowledgebase.md.
+// Render writes the document as knowledgebase.md. What a model wrote is
+// data there, never structure: a lesson or a note is one list item whose
+// text has a leading block marker escaped (sanitize.EscapeBlock; Parse
+// takes the escape off), the strategy keeps its paragraphs and lists and
+// nothing else (sanitize.MarkdownLists: a heading it holds would otherwise
+// start a section of its own). The person's own sections are theirs, kept
+// as written.
 func (d Doc) Render() string {
 	var b strings.Builder
-	story := d.Story
+	story := oneLine(d.Story)
 	if story == "" {
 		story = "this story"
 	}
@@ -102,7 +110,7 @@ func (d Doc) Render() string {
 	fmt.Fprintf(&b, "## %s\n\n", headLessons)
 	writeList(&b, d.Lessons)
 	fmt.Fprintf(&b, "\n## %s\n\n", headStrategy)
-	if s := strings.TrimSpace(d.Strategy); s != "" {
+	if s := strings.TrimSpace(sanitize.MarkdownLists(d.Strategy)); s != "" {
 		b.WriteString(s)
 		b.WriteByte('\n')
 	} else {
@@ -122,7 +130,7 @@ func writeList(b *strings.Builder, items []string) {
 		return
 	}
 	for _, it := range items {
-		fmt.Fprintf(b, "- %s\n", oneLine(it))
+		fmt.Fprintf(b, "- %s\n", sanitize.EscapeBlock(oneLine(it)))
 	}
 }
 

@@ -170,14 +170,14 @@ func outcome(rep Reply, res Result, err error) string {
 // decided logs and records a decision; a decision that cannot be recorded
 // is logged as such and costs nothing else.
 func (s *Synthesizer) decided(ctx context.Context, t domain.Turn, why []string, rep Reply, outcome string) {
-	s.log.Info("memory synthesis", "episode", t.Episode, "turn", t.Turn, "location", t.FromID, "triggers", strings.Join(why, "; "),
+	s.log.Info("memory synthesis", "line", t.Line, "turn", t.Turn, "location", t.FromID, "triggers", strings.Join(why, "; "),
 		"remember", rep.ShouldRemember, "category", rep.Category, "title", rep.MemoryTitle, "outcome", outcome, "reasoning", rep.Reasoning)
 	if s.rec == nil {
 		return
 	}
 	d := Decision{Episode: t.Episode, Turn: t.Turn, Location: t.FromID, Triggers: why, Reply: rep, Outcome: outcome}
 	if err := s.rec.RecordDecision(context.WithoutCancel(ctx), d); err != nil {
-		s.log.Warn("memory synthesis decision not recorded", "turn", t.Turn, "err", err)
+		s.log.Warn("memory synthesis decision not recorded", "line", t.Line, "turn", t.Turn, "err", err)
 	}
 }
 
