@@ -90,8 +90,9 @@ type Server struct {
 	// APIKeyEnv names the environment variable holding the API key sent as
 	// a bearer token; the key itself is never written in lantern.toml.
 	APIKeyEnv string `toml:"api_key_env"`
-	// Hosts lists several servers, comma-separated, each request going to
-	// the least busy; it wins over BaseURL.
+	// Hosts lists several servers, comma-separated; it wins over BaseURL.
+	// The global list spreads games (a session on one host, a bench's
+	// episodes over all); a role's spreads its requests to the least busy.
 	Hosts string `toml:"hosts"`
 	// Slots is how many requests the server serves at once (Ollama's
 	// OLLAMA_NUM_PARALLEL, llama.cpp's -np); 0: asked of the server
