@@ -338,24 +338,37 @@ func (r *RunDB) Activate(ctx context.Context, episode int64) error {
 // Turn's Episode is the row's own episode, so inherited turns are told
 // apart.
 func (r *RunDB) BranchTurns(ctx context.Context, episode int64) ([]Turn, error) {
-	var out []Turn
+	out, err := alongLine(ctx, r.db, episode, func(ep int64, after, upTo int) ([]Turn, error) {
+		return r.turnsWhere(ctx, `WHERE episode = ? AND turn > ? AND turn <= ? ORDER BY turn`, ep, after, upTo)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("branch turns: %w", err)
+	}
+	return out, nil
+}
+
+// alongLine walks up branch episode's parents and gathers what each row
+// holds of the line (own: its rows' items of turns after..upTo), the
+// root's first: a branch's whole line, in order.
+func alongLine[T any](ctx context.Context, q querier, episode int64, own func(ep int64, after, upTo int) ([]T, error)) ([]T, error) {
+	var out []T
 	limit, ep := math.MaxInt32, episode
 	for range maxDepth {
-		parent, forkTurn, err := fork(ctx, r.db, ep)
-		if err != nil {
-			return nil, fmt.Errorf("branch turns: %w", err)
-		}
-		own, err := r.turnsWhere(ctx, `WHERE episode = ? AND turn > ? AND turn <= ? ORDER BY turn`, ep, forkTurn, limit)
+		parent, forkTurn, err := fork(ctx, q, ep)
 		if err != nil {
 			return nil, err
 		}
-		out = append(own, out...)
+		items, err := own(ep, forkTurn, limit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(items, out...)
 		if parent == 0 {
 			return out, nil
 		}
 		limit, ep = min(limit, forkTurn), parent
 	}
-	return nil, fmt.Errorf("branch turns of episode %d: %w: its parents form a cycle", episode, ErrNoEpisode)
+	return nil, fmt.Errorf("episode %d: %w: its parents form a cycle", episode, ErrNoEpisode)
 }
 
 // Root is the root episode of episode's tree (episode itself for a root).

@@ -100,24 +100,13 @@ func (db *RunDB) Reviews(ctx context.Context, episode int64) ([]Review, error) {
 // BranchReviews lists the reviews of a branch's whole line in order, as
 // BranchTurns lists its turns: its parents' up to the fork, then its own.
 func (db *RunDB) BranchReviews(ctx context.Context, episode int64) ([]Review, error) {
-	var out []Review
-	limit, ep := math.MaxInt32, episode
-	for range maxDepth {
-		parent, forkTurn, err := fork(ctx, db.db, ep)
-		if err != nil {
-			return nil, fmt.Errorf("branch reviews: %w", err)
-		}
-		own, err := db.reviewsIn(ctx, ep, forkTurn, limit)
-		if err != nil {
-			return nil, err
-		}
-		out = append(own, out...)
-		if parent == 0 {
-			return out, nil
-		}
-		limit, ep = min(limit, forkTurn), parent
+	out, err := alongLine(ctx, db.db, episode, func(ep int64, after, upTo int) ([]Review, error) {
+		return db.reviewsIn(ctx, ep, after, upTo)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("branch reviews: %w", err)
 	}
-	return nil, fmt.Errorf("branch reviews of episode %d: %w: its parents form a cycle", episode, ErrNoEpisode)
+	return out, nil
 }
 
 // reviewsIn lists an episode's reviews of turns after..upTo.
