@@ -585,11 +585,13 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 
 // modelFailed reports a failed proposal and pauses after too many in a
 // row, or at once when no retry can help (the model is not on the server,
-// the server rejects the request's options): the person must act first.
+// the server rejects the request's options or its credentials, or asks to
+// be called again later than a call waits): the person must act first.
 func (e *Engine) modelFailed(ctx context.Context, turn int, err error) error {
 	e.failures++
 	e.emit(ctx, ErrorEvent{Turn: turn, Err: err})
-	final := errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrBadRequest) || errors.Is(err, llm.ErrReplyTooLarge)
+	final := errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrBadRequest) || errors.Is(err, llm.ErrReplyTooLarge) ||
+		errors.Is(err, llm.ErrUnauthorized) || errors.Is(err, llm.ErrRetryLater)
 	if final || e.failures >= e.cfg.MaxFailures {
 		e.mode = Paused
 		e.failures = 0

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/lantern-if/lantern/config"
@@ -96,7 +97,6 @@ func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
 	var reply Reply
 	var err error
 	var at *endpoint
-	wait := c.retry.Backoff
 	for attempt := 1; ; attempt++ {
 		m.Attempts = attempt
 		reply, at, err = c.chatOnce(ctx, role, req, &m)
@@ -108,17 +108,22 @@ func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
 			r2.NumPredict *= 2
 			reply, at, err = c.chatOnce(ctx, r2, req, &m)
 		}
-		if err == nil || !transient(err) || attempt >= c.retry.Attempts || ctx.Err() != nil {
+		if err == nil || !transient(err) || ctx.Err() != nil {
 			break
 		}
-		c.log.Warn("llm call failed, retrying", "role", req.Role, "model", role.Model, "attempt", attempt, "err", err)
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
+		wait, asked := c.backoff(attempt, err)
+		if asked {
+			if late := c.tooLate(ctx, wait, err); late != nil {
+				c.log.Warn("llm call failed; the server asks for a wait longer than a call waits", "role", req.Role, "model", role.Model, "wait", wait, "err", err)
+				err = late
+				break
+			}
 		}
-		if wait *= 2; c.retry.Max > 0 && wait > c.retry.Max {
-			wait = c.retry.Max
+		if attempt >= c.retry.Attempts {
+			break
 		}
+		c.log.Warn("llm call failed, retrying", "role", req.Role, "model", role.Model, "attempt", attempt, "wait", wait, "asked", asked, "err", err)
+		c.pause(ctx, wait)
 	}
 	if err == nil && ctx.Err() != nil {
 		err = c.classify(ctx, ctx.Err())
@@ -175,6 +180,10 @@ type wire struct {
 	done              bool
 	reason            string // "stop" or "length"
 	cached            int    // prompt tokens the server reports served from its cache; -1: not reported
+	// split takes a reasoning block out of an OpenAI reply's content, and
+	// tagged is the thinking it held (thinktag.go).
+	split  thinkSplit
+	tagged []byte
 }
 
 // add takes a piece of a streamed reply, holding the whole under the cap.
@@ -195,7 +204,7 @@ func (c *Client) add(w *wire, req Request, content, thinking string) error {
 
 // size is the reply's bytes so far, tool calls included.
 func (w *wire) size() int {
-	n := len(w.content) + len(w.thinking)
+	n := len(w.content) + len(w.thinking) + len(w.tagged)
 	for _, tc := range w.calls {
 		n += len(tc.Name) + len(tc.Arguments)
 	}
@@ -323,13 +332,14 @@ func (c *Client) ollamaStream(ctx context.Context, at *endpoint, ar *api.ChatReq
 		}
 		var cr struct {
 			api.ChatResponse
-			Error string `json:"error"`
+			Error  json.RawMessage `json:"error"`
+			Status int             `json:"status"`
 		}
 		if err := json.Unmarshal(line, &cr); err != nil {
 			return fmt.Errorf("%w: %s: %s", ErrMalformed, clipText(err.Error(), 120), clipText(string(line), 120))
 		}
-		if cr.Error != "" {
-			return fmt.Errorf("%w: the server reported an error mid-stream: %s", ErrServer, clipText(cr.Error, 300))
+		if len(cr.Error) > 0 && string(cr.Error) != "null" && string(cr.Error) != `""` {
+			return streamError(cr.Error, cr.Status)
 		}
 		if err := fn(cr.ChatResponse); err != nil {
 			return err
@@ -345,7 +355,11 @@ func (c *Client) finish(role config.Role, req Request, w wire, numCtx int, m *Ca
 		}
 		return Reply{}, fmt.Errorf("%w: no final message after %d bytes", ErrStreamCut, w.size())
 	}
-	reply := Reply{Content: string(w.content), Thinking: string(w.thinking), ToolCalls: w.calls}
+	thinking := string(w.thinking)
+	if len(w.tagged) > 0 {
+		thinking = strings.TrimSpace(strings.TrimSpace(thinking) + "\n" + strings.TrimSpace(string(w.tagged)))
+	}
+	reply := Reply{Content: string(w.content), Thinking: thinking, ToolCalls: w.calls}
 	if m.PromptTokens == 0 {
 		m.PromptTokens, m.PromptEstimated = estimateTokens(req), true
 	} else {

@@ -44,19 +44,6 @@ const RoleHeader = "X-Lantern-Role"
 // concurrent games on one server do not mix.
 const ConversationHeader = "X-Lantern-Conversation"
 
-// RetryPolicy says how transient faults (server unreachable, 5xx, a cut or
-// malformed stream, an empty reply) are retried.
-type RetryPolicy struct {
-	Attempts int           // total attempts, at least 1
-	Backoff  time.Duration // first wait; doubles each time
-	Max      time.Duration // longest wait
-}
-
-// DefaultRetry is three attempts, waiting 250 ms then 500 ms.
-func DefaultRetry() RetryPolicy {
-	return RetryPolicy{Attempts: 3, Backoff: 250 * time.Millisecond, Max: 4 * time.Second}
-}
-
 // Options configure a Client.
 type Options struct {
 	Host string // Ollama's OLLAMA_HOST form ("127.0.0.1:11434") or a URL; empty: DefaultHost
@@ -81,6 +68,12 @@ type Options struct {
 	// MultiUserCache: the server runs with OLLAMA_MULTIUSER_CACHE (see
 	// cache.go), for the same estimate.
 	MultiUserCache bool
+	// Sleep waits between attempts (nil: a timer that gives way to the
+	// context); tests pass one that records the waits.
+	Sleep func(ctx context.Context, d time.Duration)
+	// Now is the clock an HTTP-date Retry-After is read against (nil:
+	// time.Now).
+	Now func() time.Time
 }
 
 // DefaultMaxReply is the default cap on a model reply: far above any
@@ -95,6 +88,8 @@ type Client struct {
 	def     []*endpoint // the global server's endpoints
 	byRole  map[string][]*endpoint
 	retry   RetryPolicy
+	sleep   func(context.Context, time.Duration) // Options.Sleep
+	clock   func() time.Time                     // Options.Now
 	log     *slog.Logger
 	onCall  func(CallMetrics)
 	Metrics *Aggregate
@@ -142,7 +137,7 @@ func New(opts Options) (*Client, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{
-		retry: retry, log: log, byRole: map[string][]*endpoint{},
+		retry: retry, sleep: opts.Sleep, clock: opts.Now, log: log, byRole: map[string][]*endpoint{},
 		onCall: opts.OnCall, Metrics: NewAggregate(), roles: map[string]config.Role{}, info: map[string]ModelInfo{}, unshown: map[string]error{},
 		ctxSize: map[string]int{}, ctxGuess: map[string]int{}, tokPerChar: map[string]float64{}, slots: map[string][][]byte{}, cacheSlots: max(opts.CacheSlots, 1),
 		multiUser: opts.MultiUserCache,
@@ -187,7 +182,7 @@ func New(opts Options) (*Client, error) {
 				key := apiKey(getenv, s.APIKeyEnv)
 				hc := &http.Client{Timeout: timeout, Transport: capTransport{next: next, key: key, conv: conv,
 					stream: max(minStreamBody, 64*int64(c.maxReply)), isOpenAI: s.API == config.APIOpenAI}}
-				e = &endpoint{api: s.API, base: u, key: key, hc: hc}
+				e = &endpoint{api: s.API, base: u, key: key, keyEnv: s.APIKeyEnv, hc: hc}
 				e.ol = api.NewClient(e.ollamaRoot(), hc)
 				made[id] = e
 			}
@@ -402,10 +397,13 @@ func (c *Client) Version(ctx context.Context) (string, error) {
 	return v, nil
 }
 
-// statusError is an HTTP error status with the server's message.
+// statusError is an HTTP error status with the server's message, the URL
+// asked and its Retry-After header.
 type statusError struct {
-	code int
-	msg  string
+	code       int
+	msg        string
+	url        string
+	retryAfter string
 }
 
 func (e statusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.code, e.msg) }
@@ -419,10 +417,12 @@ func (c *Client) classify(ctx context.Context, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%w: %s", ErrTimeout, clipText(err.Error(), 300))
 	}
-	if errors.Is(err, context.Canceled) {
+	var hf *httpFault
+	if errors.Is(err, context.Canceled) || errors.As(err, &hf) {
 		return err
 	}
-	for _, known := range []error{ErrBodyTooLarge, ErrReplyTooLarge, ErrMalformed, ErrStreamCut, ErrUnauthorized, ErrModelNotFound} {
+	for _, known := range []error{ErrBodyTooLarge, ErrReplyTooLarge, ErrMalformed, ErrStreamCut, ErrUnauthorized, ErrModelNotFound,
+		ErrBadRequest, ErrServer, ErrRetryLater} {
 		if errors.Is(err, known) {
 			return err
 		}
@@ -444,15 +444,11 @@ func (c *Client) classify(ctx context.Context, err error) error {
 	}
 	if code != 0 {
 		msg = clipText(msg, 300)
-		switch {
-		case code == http.StatusUnauthorized || code == http.StatusForbidden:
-			return fmt.Errorf("%w: HTTP %d: %s", ErrUnauthorized, code, msg)
-		case code == http.StatusNotFound:
-			return fmt.Errorf("%w: %s", ErrModelNotFound, msg)
-		case code == http.StatusBadRequest:
-			return fmt.Errorf("%w: %s", ErrBadRequest, msg)
+		f := &httpFault{err: statusErr(code, msg), said: fmt.Sprintf("HTTP %d: %s", code, msg), url: st.url}
+		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+			f.after, f.at, _ = parseRetryAfter(st.retryAfter, c.now())
 		}
-		return fmt.Errorf("%w: HTTP %d: %s", ErrServer, code, msg)
+		return f
 	}
 	text := clipText(err.Error(), 300)
 	var ne net.Error
@@ -470,6 +466,25 @@ func (c *Client) classify(ctx context.Context, err error) error {
 	return fmt.Errorf("%w: %s", ErrMalformed, text)
 }
 
+// orText is s, or else the alternative.
+func orText(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// roleError is the typed error of a role's call, naming the role's model
+// and its (first) server in its protocol.
+func (c *Client) roleError(role string, attempts int, err error) error {
+	r, _ := c.Role(role)
+	at := c.def[0]
+	if eps := c.byRole[role]; len(eps) > 0 {
+		at = eps[0]
+	}
+	return c.wrapAt(at, role, r.Model, attempts, err)
+}
+
 // wrap makes the typed error for the global server.
 func (c *Client) wrap(role, model string, attempts int, err error) error {
 	return c.wrapAt(c.def[0], role, model, attempts, err)
@@ -481,20 +496,41 @@ func (c *Client) wrapAt(at *endpoint, role, model string, attempts int, err erro
 		return err
 	}
 	e := &Error{Role: role, Model: model, Host: at.label(), API: at.api, Attempts: attempts, Err: err}
+	var hf *httpFault
+	if errors.As(err, &hf) {
+		e.URL = hf.url
+	}
 	openai := at.api == config.APIOpenAI
+	pick := "or pick another model"
+	if role != "" {
+		pick += " for the " + role + " role"
+	}
 	switch {
 	case errors.Is(err, ErrUnreachable) && openai:
 		e.Hint = fmt.Sprintf("is the server running? Check base_url (tried %s)", at.base.Redacted())
 	case errors.Is(err, ErrUnreachable):
 		e.Hint = fmt.Sprintf("is Ollama running? Start it with `ollama serve`, or set OLLAMA_HOST (tried %s)", at.host())
+	case errors.Is(err, ErrUnauthorized) && openai && at.keyEnv != "" && at.key != "":
+		e.Hint = fmt.Sprintf("the server refused the API key in %s (api_key_env): check it", at.keyEnv)
+	case errors.Is(err, ErrUnauthorized) && openai && at.keyEnv != "":
+		e.Hint = fmt.Sprintf("the server wants an API key, and %s (api_key_env) is empty or unset: put the key in it", at.keyEnv)
 	case errors.Is(err, ErrUnauthorized) && openai:
 		e.Hint = "the server wants an API key: put it in an environment variable and name that variable in api_key_env"
 	case errors.Is(err, ErrUnauthorized):
 		e.Hint = "the server refused: a cloud model needs you signed in with `ollama signin`; a server that wants a key needs api_key_env"
+	case errors.Is(err, ErrModelNotFound) && openai && !strings.Contains(at.base.Path, "/v1") && e.URL != "":
+		e.Hint = fmt.Sprintf("nothing answers at %s: OpenAI-compatible servers serve their API under /v1, so the base URL is likely %s (--base-url, or base_url in [server])",
+			e.URL, strings.TrimSuffix(at.base.Redacted(), "/")+"/v1")
+	case errors.Is(err, ErrModelNotFound) && openai && model != "":
+		e.Hint = fmt.Sprintf("the server does not serve %s; `lantern models` lists what it does, %s", model, pick)
 	case errors.Is(err, ErrModelNotFound) && openai:
-		e.Hint = fmt.Sprintf("the server does not serve %s; `lantern models` lists what it does, or pick another model for the %s role", model, role)
-	case errors.Is(err, ErrModelNotFound):
-		e.Hint = fmt.Sprintf("pull it with `ollama pull %s`, or pick another model for the %s role", model, role)
+		e.Hint = fmt.Sprintf("nothing answers at %s: check the base URL (--base-url, or base_url in [server])", orText(e.URL, at.base.Redacted()))
+	case errors.Is(err, ErrModelNotFound) && model != "":
+		e.Hint = fmt.Sprintf("pull it with `ollama pull %s`, %s", model, pick)
+	case errors.Is(err, ErrRetryLater):
+		e.Hint = "try again then, or use another server"
+	case errors.Is(err, ErrBodyTooLarge):
+		e.Hint = fmt.Sprintf("no model server sends that much; is something else listening at %s?", at.label())
 	case errors.Is(err, ErrTimeout):
 		e.Hint = "the model is slow or stuck; raise the role's timeout or use a smaller model"
 	case errors.Is(err, ErrContextOverflow):

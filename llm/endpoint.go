@@ -23,8 +23,10 @@ type endpoint struct {
 	api  string   // config.APIOllama or config.APIOpenAI
 	base *url.URL // Ollama: the server's root; OpenAI: the base of /chat/completions
 	key  string   // the API key (from the environment; never logged)
-	hc   *http.Client
-	ol   *api.Client // Ollama's own client, for the Ollama API
+	// keyEnv names the variable the key is read from (api_key_env).
+	keyEnv string
+	hc     *http.Client
+	ol     *api.Client // Ollama's own client, for the Ollama API
 
 	busy  atomic.Int64 // requests in flight
 	calls atomic.Int64 // requests sent
@@ -141,6 +143,8 @@ const (
 	maxListBody = 8 << 20
 	// maxErrorBody caps an error reply: its text is shown clipped anyway.
 	maxErrorBody = 64 << 10
+	// maxVersionBody caps /api/version, a few bytes of JSON.
+	maxVersionBody = 64 << 10
 	// minStreamBody is the least a chat or pull stream may carry in all;
 	// a chat stream may carry 64 times the reply cap (framing and
 	// one-token pieces), whichever is more.
@@ -184,6 +188,8 @@ func (t capTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	case strings.HasSuffix(r.URL.Path, "/api/chat") || strings.HasSuffix(r.URL.Path, "/chat/completions") ||
 		strings.HasSuffix(r.URL.Path, "/api/pull"):
 		limit = t.stream
+	case strings.HasSuffix(r.URL.Path, "/api/version"):
+		limit = maxVersionBody
 	}
 	resp.Body = &cappedBody{r: resp.Body, left: limit, path: r.URL.Path}
 	return resp, nil

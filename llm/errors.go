@@ -3,6 +3,7 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/lantern-if/lantern/config"
 )
@@ -44,37 +45,55 @@ var (
 	// listing, a description, a stream's framing) grew past its cap; it is
 	// not retried.
 	ErrBodyTooLarge = errors.New("server reply too large")
-	// ErrUnauthorized: the server wants credentials (HTTP 401 or 403): not
-	// retried.
+	// ErrUnauthorized: the server wants credentials (HTTP 401 or 403, or
+	// an error of that kind inside a stream): sent once, never retried.
 	ErrUnauthorized = errors.New("not authorized by the server")
+	// ErrRetryLater: the server asked to be called again (Retry-After on a
+	// 429 or 503) later than a call waits (RetryPolicy.MaxRetryAfter, or
+	// the role's timeout): the call stops at once and says when.
+	ErrRetryLater = errors.New("the server asked to be called again later")
 	// ErrToolLoop: the model kept calling tools past the allowed rounds.
 	ErrToolLoop = errors.New("too many tool-call rounds")
 )
 
-// Error is a failed call: which role and model, on which host, after how
-// many attempts, and why.
+// Error is a failed call: which role and model, on which server (its
+// protocol and address), after how many attempts, and why. A call made for
+// no role (a listing, the version) leaves Role and Model empty, and the
+// message leaves them out.
 type Error struct {
-	Role     string
-	Model    string
-	Host     string
-	API      string // config.APIOllama (or empty) or config.APIOpenAI
+	Role  string
+	Model string
+	Host  string
+	API   string // config.APIOllama (or empty) or config.APIOpenAI
+	// URL is the request that failed, when the failure is about it (an
+	// HTTP error status); its credentials are never in it.
+	URL      string
 	Attempts int
 	Err      error  // one of the sentinels above, possibly wrapping a cause
 	Hint     string // how to fix it, when there is something to do
 }
 
 func (e *Error) Error() string {
-	msg := fmt.Sprintf("%s (role %s, model %s", e.Err, e.Role, e.Model)
+	var parts []string
+	if e.Role != "" {
+		parts = append(parts, "role "+e.Role)
+	}
+	if e.Model != "" {
+		parts = append(parts, "model "+e.Model)
+	}
 	switch {
 	case e.Host != "" && e.API == config.APIOpenAI:
-		msg += ", server at " + e.Host
+		parts = append(parts, "OpenAI-compatible server at "+e.Host)
 	case e.Host != "":
-		msg += ", Ollama at " + e.Host
+		parts = append(parts, "Ollama at "+e.Host)
 	}
 	if e.Attempts > 1 {
-		msg += fmt.Sprintf(", %d attempts", e.Attempts)
+		parts = append(parts, fmt.Sprintf("%d attempts", e.Attempts))
 	}
-	msg += ")"
+	msg := fmt.Sprint(e.Err)
+	if len(parts) > 0 {
+		msg += " (" + strings.Join(parts, ", ") + ")"
+	}
 	if e.Hint != "" {
 		msg += ": " + e.Hint
 	}

@@ -184,6 +184,9 @@ func (c *Client) streamOpenAI(ctx context.Context, at *endpoint, role config.Rol
 	} else if err := c.readEvents(ctx, &w, req, resp.Body, m); err != nil {
 		return wire{}, err
 	}
+	if err := c.endOpenAI(&w, req); err != nil {
+		return wire{}, err
+	}
 	if m.Total == 0 {
 		m.Total = time.Since(start)
 	}
@@ -244,7 +247,7 @@ func (c *Client) openaiChunk(w *wire, req Request, data []byte, m *CallMetrics) 
 		return fmt.Errorf("%w: %s: %s", ErrMalformed, clipText(err.Error(), 120), clipText(string(data), 120))
 	}
 	if len(ch.Error) > 0 && string(ch.Error) != "null" {
-		return fmt.Errorf("%w: the server reported an error mid-stream: %s", ErrServer, clipText(errorText(ch.Error), 300))
+		return streamError(ch.Error, 0)
 	}
 	for _, choice := range ch.Choices {
 		d := choice.Delta
@@ -256,7 +259,7 @@ func (c *Client) openaiChunk(w *wire, req Request, data []byte, m *CallMetrics) 
 		if thinking == "" {
 			thinking = d.Reasoning
 		}
-		if err := c.add(w, req, d.Content, thinking); err != nil {
+		if err := c.addOpenAI(w, req, d.Content, thinking); err != nil {
 			return err
 		}
 		for _, tc := range d.ToolCalls {
@@ -363,7 +366,11 @@ func readStatus(resp *http.Response) error {
 	if strings.TrimSpace(msg) == "" {
 		msg = resp.Status
 	}
-	return statusError{code: resp.StatusCode, msg: clipText(msg, 300)}
+	st := statusError{code: resp.StatusCode, msg: clipText(msg, 300), retryAfter: resp.Header.Get("Retry-After")}
+	if resp.Request != nil && resp.Request.URL != nil {
+		st.url = resp.Request.URL.Redacted()
+	}
+	return st
 }
 
 // errorText reads an error value: a string or an object with a message.

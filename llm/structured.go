@@ -53,9 +53,7 @@ func Structured[T any](ctx context.Context, c *Client, req Request) (T, Reply, e
 		c.log.Warn("reply does not match the schema", "role", req.Role, "attempt", attempt, "err", last)
 		msgs = append(msgs, Assistant(clipReply(reply.Content)), User(reminder(schema, last)))
 	}
-	role, _ := c.Role(req.Role)
-	return zero, reply, &Error{Role: req.Role, Model: role.Model, Host: c.Host(), API: c.API(), Attempts: MaxFormatAttempts,
-		Err: fmt.Errorf("%w: %v", ErrInvalidReply, last)}
+	return zero, reply, c.roleError(req.Role, MaxFormatAttempts, fmt.Errorf("%w: %v", ErrInvalidReply, last))
 }
 
 // maxIgnoredLogged bounds the ignored fields a debug line names.

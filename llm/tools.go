@@ -67,8 +67,7 @@ func (c *Client) RunTools(ctx context.Context, req Request, tools []Tool, maxRou
 			return reply, err
 		}
 		if round >= maxRounds {
-			role, _ := c.Role(req.Role)
-			return reply, &Error{Role: req.Role, Model: role.Model, Host: c.Host(), API: c.API(), Attempts: round + 1, Err: ErrToolLoop}
+			return reply, c.roleError(req.Role, round+1, ErrToolLoop)
 		}
 		msgs = append(msgs, Message{Role: "assistant", Content: reply.Content, ToolCalls: reply.ToolCalls})
 		for _, call := range reply.ToolCalls {

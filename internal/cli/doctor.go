@@ -214,6 +214,7 @@ func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, time
 		server = "Model server"
 	}
 	r.section(server)
+	doctorServerKeys(r, cfg, os.LookupEnv)
 	hosts, listSrc := serverHosts(cfg)
 	if hosts != nil {
 		src := listSrc
@@ -250,10 +251,27 @@ func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, time
 	defer cancel()
 	v, err := client.Version(tctx)
 	if err != nil {
-		why := err.Error()
+		why, hint := err.Error(), ""
 		var le *llm.Error
 		if errors.As(err, &le) {
-			why = le.Err.Error()
+			why, hint = le.Err.Error(), le.Hint
+		}
+		if !errors.Is(err, llm.ErrUnreachable) && !errors.Is(err, llm.ErrTimeout) {
+			// Something answered, but not as the server should.
+			what := "Ollama"
+			if client.API() == config.APIOpenAI {
+				what = "an OpenAI-compatible server"
+			}
+			switch {
+			case hint != "":
+			case client.API() == config.APIOpenAI:
+				hint = fmt.Sprintf("check that %s listens at %s, and nothing else", what, client.Host())
+			default:
+				hint = fmt.Sprintf("check that Ollama listens at %s; a server of the OpenAI protocol (llama-server, vLLM, LM Studio) wants --api openai --base-url http://%s/v1",
+					client.Host(), client.Host())
+			}
+			r.fail(hint, "the server at %s (from %s) answers, but not as %s does\n%s", client.Host(), src, what, why)
+			return nil
 		}
 		if client.API() == config.APIOpenAI {
 			r.fail("start the server (llama-server, LM Studio, vLLM, or `ollama serve` for its /v1), or point [server] base_url or --base-url at it; without it Lantern still plays by hand (lantern play --plain)",
@@ -283,6 +301,62 @@ func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, time
 	return client
 }
 
+// doctorServerKeys warns about server settings that cannot work as
+// written: an api_key_env naming a variable that is unset or empty (no
+// key is sent), and num_ctx or keep_alive on a role whose server speaks
+// the OpenAI protocol, which has neither (they are not sent).
+func doctorServerKeys(r *doctorReport, cfg *config.Config, lookup func(string) (string, bool)) {
+	users := map[string][]string{} // variable → who names it
+	var vars []string
+	use := func(name, who string) {
+		if name == "" {
+			return
+		}
+		if users[name] == nil {
+			vars = append(vars, name)
+		}
+		if !contains(users[name], who) {
+			users[name] = append(users[name], who)
+		}
+	}
+	use(cfg.Server.APIKeyEnv, "[server]")
+	var numCtx, keepAlive []string
+	for _, role := range config.RoleNames() {
+		rc := cfg.Roles[role]
+		s := config.ServerFor(cfg.Server, rc)
+		use(rc.APIKeyEnv, "[roles."+role+"]")
+		if s.API != config.APIOpenAI {
+			continue
+		}
+		if rc.NumCtx > 0 {
+			numCtx = append(numCtx, fmt.Sprintf("%s (%d)", role, rc.NumCtx))
+		}
+		if rc.KeepAlive != 0 {
+			keepAlive = append(keepAlive, fmt.Sprintf("%s (%s)", role, rc.KeepAlive))
+		}
+	}
+	for _, name := range vars {
+		v, set := lookup(name)
+		switch {
+		case !set:
+			r.warn(fmt.Sprintf("export %s=YOUR_KEY before running lantern, or remove api_key_env if the server wants no key", name),
+				"api_key_env names %s (in %s), which is not set: no API key is sent", name, strings.Join(users[name], ", "))
+		case strings.TrimSpace(v) == "":
+			r.warn(fmt.Sprintf("put the key in %s, or remove api_key_env if the server wants no key", name),
+				"api_key_env names %s (in %s), which is empty: no API key is sent", name, strings.Join(users[name], ", "))
+		}
+	}
+	if len(numCtx) > 0 {
+		r.warn("set the context on the server itself (llama-server -c, vLLM --max-model-len, OLLAMA_CONTEXT_LENGTH), or remove num_ctx",
+			"num_ctx is not sent on the OpenAI protocol, which has no such setting: %s; the server keeps the context it was started with (prompts are still fitted to num_ctx)",
+			strings.Join(numCtx, ", "))
+	}
+	if len(keepAlive) > 0 {
+		r.warn("set it on the server itself (OLLAMA_KEEP_ALIVE for Ollama), or remove keep_alive",
+			"keep_alive is not sent on the OpenAI protocol, which has no such setting: %s", strings.Join(keepAlive, ", "))
+	}
+}
+
 // roleNeeds are the capabilities a role cannot work without.
 func roleNeeds(role string) []string {
 	if role == config.RoleRetriever {
@@ -294,7 +368,7 @@ func roleNeeds(role string) []string {
 func doctorModels(ctx context.Context, r *doctorReport, cfg *config.Config, client *llm.Client, timeout time.Duration) {
 	r.section("Models")
 	if client == nil {
-		r.info("not checked: the server cannot be reached")
+		r.info("not checked: the server check above failed")
 		return
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)

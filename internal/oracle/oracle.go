@@ -291,7 +291,7 @@ func (o *Oracle) agent(conv string, req *api.ChatRequest, s *schema) (answer, er
 			return answer{}, err
 		}
 		obj.set("reasoning", r)
-	} else if thinks(req) {
+	} else if o.thinks(req) {
 		ans.Thinking = why
 	}
 	if s.has("action") {
@@ -379,10 +379,14 @@ func (o *Oracle) critic(conv, user string, s *schema) (answer, error) {
 	return answer{Content: string(b)}, nil
 }
 
-// thinks reports whether the request turns thinking on.
-func thinks(req *api.ChatRequest) bool {
+// thinks reports whether the request turns thinking on. A request that
+// says nothing thinks when the model can, as Ollama (v0.12 and later)
+// thinks by default, on /api/chat and on /v1 alike: the OpenAI protocol
+// has no "think": true, only reasoning_effort, which Lantern sends for
+// the effort levels and "off" alone.
+func (o *Oracle) thinks(req *api.ChatRequest) bool {
 	if req.Think == nil {
-		return false
+		return !o.opts.NoThinking
 	}
 	if req.Think.IsBool() {
 		return req.Think.Bool()
