@@ -274,7 +274,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return nil
+		return m.resizeDialogs()
 	case tea.BackgroundColorMsg:
 		if !m.themeSet {
 			m.setTheme(themes.Default(msg.IsDark()))

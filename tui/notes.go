@@ -28,8 +28,10 @@ type notesMsg struct {
 	flash string
 }
 
-// listNotes reads the notes, after change (nil: none) has run.
-func listNotes(ctx context.Context, src NoteSource, change func() error, done string) tea.Cmd {
+// listNotes reads the notes, after change (nil: none) has run, and
+// renders their Markdown at the width and in the palette of at (so that
+// choosing a note renders nothing).
+func listNotes(ctx context.Context, src NoteSource, change func() error, done string, at mdAt) tea.Cmd {
 	return func() tea.Msg {
 		if change != nil {
 			if err := change(); err != nil {
@@ -37,9 +39,38 @@ func listNotes(ctx context.Context, src NoteSource, change func() error, done st
 			}
 		}
 		ns, err := src.Notes(ctx)
+		renderNotes(ns, at)
 		return notesMsg{notes: ns, err: err, flash: done}
 	}
 }
+
+// renderNotes renders the notes' Markdown into the cache.
+func renderNotes(ns []rundb.Note, at mdAt) {
+	for _, n := range ns {
+		markdownLines(n.Content, at)
+	}
+}
+
+// notesRenderedMsg: the notes were rendered for a new width (the view
+// reads them from the cache).
+type notesRenderedMsg struct{}
+
+// resized renders the notes for a new dialog width, off the Update
+// goroutine; the view shows them plain meanwhile.
+func (v *notesView) resized(_, dialogW int) tea.Cmd {
+	at := mdAt{dialogW - 4, v.c.theme.Palette} // inside the box's border and padding
+	if at == v.at() {
+		return nil
+	}
+	ns := v.notes
+	return func() tea.Msg {
+		renderNotes(ns, at)
+		return notesRenderedMsg{}
+	}
+}
+
+// maxNoteLines bounds the selected note's Markdown under the list.
+const maxNoteLines = 10
 
 // notesView is the Notes dialog: the notes, most important first, one
 // selected; e edits its text in place, d twice deletes it.
@@ -55,6 +86,23 @@ type notesView struct {
 	editing  bool
 	input    textinput.Model
 	delArmed bool
+	w        int // the width the view was drawn at
+}
+
+// at is where the notes' Markdown is drawn now.
+func (v *notesView) at() mdAt { return mdAt{v.w, v.c.theme.Palette} }
+
+// noteLines is the selected note's Markdown from the cache, or its text
+// wrapped as it is (until the rendering for this width comes).
+func (v *notesView) noteLines(n rundb.Note) []string {
+	if lines, ok := cachedMarkdown(n.Content, v.at()); ok {
+		return lines
+	}
+	var out []string
+	for _, l := range wrap(n.Content, max(v.w-mdMargin, 10), stText, "") {
+		out = append(out, v.c.render(line{segs: append([]seg{{strings.Repeat(" ", mdMargin), stText}}, l.segs...), width: mdMargin + l.width}, v.w, "", false))
+	}
+	return out
 }
 
 func (v *notesView) selected() (rundb.Note, bool) {
@@ -66,7 +114,8 @@ func (v *notesView) selected() (rundb.Note, bool) {
 
 func (v *notesView) frame() frame { return frame{title: "Notes", keys: closeKeys()} }
 
-func (v *notesView) view(w, _ int) []string {
+func (v *notesView) view(w, h int) []string {
+	v.w = w
 	s := v.c.styles
 	switch {
 	case !v.loaded:
@@ -81,7 +130,7 @@ func (v *notesView) view(w, _ int) []string {
 		if !n.Edited.IsZero() {
 			edited = " ✎"
 		}
-		row := fit(fmt.Sprintf(" #%-3d %4d  %s: %s%s", n.ID, n.Importance, n.Location, oneLine(n.Content), edited), max(w, 10))
+		row := fit(fmt.Sprintf(" #%-3d %4d  %s: %s%s", n.ID, n.Importance, n.Location, markdownText(n.Content, v.at()), edited), max(w, 10))
 		if i == v.sel {
 			row = s.Selected.Render(row)
 		} else {
@@ -92,6 +141,18 @@ func (v *notesView) view(w, _ int) []string {
 	out = append(out, "")
 	if v.err != "" {
 		out = append(out, s.Error.Render(fit(v.err, max(w, 10))))
+	}
+	// The selected note as its Markdown, in the room the box has left
+	// (the keys' line below it).
+	if n, ok := v.selected(); ok && !v.editing {
+		room := min(h-len(out)-3, maxNoteLines)
+		if md := v.noteLines(n); room >= 2 && len(md) > 0 {
+			if len(md) > room {
+				md = append(md[:room-1:room-1], s.Muted.Render(fmt.Sprintf("  … %d more lines", len(md)-room+1)))
+			}
+			out = append(out, md...)
+			out = append(out, "")
+		}
 	}
 	switch {
 	case v.editing:
@@ -111,10 +172,10 @@ func (m *Model) openNotes() tea.Cmd {
 	if m.opts.Notes == nil {
 		return m.setFlash("no run database attached", true)
 	}
-	v := &notesView{c: m.c, h: m, ctx: m.ctx, src: m.opts.Notes, input: m.newInput("note: ", "")}
+	v := &notesView{c: m.c, h: m, ctx: m.ctx, src: m.opts.Notes, input: m.newInput("note: ", ""), w: m.dialogWidth() - 4}
 	v.input.CharLimit = 2000
 	m.open(v)
-	return listNotes(m.ctx, m.opts.Notes, nil, "")
+	return listNotes(m.ctx, m.opts.Notes, nil, "", v.at())
 }
 
 // update takes the notes read and the keys.
@@ -168,7 +229,7 @@ func (v *notesView) key(k tea.KeyPressMsg) (dialog, tea.Cmd) {
 				v.err = "a note needs some text (d d deletes it)"
 				return v, nil
 			}
-			return v, listNotes(ctx, src, func() error { return src.EditNote(ctx, n.ID, text, n.Importance) }, fmt.Sprintf("note %d edited", n.ID))
+			return v, listNotes(ctx, src, func() error { return src.EditNote(ctx, n.ID, text, n.Importance) }, fmt.Sprintf("note %d edited", n.ID), v.at())
 		}
 		var cmd tea.Cmd
 		v.input, cmd = v.input.Update(k)
@@ -199,7 +260,7 @@ func (v *notesView) key(k tea.KeyPressMsg) (dialog, tea.Cmd) {
 			v.delArmed = true
 			return v, nil
 		}
-		return v, listNotes(ctx, src, func() error { return src.DeleteNote(ctx, n.ID) }, fmt.Sprintf("note %d deleted", n.ID))
+		return v, listNotes(ctx, src, func() error { return src.DeleteNote(ctx, n.ID) }, fmt.Sprintf("note %d deleted", n.ID), v.at())
 	}
 	return v, nil
 }

@@ -42,6 +42,7 @@ type reasonItem struct {
 	turn  int
 	actor engine.Actor
 	parts []rpart
+	c     *common // the theme its Markdown is drawn in
 }
 
 func (r *reasonItem) plain() string {
@@ -88,7 +89,10 @@ func (r *reasonItem) layout(w int) []line {
 		case rkError:
 			out = append(out, wrap(p.text, w, stError, "  ")...)
 		case rkSupervisor:
-			out = append(out, wrap(p.text, w, stInfo, "  ")...)
+			// Written by a model: Markdown, in the info colour.
+			pal := r.c.theme.Palette
+			pal.Text = pal.Info
+			out = append(out, markdownFeed(p.text, mdAt{w, pal})...)
 		case rkCancelled:
 			out = append(out, wrap(p.text, w, stWarning, "  ")...)
 		}
@@ -103,6 +107,7 @@ type reasoningPane struct {
 	feed   *feed
 	cur    *reasonItem
 	legend bool // the supervisor's gauges were explained
+	gen    int  // the style generation the feed was laid out in
 }
 
 func newReasoning(c *common) *reasoningPane {
@@ -111,7 +116,14 @@ func newReasoning(c *common) *reasoningPane {
 
 func (p *reasoningPane) setSize(w, h int) { p.feed.setSize(w, h) }
 
-func (p *reasoningPane) view() []string { return p.feed.render(p.c, "") }
+func (p *reasoningPane) view() []string {
+	if p.gen != p.c.gen {
+		// Markdown is laid out in the theme's colours: again after a change.
+		p.gen = p.c.gen
+		p.feed.invalidate()
+	}
+	return p.feed.render(p.c, "")
+}
 
 func (p *reasoningPane) info() string {
 	if !p.feed.atBottom() {
@@ -132,7 +144,7 @@ func (p *reasoningPane) cutFrom(seq int) {
 // block returns the turn's block, starting one when needed.
 func (p *reasoningPane) block(turn int, actor engine.Actor) *reasonItem {
 	if p.cur == nil || p.cur.turn != turn {
-		p.cur = &reasonItem{turn: turn, actor: actor}
+		p.cur = &reasonItem{turn: turn, actor: actor, c: p.c}
 		p.feed.add(p.cur)
 	}
 	return p.cur
@@ -240,14 +252,11 @@ func (p *reasoningPane) supervised(ev engine.SupervisorChanged) {
 	if strings.TrimSpace(ev.Feedback) == "" && len(ev.Contradicted) == 0 {
 		return
 	}
-	text := fmt.Sprintf("supervisor (round %d", ev.Round)
+	head := fmt.Sprintf("supervisor (round %d", ev.Round)
 	if ev.Mood != "" {
-		text += ", " + oneLine(ev.Mood)
+		head += ", " + oneLine(ev.Mood)
 	}
-	text += "): " + oneLine(ev.Feedback)
-	if len(ev.Contradicted) > 0 {
-		text += " Contradicted: " + oneLine(strings.Join(ev.Contradicted, "; "))
-	}
+	text := supervisorMarkdown(head+"):", ev.Feedback, ev.Contradicted)
 	p.add(ev.Turn, rpart{kind: rkSupervisor, text: text})
 	if !p.legend {
 		// The status bar's gauges, explained the first time they move.

@@ -10,13 +10,19 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// viewer shows Markdown (a memory, the knowledge base), rendered by renderMD.
+// viewer shows Markdown (a memory, the knowledge base) rendered by glamour
+// in the theme's colours, in the command that loads it; after a resize a
+// command renders it again (the lines drawn at the old width show
+// meanwhile), so a view never waits for glamour.
 type viewer struct {
 	c       *common
 	h       host
 	id      int
 	title   string
-	lines   []string
+	md      string   // the source
+	want    mdAt     // where it should be drawn
+	at      mdAt     // where lines were drawn
+	lines   []string // shared with the cache: read only
 	offset  int
 	loading bool
 	err     string
@@ -24,18 +30,46 @@ type viewer struct {
 
 type viewerMsg struct {
 	id    int
-	text  string
+	md    string
+	lines []string
+	at    mdAt
 	err   error
-	title string
 }
 
-func (v *viewer) set(msg viewerMsg) {
+// set takes a rendering; one made for another width or theme than the
+// viewer now wants shows until the one it asks for comes.
+func (v *viewer) set(msg viewerMsg) tea.Cmd {
 	v.loading = false
 	if msg.err != nil {
 		v.err = msg.err.Error()
-		return
+		return nil
 	}
-	v.lines = strings.Split(strings.TrimRight(msg.text, "\n"), "\n")
+	v.md = msg.md
+	if msg.at == v.want || v.lines == nil {
+		v.lines, v.at = msg.lines, msg.at
+	}
+	if v.at != v.want {
+		return renderViewer(v.id, v.md, v.want)
+	}
+	return nil
+}
+
+// resized follows a new panes area areaW cells wide: the rendering for
+// the new width comes from the cache, or from a command.
+func (v *viewer) resized(areaW, _ int) tea.Cmd {
+	want := mdAt{viewerWidth(areaW), v.c.theme.Palette}
+	if want == v.want {
+		return nil
+	}
+	v.want = want
+	if v.loading || v.err != "" {
+		return nil // the load in flight renders where the viewer wants
+	}
+	if lines, ok := cachedMarkdown(v.md, want); ok {
+		v.lines, v.at = lines, want
+		return nil
+	}
+	return renderViewer(v.id, v.md, want)
 }
 
 func (v *viewer) frame() frame { return frame{title: v.title, wide: true, keys: closeKeys()} }
@@ -48,6 +82,14 @@ func (v *viewer) view(_, h int) []string {
 	case v.err != "":
 		return []string{c.styles.Error.Render(v.err)}
 	}
+	if pal := c.theme.Palette; pal != v.at.pal {
+		// Another theme (the terminal's background answered while the
+		// viewer was open; keys cannot change it here): drawn again at
+		// once, as every pane is.
+		v.want.pal = pal
+		v.at = v.want
+		v.lines = markdownLines(v.md, v.at)
+	}
 	h = max(h-1, 1)
 	v.offset = min(max(v.offset, 0), max(len(v.lines)-h, 0))
 	end := min(v.offset+h, len(v.lines))
@@ -59,20 +101,41 @@ func (v *viewer) view(_, h int) []string {
 	return append(out, c.styles.HelpDesc.Render("↑/↓ pgup/pgdn scroll · esc closes"+more))
 }
 
-// renderMarkdown renders md at width w, off the Update goroutine.
-func renderMarkdown(id int, title, md string, w int, dark bool) tea.Cmd {
+// renderViewer renders md at at, off the Update goroutine.
+func renderViewer(id int, md string, at mdAt) tea.Cmd {
 	return func() tea.Msg {
-		return viewerMsg{id: id, title: title, text: renderMD(md, w, dark)}
+		return viewerMsg{id: id, md: md, lines: markdownLines(md, at), at: at}
 	}
 }
 
+// viewerWidth is the width of a viewer's text in a panes area w cells
+// wide (a wide dialog's box, inside its border and padding).
+func viewerWidth(w int) int { return min(max(w-4, 20), 100) - 4 }
+
 // openViewer shows the viewer and returns the command that fills it.
-func (m *Model) openViewer(title string, load func(w int, dark bool, id int) tea.Cmd) tea.Cmd {
+func (m *Model) openViewer(title string, load func(at mdAt, id int) tea.Cmd) tea.Cmd {
 	m.viewers++
 	id := m.viewers
-	m.open(&viewer{c: m.c, h: m, id: id, title: title, loading: true})
-	w := min(max(m.w-4, 20), 100) - 4
-	return load(w, m.c.theme.Dark, id)
+	at := mdAt{viewerWidth(m.lay.area.w), m.c.theme.Palette}
+	m.open(&viewer{c: m.c, h: m, id: id, title: title, loading: true, want: at})
+	return load(at, id)
+}
+
+// resizer is a dialog that follows a new size with a command: the panes
+// area's width and an overlay's (a narrow one's).
+type resizer interface {
+	resized(areaW, dialogW int) tea.Cmd
+}
+
+// resizeDialogs tells the open dialogs the new widths.
+func (m *Model) resizeDialogs() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, d := range m.dialogs {
+		if r, ok := d.(resizer); ok {
+			cmds = append(cmds, r.resized(m.lay.area.w, m.dialogWidth()))
+		}
+	}
+	return tea.Batch(cmds...)
 }
 
 // openMemory shows the selected memory as Markdown.
@@ -91,8 +154,8 @@ func (m *Model) openMemory() tea.Cmd {
 	b.WriteString(sel.Text)
 	b.WriteString("\n")
 	md := b.String()
-	return m.openViewer("Memory", func(w int, dark bool, id int) tea.Cmd {
-		return renderMarkdown(id, "Memory", md, w, dark)
+	return m.openViewer("Memory", func(at mdAt, id int) tea.Cmd {
+		return renderViewer(id, md, at)
 	})
 }
 
@@ -102,7 +165,7 @@ func (m *Model) openKnowledge() tea.Cmd {
 	if path == "" {
 		return m.setFlash("no knowledge base for this story", true)
 	}
-	return m.openViewer("Knowledge base", func(w int, dark bool, id int) tea.Cmd {
+	return m.openViewer("Knowledge base", func(at mdAt, id int) tea.Cmd {
 		return func() tea.Msg {
 			data, err := os.ReadFile(path)
 			if errors.Is(err, fs.ErrNotExist) {
@@ -111,7 +174,7 @@ func (m *Model) openKnowledge() tea.Cmd {
 			if err != nil {
 				return viewerMsg{id: id, err: err}
 			}
-			return renderMarkdown(id, "Knowledge base", string(data), w, dark)()
+			return renderViewer(id, string(data), at)()
 		}
 	})
 }
@@ -120,7 +183,7 @@ func (v *viewer) update(msg tea.Msg) (dialog, tea.Cmd) {
 	switch msg := msg.(type) {
 	case viewerMsg:
 		if msg.id == v.id {
-			v.set(msg)
+			return v, v.set(msg)
 		}
 		return v, nil
 	case tea.KeyPressMsg:
