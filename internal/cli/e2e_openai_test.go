@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -63,6 +64,25 @@ func TestE2EOpenAIRunTenTurns(t *testing.T) {
 	}
 	if strings.Contains(stderr, "paused") {
 		t.Errorf("the run paused:\n%s", stderr)
+	}
+	// The agent's reasoning reaches lantern.db over /v1 as over Ollama's API.
+	dbs, _ := filepath.Glob(filepath.Join(dir, "wd", "*", "lantern.db"))
+	if len(dbs) == 1 {
+		db, err := sql.Open("sqlite", dbs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var with int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM turns WHERE actor = 'agent' AND TRIM(reasoning) != ''`).Scan(&with); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d of 10 turns stored the agent's reasoning", with)
+		if with == 0 {
+			t.Error("no turn stored the agent's reasoning over /v1")
+		}
+	} else {
+		t.Errorf("databases %q", dbs)
 	}
 	if haveLog {
 		runners, trunc, _ := serverLogCounts(t)
