@@ -44,13 +44,27 @@ const (
 	CategoryDiscovery Category = "DISCOVERY" // something learned about the place or its objects
 	CategoryDanger    Category = "DANGER"    // a hazard: death, score loss, a threat
 	CategoryNote      Category = "NOTE"      // strategy, context, hints
+	// CategoryItem is ground truth, not a lesson: an item came into the
+	// inventory at the location (found and taken there) or left it there
+	// (dropped, put, given), as the game's object tree says. Lantern
+	// writes these itself, without a model call (memsynth's items), so the
+	// file tells what was found where apart from what a model decided to
+	// remember; a model never answers with it.
+	CategoryItem Category = "ITEM"
 )
 
 // Categories lists the categories in the order the agent's context weighs
 // them, most important last.
 func Categories() []Category {
-	return []Category{CategoryNote, CategoryDiscovery, CategorySuccess, CategoryFailure, CategoryDanger}
+	return []Category{CategoryNote, CategoryItem, CategoryDiscovery, CategorySuccess, CategoryFailure, CategoryDanger}
 }
+
+// categoryWant lists the categories for error messages.
+const categoryWant = "SUCCESS, FAILURE, DISCOVERY, DANGER, NOTE or ITEM"
+
+// GroundTruth reports whether memories of the category are written from
+// the game's state by Lantern rather than decided by a model or a person.
+func (c Category) GroundTruth() bool { return c == CategoryItem }
 
 // ParseCategory reads a category name, ignoring case.
 func ParseCategory(s string) (Category, bool) {
@@ -58,10 +72,10 @@ func ParseCategory(s string) (Category, bool) {
 	return c, c.Valid()
 }
 
-// Valid reports whether c is one of the five categories.
+// Valid reports whether c is one of the categories.
 func (c Category) Valid() bool {
 	switch c {
-	case CategorySuccess, CategoryFailure, CategoryDiscovery, CategoryDanger, CategoryNote:
+	case CategorySuccess, CategoryFailure, CategoryDiscovery, CategoryDanger, CategoryNote, CategoryItem:
 		return true
 	}
 	return false
@@ -95,9 +109,17 @@ func (s Status) Valid() bool {
 }
 
 // Persistence is a memory's level, as ZorkGPT writes it after the
-// category: CORE (learned on a first visit, the room's essentials),
-// PERMANENT (kept across episodes), EPHEMERAL (meant for one episode).
-// Empty: no level written (the file's older form).
+// category, and what it means for the agent's context
+// (RenderLocationMemoryIn):
+//
+//   - CORE: the room's essentials, always shown, first, whatever the
+//     budget;
+//   - PERMANENT: kept across episodes, the default: a memory without a
+//     level written is permanent;
+//   - EPHEMERAL: true of one episode only (where an item was left, a
+//     door opened): shown in its own episode, not in later ones.
+//
+// Empty: no level written (the file's older form), read as PERMANENT.
 type Persistence string
 
 // The levels.
@@ -156,8 +178,11 @@ func (s Supersession) IsZero() bool { return s == Supersession{} }
 // `**[CATEGORY - LEVEL - STATUS] Title**` (ACTIVE is implicit).
 //
 // Episode and Turn are 0 when not recorded (entries written by hand may lack
-// the metadata). Score is written only when HasScore: failures usually carry
-// none, successes carry "+0" or more.
+// the metadata); Turn-TurnEnd is a span only when the memory is of a
+// procedure over those turns. Score is written only when HasScore: as the
+// design writes them, a synthesised memory carries its score change, "+0"
+// when none, unless it is a failure that cost nothing; ground-truth ITEM
+// entries carry none.
 //
 // Title and Text are data, never Markdown structure: the store folds a
 // text it is given onto one line, and Memories.md holds each text line
@@ -191,6 +216,32 @@ func (m Memory) LastTurn() int {
 // Visible reports whether the agent sees the memory (superseded ones are
 // kept in the file but hidden from it).
 func (m Memory) Visible() bool { return m.Status != StatusSuperseded }
+
+// Level is the memory's level, PERMANENT when none is written.
+func (m Memory) Level() Persistence {
+	if m.Persistence == "" {
+		return PersistencePermanent
+	}
+	return m.Persistence
+}
+
+// ShownIn reports whether the agent sees the memory in an episode: a
+// visible memory, unless it is EPHEMERAL and of another episode. Episode
+// 0 (not known, or a view outside play) and a memory without an episode
+// (written by hand) show every level.
+func (m Memory) ShownIn(episode int) bool {
+	if !m.Visible() {
+		return false
+	}
+	return m.Persistence != PersistenceEphemeral || episode <= 0 || m.Episode <= 0 || m.Episode == episode
+}
+
+// staleFor reports whether m, an EPHEMERAL memory of an earlier episode,
+// no longer holds when next (of a later episode) is written: next takes
+// its place instead of being refused as its duplicate.
+func (m Memory) staleFor(next Memory) bool {
+	return m.Persistence == PersistenceEphemeral && m.Episode > 0 && next.Episode > m.Episode
+}
 
 // Section is one location's part of the file, as the store sees it.
 type Section struct {
@@ -296,7 +347,7 @@ func cleanText(s string) string { return sanitize.FoldLines(s) }
 func normalize(m Memory) (Memory, error) {
 	cat, ok := ParseCategory(string(m.Category))
 	if !ok {
-		return m, fmt.Errorf("category %q (want SUCCESS, FAILURE, DISCOVERY, DANGER or NOTE): %w", m.Category, ErrInvalid)
+		return m, fmt.Errorf("category %q (want %s): %w", m.Category, categoryWant, ErrInvalid)
 	}
 	m.Category = cat
 	if m.Status == "" {

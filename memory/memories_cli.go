@@ -58,41 +58,7 @@ func Fmt(w io.Writer, path string) error {
 // every section, otherwise that location's, each as the file holds it
 // (canonical form, superseded memories included), followed by what the
 // agent's context shows for it. A location the file does not have is
-// ErrNotFound.
+// ErrNotFound. ShowFiltered also filters by level.
 func Show(w io.Writer, path string, location int) error {
-	f, err := Load(path)
-	if err != nil {
-		return fmt.Errorf("show %s: %w", path, err)
-	}
-	g := f.clone()
-	g.canonicalize()
-	var secs []*section
-	for _, s := range g.secs {
-		if location == 0 || s.id == location {
-			secs = append(secs, s)
-		}
-	}
-	if location != 0 && len(secs) == 0 {
-		return fmt.Errorf("show %s: location %d: %w", path, location, ErrNotFound)
-	}
-	e := encoder{canon: true, line: 1}
-	for _, s := range secs {
-		for _, p := range s.parts {
-			e.part(g, p, s)
-		}
-	}
-	if location != 0 {
-		sec, _ := f.Section(location)
-		e.blank()
-		e.write("Agent's context:\n\n")
-		e.write(RenderLocationMemory(sec, DefaultBudget()))
-		e.write("\n")
-	}
-	if len(secs) == 0 {
-		e.write("No location memories.\n")
-	}
-	if _, err := w.Write(e.buf); err != nil {
-		return fmt.Errorf("show %s: %w", path, err)
-	}
-	return nil
+	return ShowFiltered(w, path, ShowFilter{Location: location})
 }

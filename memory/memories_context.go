@@ -19,14 +19,16 @@ type Budget struct {
 	MaxSuccesses int // SUCCESS memories shown, the most recent (5)
 	MaxFailures  int // FAILURE memories shown, the most recent (5)
 	MaxOthers    int // memories shown of each other category: DANGER, DISCOVERY, NOTE (5)
+	MaxItems     int // ITEM entries shown (what was found or left here), the most recent (10)
 	MaxTokens    int // the whole text, estimated at 4 bytes a token (500)
 	MaxTextChars int // one memory's text; longer text is cut (400)
 }
 
-// DefaultBudget is the default configuration: 5 of each category, 500
-// tokens in all, 400 characters a memory.
+// DefaultBudget is the default configuration: 5 of each category, 10
+// ITEM entries (short, and a room can hold many), 500 tokens in all, 400
+// characters a memory.
 func DefaultBudget() Budget {
-	return Budget{MaxSuccesses: 5, MaxFailures: 5, MaxOthers: 5, MaxTokens: 500, MaxTextChars: 400}
+	return Budget{MaxSuccesses: 5, MaxFailures: 5, MaxOthers: 5, MaxItems: 10, MaxTokens: 500, MaxTextChars: 400}
 }
 
 func (b Budget) withDefaults() Budget {
@@ -39,6 +41,9 @@ func (b Budget) withDefaults() Budget {
 	}
 	if b.MaxOthers <= 0 {
 		b.MaxOthers = d.MaxOthers
+	}
+	if b.MaxItems <= 0 {
+		b.MaxItems = d.MaxItems
 	}
 	if b.MaxTokens <= 0 {
 		b.MaxTokens = d.MaxTokens
@@ -55,6 +60,8 @@ func (b Budget) limit(c Category) int {
 		return b.MaxSuccesses
 	case CategoryFailure:
 		return b.MaxFailures
+	case CategoryItem:
+		return b.MaxItems
 	}
 	return b.MaxOthers
 }
@@ -62,8 +69,12 @@ func (b Budget) limit(c Category) int {
 // EstimateTokens is the token estimate the budget uses: 4 bytes a token.
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
 
-// RenderLocationMemory is the text for the agent's context about one
-// location, in this form:
+// RenderLocationMemory is RenderLocationMemoryIn outside an episode:
+// every level is shown (a person's view, `memories show`).
+func RenderLocationMemory(sec Section, b Budget) string { return RenderLocationMemoryIn(sec, b, 0) }
+
+// RenderLocationMemoryIn is the text for the agent's context about one
+// location in an episode, in this form:
 //
 //	Location Memory for Living Room (Location 23):
 //
@@ -73,34 +84,35 @@ func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
 //	Brass lantern is takeable and provides light source. ...
 //
 // Superseded memories are never shown; tentative ones carry their status
-// ("[NOTE - TENTATIVE] ..."). Of each category only the most recent are
-// shown (Budget); a memory written by hand, without metadata, counts as the
-// most recent. When the text would pass MaxTokens, memories are left out,
-// the least important first (NOTE, DISCOVERY, SUCCESS, FAILURE, DANGER;
-// tentative before active; older before newer), and a last line says how
-// many are not shown. A location without visible memories gives FirstVisit,
-// unless it was visited before (more than one visit), which is said instead.
-func RenderLocationMemory(sec Section, b Budget) string {
+// ("[NOTE - TENTATIVE] ..."). The levels (Persistence) decide the rest:
+// CORE memories come first, all of them, whatever the budget; EPHEMERAL
+// ones of another episode than this one are not shown (episode 0: all
+// are); the others (PERMANENT, the default) follow in file order. Of each
+// category only the most recent of those are shown (Budget); a memory
+// written by hand, without metadata, counts as the most recent. When the
+// text would pass MaxTokens, memories are left out, the least important
+// first (NOTE, ITEM, DISCOVERY, SUCCESS, FAILURE, DANGER; tentative before
+// active; older before newer), and a last line says how many are not
+// shown. A location without memories to show gives FirstVisit, unless it
+// was visited before (more than one visit), which is said instead.
+func RenderLocationMemoryIn(sec Section, b Budget, episode int) string {
 	b = b.withDefaults()
 	type cand struct {
 		idx int
 		m   Memory
 	}
-	var byCat [5][]cand
-	visible := 0
+	var core []cand
+	var byCat [numCategories][]cand
 	for i, m := range sec.Memories {
-		if !m.Visible() {
+		if !m.ShownIn(episode) {
 			continue
 		}
-		visible++
+		if m.Persistence == PersistenceCore {
+			core = append(core, cand{i, m})
+			continue
+		}
 		r := categoryRank(m.Category)
 		byCat[r] = append(byCat[r], cand{i, m})
-	}
-	if visible == 0 {
-		if sec.Visits <= 1 {
-			return FirstVisit
-		}
-		return renderHead(sec) + "\nNothing is remembered about this place yet."
 	}
 	hidden := 0
 	var shown []cand
@@ -114,16 +126,22 @@ func RenderLocationMemory(sec Section, b Budget) string {
 		hidden += len(cs) - n
 		shown = append(shown, cs[:n]...)
 	}
+	if len(core)+len(shown) == 0 {
+		if sec.Visits <= 1 {
+			return FirstVisit
+		}
+		return renderHead(sec) + "\nNothing is remembered about this place yet."
+	}
 	slices.SortFunc(shown, func(x, y cand) int { return x.idx - y.idx })
 	render := func() string {
 		var sb strings.Builder
 		size := 128 + len(sec.Name)
-		for _, c := range shown {
+		for _, c := range slices.Concat(core, shown) {
 			size += 48 + len(c.m.Title) + min(len(c.m.Text), b.MaxTextChars)
 		}
 		sb.Grow(size)
 		sb.WriteString(renderHead(sec))
-		for _, c := range shown {
+		for _, c := range slices.Concat(core, shown) {
 			sb.WriteString("\n")
 			renderMemory(&sb, c.m, b.MaxTextChars)
 		}
@@ -139,8 +157,8 @@ func RenderLocationMemory(sec Section, b Budget) string {
 		return strings.TrimRight(sb.String(), "\n")
 	}
 	out := render()
-	for EstimateTokens(out) > b.MaxTokens && len(shown) > 1 {
-		// leave out the least important memory
+	// CORE memories are never left out; the others, least important first.
+	for EstimateTokens(out) > b.MaxTokens && len(shown) > 0 && len(core)+len(shown) > 1 {
 		drop := 0
 		for i := 1; i < len(shown); i++ {
 			if lessImportant(shown[i].idx, shown[i].m, shown[drop].idx, shown[drop].m) {
@@ -213,19 +231,24 @@ func truncate(s string, n int) string {
 	return strings.TrimRight(s[:cut], " \n") + "..."
 }
 
+// numCategories is how many categories there are (Categories).
+const numCategories = 6
+
 // categoryRank orders categories by importance (Categories), 0 the least.
 func categoryRank(c Category) int {
 	switch c {
 	case CategoryNote:
 		return 0
-	case CategoryDiscovery:
+	case CategoryItem:
 		return 1
-	case CategorySuccess:
+	case CategoryDiscovery:
 		return 2
-	case CategoryFailure:
+	case CategorySuccess:
 		return 3
+	case CategoryFailure:
+		return 4
 	}
-	return 4
+	return 5
 }
 
 // recencyKey orders memories by when they were made; a memory without

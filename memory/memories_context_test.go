@@ -152,10 +152,14 @@ func TestRenderLocationMemory(t *testing.T) {
 
 // Within the default budget even a location with a hundred memories stays
 // near the budget's 500 tokens.
+// lessonCategories are the categories of what a model or a person
+// remembers, least important first (ITEM, ground truth, left out).
+var lessonCategories = []Category{CategoryNote, CategoryDiscovery, CategorySuccess, CategoryFailure, CategoryDanger}
+
 func TestLocationMemoryBudget(t *testing.T) {
 	s, _ := tempStore(t, "")
 	for i := range 100 {
-		cat := Categories()[i%5]
+		cat := lessonCategories[i%len(lessonCategories)]
 		m := mem(cat, StatusActive, fmt.Sprintf("Memory %d", i), 1+i/10, i+1, strings.Repeat("Some long observation about the room. ", 3))
 		if err := s.Add(12, "Big Room", m); err != nil {
 			t.Fatal(err)

@@ -143,7 +143,7 @@ func parseEntryHeader(c string) (Memory, error) {
 		return m, fmt.Errorf("malformed memory header (%s)", entryWant)
 	}
 	if m.Category, ok = ParseCategory(cat); !ok {
-		return m, fmt.Errorf("unknown category %q (want SUCCESS, FAILURE, DISCOVERY, DANGER or NOTE)", cat)
+		return m, fmt.Errorf("unknown category %q (want %s)", cat, categoryWant)
 	}
 	m.Status = StatusActive
 	status := q1

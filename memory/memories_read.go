@@ -28,8 +28,9 @@ func (s *Store) Sections() []Section {
 	return s.file.Sections()
 }
 
-// LocationMemory is the text the agent's context shows for a location (see
-// RenderLocationMemory), within the store's budget.
+// LocationMemory is the text the agent's context shows for a location in
+// the store's episode (see RenderLocationMemoryIn and SetEpisode), within
+// the store's budget.
 func (s *Store) LocationMemory(loc int) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -37,7 +38,7 @@ func (s *Store) LocationMemory(loc int) string {
 	if !ok {
 		return FirstVisit
 	}
-	return RenderLocationMemory(sec, s.budget)
+	return RenderLocationMemoryIn(sec, s.budget, s.episode)
 }
 
 // Problems lists what in the file on disk does not follow the format.

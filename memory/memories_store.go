@@ -62,6 +62,7 @@ type Store struct {
 	writeErr  error // the last failed write's, while unwritten
 
 	budget      Budget
+	episode     int // the episode being played (SetEpisode, RecordVisit); 0: none
 	lockTimeout time.Duration
 	settle      time.Duration // see WithSettle
 	perm        fs.FileMode
@@ -485,8 +486,14 @@ func (s *Store) AddBy(loc int, name string, m Memory, by Actor) error {
 	}
 	err = s.update(what, func(f *File) error {
 		sec := f.ensureSection(loc, name) // first: it may repair a header that hid the location's memories
-		if _, dup := f.duplicate(loc, m); dup {
-			return ErrDuplicate
+		if at, dup := f.duplicate(loc, m); dup {
+			if !at.part().mem.staleFor(m) {
+				return ErrDuplicate
+			}
+			// An EPHEMERAL memory of an earlier episode held only there:
+			// the same lesson learned again takes its place.
+			at.setMemory(m)
+			return nil
 		}
 		sec.insertEntry(m, -1)
 		return nil
@@ -598,8 +605,10 @@ func (s *Store) Supersede(loc int, name string, m Memory, titles []string, by Ac
 		marked = 0
 		sec := f.ensureSection(loc, name)
 		dup, isDup := f.duplicate(loc, m)
+		// An EPHEMERAL memory of an earlier episode gives its place to m.
+		stale := isDup && dup.part().mem.staleFor(m)
 		// A memory superseding its own title replaces it: not a duplicate.
-		isDup = isDup && !keys[normKey(m.Title)]
+		isDup = isDup && !keys[normKey(m.Title)] && !stale
 		var targets []*part
 		var first entryAt
 		for _, o := range f.secs {
@@ -610,7 +619,7 @@ func (s *Store) Supersede(loc int, name string, m Memory, titles []string, by Ac
 				if p.kind != kEntry || !p.mem.Visible() || !keys[normKey(p.mem.Title)] {
 					continue
 				}
-				if isDup && p == dup.part() {
+				if (isDup || stale) && p == dup.part() {
 					continue
 				}
 				if targets == nil {
@@ -634,7 +643,10 @@ func (s *Store) Supersede(loc int, name string, m Memory, titles []string, by Ac
 			p.dirty = true
 		}
 		marked = len(targets)
-		if !isDup {
+		switch {
+		case stale:
+			dup.setMemory(m)
+		case !isDup:
 			if targets != nil {
 				first.s.insertEntry(m, first.i)
 			} else {
@@ -701,12 +713,14 @@ func (s *Store) Undo() (Memory, error) {
 }
 
 // RecordVisit counts a visit to a location (created, with name, when new)
-// and adds the episode to its list.
+// and adds the episode to its list. A visit is made in the episode being
+// played: the store takes it as its episode too (SetEpisode).
 func (s *Store) RecordVisit(loc int, name string, episode int) error {
 	what := fmt.Sprintf("record visit to location %d", loc)
 	if loc <= 0 || episode < 0 {
 		return fmt.Errorf("%s: location must be positive, episode not negative: %w", what, ErrInvalid)
 	}
+	s.SetEpisode(episode)
 	return s.update(what, func(f *File) error {
 		sec := f.ensureSection(loc, name)
 		eps := sec.episodes

@@ -43,7 +43,8 @@ type memForm struct {
 
 // formCategories and formStatuses are the form's choices, in order.
 func formCategories() []memory.Category {
-	return []memory.Category{memory.CategorySuccess, memory.CategoryFailure, memory.CategoryDiscovery, memory.CategoryDanger, memory.CategoryNote}
+	return []memory.Category{memory.CategorySuccess, memory.CategoryFailure, memory.CategoryDiscovery, memory.CategoryDanger, memory.CategoryNote,
+		memory.CategoryItem}
 }
 
 func formStatuses() []memory.Status {

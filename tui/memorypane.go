@@ -225,6 +225,8 @@ func categoryStyle(c memory.Category) styleID {
 		return stDiscovery
 	case memory.CategoryDanger:
 		return stDanger
+	case memory.CategoryItem: // ground truth: where an item was found
+		return stDiscovery
 	}
 	return stNote
 }

@@ -101,9 +101,23 @@ func (s *Session) releaseAsk() {
 	}
 }
 
-// synthesizeTurn is a turn's memory synthesis in its work: the agent's answer
-// when its question was put to the agent, else the memory role's call.
+// synthesizeTurn is a turn's memory synthesis in its work: first the items
+// the turn found or left, from the game's state (no model call), then the
+// agent's answer when its question was put to the agent, else the memory
+// role's call (on the lean triggers only, as before).
 func (s *Session) synthesizeTurn(w afterWork) (res memsynth.Result, done bool, err error) {
+	items, itemErr := s.synth.RecordItems(w.ctx, w.Turn)
+	res, done, err = s.synthesizeMemory(w)
+	if len(items) > 0 && !res.Stored {
+		// The memory pane is told of the location the items changed.
+		last := items[len(items)-1]
+		res = memsynth.Result{Stored: true, Location: last.Location, Title: last.Item}
+	}
+	return res, done, errors.Join(itemErr, err)
+}
+
+// synthesizeMemory is the model's part of synthesizeTurn.
+func (s *Session) synthesizeMemory(w afterWork) (res memsynth.Result, done bool, err error) {
 	ctx, t := w.ctx, w.Turn
 	if w.answer != nil {
 		select {

@@ -60,7 +60,7 @@ func action(a string) llmtest.Matcher { return llmtest.PromptContains("): " + a 
 func TestMemoryPrerequisiteLandsAtTheSource(t *testing.T) {
 	sess, rooms := playDemo(t, []string{"n", "e", "examine window", "open window", "enter window"}, func(f *llmtest.Server) {
 		f.On("the window procedure", action("enter window"),
-			memReply(true, "SUCCESS", "Window into the kitchen", "Examine the window, open it, then enter window to reach the kitchen.", "ACTIVE"))
+			spanning(memReply(true, "SUCCESS", "Window into the kitchen", "Examine the window, open it, then enter window to reach the kitchen.", "ACTIVE"), 3))
 	})
 	behind, kitchen := rooms["Behind the Cottage"], rooms["Kitchen"]
 	mems := sess.Memories.List(behind)
@@ -68,7 +68,7 @@ func TestMemoryPrerequisiteLandsAtTheSource(t *testing.T) {
 		t.Fatalf("memories behind the cottage: %+v", mems)
 	}
 	if mems[0].Turn != 3 || mems[0].TurnEnd != 5 {
-		t.Errorf("the procedure spans turns %d-%d, want 3-5 (examine, open, enter)", mems[0].Turn, mems[0].TurnEnd)
+		t.Errorf("the procedure spans turns %d-%d, want 3-5 (examine, open, enter), as the answer says", mems[0].Turn, mems[0].TurnEnd)
 	}
 	if got := sess.Memories.List(kitchen); len(got) != 0 {
 		t.Errorf("a move's memory belongs at its source, not the destination: %+v", got)
@@ -117,7 +117,7 @@ func TestMemoryKeyDiscovery(t *testing.T) {
 		f.On("brass", llmtest.Matcher(func(r llmtest.Request) bool {
 			p := r.Prompt()
 			return strings.Contains(p, "): unlock door with brass key\n") && strings.Contains(p, "unlock door with rusty key")
-		}), memReply(true, "SUCCESS", "Brass key opens the stone door", "The stone door needs the brass key (not the rusty key).", "ACTIVE"))
+		}), spanning(memReply(true, "SUCCESS", "Brass key opens the stone door", "The stone door needs the brass key (not the rusty key).", "ACTIVE"), 14))
 	})
 	hall := rooms["Hallway"]
 	mems := sess.Memories.List(hall)
@@ -125,7 +125,7 @@ func TestMemoryKeyDiscovery(t *testing.T) {
 		t.Fatalf("memories in the hallway: %+v", mems)
 	}
 	if mems[0].Turn != 14 || mems[0].TurnEnd != 16 {
-		t.Errorf("the discovery spans turns %d-%d, want 14-16", mems[0].Turn, mems[0].TurnEnd)
+		t.Errorf("the discovery spans turns %d-%d, want 14-16, as the answer says", mems[0].Turn, mems[0].TurnEnd)
 	}
 	if ctx := sess.Memories.LocationMemory(hall); !strings.Contains(ctx, "Brass key opens the stone door") {
 		t.Errorf("the agent's view of the hallway lacks the discovery:\n%s", ctx)

@@ -34,13 +34,15 @@ func (s *Session) wireMemory(opts Options) error {
 }
 
 // SetLogger sends the session's own log lines (memory synthesis's
-// decisions) to l; nil discards them. Call it before Engine.Run.
+// decisions, the items recorded, each note stored) to l; nil discards
+// them. Call it before Engine.Run.
 func (s *Session) SetLogger(l *slog.Logger) {
 	if l == nil {
 		l = slog.New(slog.DiscardHandler)
 	}
 	s.log = l
 	s.synth.SetLogger(l)
+	s.DB.SetLogger(l) // MEMORY STORED [importance: N/1000] for each note
 }
 
 // decisionLog records memory synthesis's decisions in lantern.db.

@@ -17,8 +17,9 @@ import (
 // (managers.research_rounds > 0; off by default, since each round is a
 // model call on the agent's critical path) may call
 //
-//   - get_full_summary: a narrative summary of the running episode, written
-//     by the retriever role from the episode's turns in lantern.db;
+//   - get_full_summary: a narrative summary of the running line of play,
+//     written by the retriever role from its whole history in lantern.db,
+//     summarised in pieces that fit its context (summary.go);
 //   - get_recent_turns(n): the last n turns, actions and answers;
 //   - get_top_memories(limit): the running session's most important notes
 //     (limit 10 when given as 0, at most 20);
@@ -71,7 +72,7 @@ func (s *Session) ResearchTools(client *llm.Client) ([]llm.Tool, error) {
 		add(llm.NewTool("get_top_memories", "your most important notes of this session (limit: at most 20; 0 gives the default, 10)", r.topMemories)),
 		add(llm.NewTool("get_location_memories", "what you noted at a location (its ID, such as 15 or L15, or its name)", r.locationMemories)),
 		add(llm.NewTool("get_recent_turns", "the last n turns: actions and what the game answered", r.recentTurns)),
-		add(llm.NewTool("get_full_summary", "a narrative summary of this episode so far", r.fullSummary)),
+		add(llm.NewTool("get_full_summary", "a narrative summary of this episode so far", s.SummaryTool(client))),
 		add(llm.NewTool("query_memories", "ask a question; every note of every session is searched, the answer cites note numbers", r.query)),
 	)
 	return tools, err
@@ -183,45 +184,6 @@ func turnLines(h []contextmgr.HistoryEntry) string {
 		fmt.Fprintf(&b, "T%d (%s) %s → %s\n", t.Turn, t.Actor, t.Action, strings.Join(strings.Fields(t.Response), " "))
 	}
 	return b.String()
-}
-
-// summaryTurns bounds the turns the summary is written from (the newest).
-const summaryTurns = 200
-
-func (r researcher) fullSummary(ctx context.Context, _ noArgs) (string, error) {
-	v := r.view()
-	var turns []rundb.Turn
-	if v.episode > 0 {
-		var err error
-		if turns, err = r.s.DB.Turns(ctx, v.episode); err != nil {
-			return "", err
-		}
-	}
-	if len(turns) == 0 {
-		return "Nothing has happened yet in this episode.", nil
-	}
-	if len(turns) > summaryTurns {
-		turns = turns[len(turns)-summaryTurns:]
-	}
-	var b strings.Builder
-	rooms := map[int]bool{}
-	for _, t := range turns {
-		rooms[t.LocationID] = true
-		fmt.Fprintf(&b, "T%d %s → %s (score %d, at %s)\n", t.Turn, t.Action, clipWords(t.Response, 120), t.Score, t.Location)
-	}
-	last := turns[len(turns)-1]
-	facts := fmt.Sprintf("%d turns played; score %d; now at %s; %d rooms visited this episode; %d rooms and %d connections mapped.",
-		last.Turn, last.Score, last.Location, len(rooms), v.rooms, v.connections)
-	return r.ask(ctx, "You write a short narrative summary of a text adventure played so far: where the player went, what was found and solved, what failed, what is still open. At most eight sentences.",
-		"Turns:\n"+b.String()+"\n"+facts, facts)
-}
-
-func clipWords(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 func (r researcher) query(ctx context.Context, a questionArgs) (string, error) {

@@ -7,7 +7,12 @@ import (
 
 // ObjectiveQuality is how an episode's objectives (the model's, not the
 // person's) measure against the design's targets: more than 80% name a
-// location by its ID, more than 60% cite knowledge or memories.
+// location by its ID, more than 60% cite knowledge or memories. A
+// citation is a real one (managers/objectives Sources.Cites): the
+// knowledge base named when the discovery was given one, a memory named
+// when memories were shown (of a location the objective names, if it
+// names any), or a shown memory's title quoted; the words "strategy",
+// "lessons" or "procedure" alone are none.
 type ObjectiveQuality struct {
 	Objectives    int `json:"objectives"`
 	CiteLocation  int `json:"cite_location"`

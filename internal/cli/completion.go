@@ -67,6 +67,11 @@ func flagCompletion(c *cobra.Command, name string) cobra.CompletionFunc {
 			"2/2\tthe second of two shards")
 	case "agent":
 		return completeAgent
+	case "level":
+		return fixedCompletion(
+			"core\talways shown, first",
+			"permanent\tthe default: kept across episodes",
+			"ephemeral\tkept to the episode it was learnt in")
 	case "format":
 		if formats := formatsOf(c); formats != nil {
 			return fixedCompletion(formats...)

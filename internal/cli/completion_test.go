@@ -94,7 +94,7 @@ func TestFlagCompletions(t *testing.T) {
 // TestEveryEnumeratedFlagCompletes: wherever a flag with fixed values is
 // defined, its completion is registered.
 func TestEveryEnumeratedFlagCompletes(t *testing.T) {
-	enumerated := []string{"api", "shard", "agent", "profile", "theme", "format", "log-level", "model", "story"}
+	enumerated := []string{"api", "shard", "agent", "profile", "theme", "format", "log-level", "model", "story", "level"}
 	root := newRoot(&app{}, command{}, false)
 	var walk func(c *cobra.Command)
 	seen := map[string]bool{}

@@ -105,15 +105,23 @@ under it reach the agent again; each repair is said on stderr.`, func(cmd *cobra
 	})
 	format.Flags().BoolVar(&repair, "repair", false, "also repair mistyped location headers whose location and name can be read")
 	format.Flags().BoolVarP(&write, "write", "w", false, "write the canonical form back to the file")
-	location := 0
+	location, level := 0, ""
 	show := sub("show", "print every location's memories, or one location's", `Prints every location's memories, or with --location N that location's,
-followed by what the agent's context shows of them.`, func(cmd *cobra.Command, path string) error {
+followed by what the agent's context shows of them; --level core, permanent
+or ephemeral keeps the memories of that level (permanent: those with no
+level too).`, func(cmd *cobra.Command, path string) error {
 		if err := checkIntFlags(cmd.Flags(), intRange{"location", 0, math.MaxInt32}); err != nil {
 			return err
 		}
-		return memory.Show(cmd.OutOrStdout(), path, location)
+		if level != "" {
+			if _, err := memory.ParseLevel(level); err != nil {
+				return usageError(err)
+			}
+		}
+		return memory.ShowFiltered(cmd.OutOrStdout(), path, memory.ShowFilter{Location: location, Level: memory.Persistence(level)})
 	})
 	show.Flags().IntVar(&location, "location", 0, "show only this location (its ID)")
+	show.Flags().StringVar(&level, "level", "", "show only the memories of this level: core, permanent (also those with none) or ephemeral")
 	undo := sub("undo", "bring back the memories the last save by hand deleted", `Brings back the memories of the last save by hand that deleted several (kept
 in Memories.md.history/), where they were missing; run again to go further
 back.`, func(cmd *cobra.Command, path string) error {

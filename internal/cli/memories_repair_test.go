@@ -40,3 +40,44 @@ func TestMemoriesFmtRepairsAMistypedHeader(t *testing.T) {
 		t.Errorf("memories show --location 3 after the repair: exit %d\n%s", code, out)
 	}
 }
+
+// memories show --level keeps the memories of one level; a level that is
+// none of them is a usage error.
+func TestMemoriesShowByLevel(t *testing.T) {
+	dir, _ := isolate(t)
+	path := filepath.Join(dir, "Memories.md")
+	text := "# Location Memories\n\n" +
+		"## Location 2: Orchard\n**Visits:** 1 | **Episodes:** 1\n\n### Memories\n\n" +
+		"**[NOTE - CORE] Apples** *(Ep1, T1, +0)*\nRipe.\n\n" +
+		"**[DANGER - EPHEMERAL] Wasps** *(Ep1, T2, +0)*\nA nest today.\n\n" +
+		"**[NOTE] Ladder** *(Ep1, T3, +0)*\nLeaning on the tree.\n\n---\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		level      string
+		has, lacks []string
+	}{
+		{"core", []string{"Apples"}, []string{"Wasps", "Ladder"}},
+		{"ephemeral", []string{"Wasps"}, []string{"Apples", "Ladder"}},
+		{"permanent", []string{"Ladder"}, []string{"Apples", "Wasps"}},
+	} {
+		code, out, stderr := runCLI(t, "", "memories", "show", "--level", c.level, path)
+		if code != exitOK {
+			t.Fatalf("--level %s: exit %d: %s", c.level, code, stderr)
+		}
+		for _, w := range c.has {
+			if !strings.Contains(out, w) {
+				t.Errorf("--level %s lacks %q:\n%s", c.level, w, out)
+			}
+		}
+		for _, w := range c.lacks {
+			if strings.Contains(out, "] "+w) {
+				t.Errorf("--level %s shows %q:\n%s", c.level, w, out)
+			}
+		}
+	}
+	if code, _, _ := runCLI(t, "", "memories", "show", "--level", "forever", path); code != exitUsage {
+		t.Errorf("--level forever: exit %d, want %d", code, exitUsage)
+	}
+}

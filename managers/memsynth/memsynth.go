@@ -7,10 +7,14 @@
 // asks the memory role whether and what to remember, with the last few
 // turns of actions and reasoning so procedures, delayed consequences and
 // progressive discoveries can be seen, and stores the answer in Memories.md
-// at the SOURCE location (where the action was taken), with the status the
-// model gave and the supersessions it asked for. Every decision, a "don't
+// at the SOURCE location (where the action was taken), with the status, the
+// level (CORE, PERMANENT by default, EPHEMERAL) and the span the model gave
+// (the turns of a procedure when the answer names its first turn, else the
+// turn alone) and the supersessions it asked for. Every decision, a "don't
 // remember" as much as a stored memory, is logged and recorded with the
-// model's reasoning.
+// model's reasoning. Which items were found or left where is not the
+// model's to decide: RecordItems writes it from the inventory, the game's
+// own state, without a model call (items.go).
 package memsynth
 
 import (
@@ -26,13 +30,18 @@ import (
 	"github.com/lantern-if/lantern/memory"
 )
 
-// Reply is the memory role's answer (its JSON schema).
+// Reply is the memory role's answer (its JSON schema). Persistence (the
+// memory's level) and FirstTurn (where the procedure it remembers began)
+// are the answer's to give or leave out: without them the memory is
+// PERMANENT and its span the turn alone.
 type Reply struct {
 	ShouldRemember         bool     `json:"should_remember"`
 	Category               string   `json:"category" enum:"SUCCESS,FAILURE,DISCOVERY,DANGER,NOTE"`
 	MemoryTitle            string   `json:"memory_title" maxLength:"80"`
 	MemoryText             string   `json:"memory_text" maxLength:"400"`
 	Status                 string   `json:"status" enum:"ACTIVE,TENTATIVE"`
+	Persistence            string   `json:"persistence" enum:"PERMANENT,CORE,EPHEMERAL" optional:"true"`
+	FirstTurn              int      `json:"first_turn" minimum:"0" maximum:"1000000" optional:"true"`
 	SupersedesMemoryTitles []string `json:"supersedes_memory_titles" maxItems:"3" maxLength:"80"`
 	Reasoning              string   `json:"reasoning" maxLength:"300"`
 }
@@ -188,17 +197,25 @@ func (s *Synthesizer) store1(t domain.Turn, rep Reply) (Result, error) {
 		return res, nil
 	}
 	cat, ok := memory.ParseCategory(rep.Category)
-	if !ok {
+	if !ok || cat.GroundTruth() {
+		// ITEM entries are the game's own (RecordItems), never a model's.
 		return res, fmt.Errorf("memory synthesis: category %q", rep.Category)
 	}
 	st, ok := memory.ParseStatus(rep.Status)
 	if !ok || st == memory.StatusSuperseded {
 		return res, fmt.Errorf("memory synthesis: status %q", rep.Status)
 	}
-	m := memory.Memory{Category: cat, Status: st, Title: rep.MemoryTitle, Text: rep.MemoryText,
-		Episode: t.Episode, Turn: t.Turn, Score: t.ScoreAfter - t.ScoreBefore, HasScore: t.ScoreAfter != t.ScoreBefore}
-	if span := s.span(t); span > 0 && span < t.Turn {
-		m.Turn, m.TurnEnd = span, t.Turn
+	level := memory.Persistence("")
+	if rep.Persistence != "" {
+		if level, ok = memory.ParsePersistence(rep.Persistence); !ok {
+			return res, fmt.Errorf("memory synthesis: level %q", rep.Persistence)
+		}
+	}
+	score := t.ScoreAfter - t.ScoreBefore
+	m := memory.Memory{Category: cat, Persistence: level, Status: st, Title: rep.MemoryTitle, Text: rep.MemoryText,
+		Episode: t.Episode, Turn: t.Turn, Score: score, HasScore: carriesScore(cat, score)}
+	if first := s.firstTurn(t, rep.FirstTurn); first > 0 {
+		m.Turn, m.TurnEnd = first, t.Turn
 	}
 	if len(rep.SupersedesMemoryTitles) > 0 {
 		n, err := s.store.Supersede(t.FromID, t.FromName, m, rep.SupersedesMemoryTitles, memory.ByModel)
@@ -218,17 +235,21 @@ func (s *Synthesizer) store1(t domain.Turn, rep Reply) (Result, error) {
 	return res, nil
 }
 
-// span is the first turn of a sequence at the same location ending now
-// (a procedure over several turns), or 0.
-func (s *Synthesizer) span(t domain.Turn) int {
-	first := 0
-	for i := len(s.history) - 1; i >= 0; i-- {
-		h := s.history[i]
-		// Earlier actions taken here, staying here, within the window.
-		if h.FromID != t.FromID || h.ToID != t.FromID || h.Turn < t.Turn-s.window {
-			break
-		}
-		first = h.Turn
+// carriesScore says whether a memory's metadata gives its score change:
+// always when the score changed, and as the design's "+0" otherwise,
+// except on a failure (`*(Ep1, T25-26)*`), which scores nothing.
+func carriesScore(c memory.Category, delta int) bool {
+	return delta != 0 || c != memory.CategoryFailure
+}
+
+// firstTurn is where the procedure a memory remembers began, as its answer
+// says (first_turn): one of the recent turns the question showed, before
+// this one; 0 when the answer gives none or one it did not show, and the
+// memory is then of this turn alone. A span is never inferred (staying in
+// one room does not make a procedure).
+func (s *Synthesizer) firstTurn(t domain.Turn, first int) int {
+	if first <= 0 || first >= t.Turn || first < t.Turn-s.window {
+		return 0
 	}
 	return first
 }
@@ -240,20 +261,28 @@ func (s *Synthesizer) remember(t domain.Turn) {
 	}
 }
 
-// categoryGuide and statusGuide say what the memory's category and status
-// mean, to the memory role and to the agent answering in its own call.
+// categoryGuide, statusGuide and levelGuide say what the memory's
+// category, status and level mean, to the memory role and to the agent
+// answering in its own call.
 const (
 	categoryGuide = "Categories: SUCCESS (a procedure that worked), FAILURE (what does not work), DISCOVERY (a fact found), DANGER (what can kill or hurt), NOTE (anything else)."
 	statusGuide   = "Status: ACTIVE when the outcome is clear, TENTATIVE when it is not yet (an effect may follow later)."
+	levelGuide    = "Persistence (optional): PERMANENT (the default) for what holds in every episode, CORE for the place's essentials to keep always in view, EPHEMERAL for what holds only in this episode (something left or changed here)."
 )
 
-// stepsGuide is the design's guidance on what spans turns, to both.
-const stepsGuide = "Look at the recent turns: several turns may form one procedure (prerequisites), an earlier success may turn out badly (then supersede the earlier memory by its exact title), a later try may correct an earlier belief."
+// stepsGuide is the design's guidance on what spans turns, to both;
+// spanGuide asks for the turns a procedure spans.
+const (
+	stepsGuide = "Look at the recent turns: several turns may form one procedure (prerequisites), an earlier success may turn out badly (then supersede the earlier memory by its exact title), a later try may correct an earlier belief."
+	spanGuide  = "first_turn (optional): when this turn completes a procedure whose first step was one of the recent turns, that turn's number (T47 → 47); leave it out for a single action."
+)
 
 const systemPrompt = `You keep the memory of an agent playing a text adventure. After a turn where something happened, decide whether it teaches something worth remembering at the location where the action was taken.
 ` + categoryGuide + `
 ` + statusGuide + `
+` + levelGuide + `
 ` + stepsGuide + `
+` + spanGuide + `
 Do not repeat a memory that already says the same. Reply with JSON.`
 
 // onAgentModel reports whether the memory role runs on the agent's model
@@ -276,7 +305,7 @@ func (s *Synthesizer) prompt(t domain.Turn, why []string, prefix []llm.Message) 
 	fmt.Fprintf(&b, "Score %d → %d. Inventory: %s → %s.\n", t.ScoreBefore, t.ScoreAfter, list(t.InvBefore), list(t.InvAfter))
 	s.listRecent(&b, s.steps(t))
 	b.WriteString("\nMemories already kept at this location:\n")
-	s.listKept(&b, t.FromID)
+	s.listKept(&b, t.FromID, t.Episode)
 	if len(prefix) > 0 {
 		return append(append([]llm.Message(nil), prefix...), llm.User(systemPrompt+"\n\n"+b.String()))
 	}
@@ -331,14 +360,20 @@ func (s *Synthesizer) listRecent(b *strings.Builder, recent []Step) {
 	}
 }
 
-// listKept writes the memories kept at a location, one a line.
-func (s *Synthesizer) listKept(b *strings.Builder, loc int) {
-	mems := s.store.List(loc)
-	if len(mems) == 0 {
-		b.WriteString("(none)\n")
+// listKept writes the memories kept at a location, one a line, but the
+// EPHEMERAL ones of other episodes than this one (true only there: the
+// same lesson learned again now is no duplicate).
+func (s *Synthesizer) listKept(b *strings.Builder, loc, episode int) {
+	n := 0
+	for _, m := range s.store.List(loc) {
+		if m.Visible() && !m.ShownIn(episode) {
+			continue
+		}
+		n++
+		fmt.Fprintf(b, "- [%s - %s - %s] %s: %s\n", m.Category, m.Level(), m.Status, m.Title, clip(m.Text, 200))
 	}
-	for _, m := range mems {
-		fmt.Fprintf(b, "- [%s - %s] %s: %s\n", m.Category, m.Status, m.Title, clip(m.Text, 200))
+	if n == 0 {
+		b.WriteString("(none)\n")
 	}
 }
 

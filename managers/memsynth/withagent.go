@@ -29,6 +29,8 @@ type Note struct {
 	MemoryTitle            string   `json:"memory_title" maxLength:"80"`
 	MemoryText             string   `json:"memory_text" maxLength:"400"`
 	Status                 string   `json:"status" enum:"ACTIVE,TENTATIVE"`
+	Persistence            string   `json:"persistence" enum:"PERMANENT,CORE,EPHEMERAL" optional:"true"`
+	FirstTurn              int      `json:"first_turn" minimum:"0" maximum:"1000000" optional:"true"`
 	SupersedesMemoryTitles []string `json:"supersedes_memory_titles" maxItems:"3" maxLength:"80"`
 }
 
@@ -43,7 +45,8 @@ func (n Note) reply() Reply {
 		why = NoReason
 	}
 	return Reply{ShouldRemember: n.ShouldRemember, Category: n.Category, MemoryTitle: n.MemoryTitle, MemoryText: n.MemoryText,
-		Status: n.Status, SupersedesMemoryTitles: n.SupersedesMemoryTitles, Reasoning: clip(why, 300)}
+		Status: n.Status, Persistence: n.Persistence, FirstTurn: n.FirstTurn, SupersedesMemoryTitles: n.SupersedesMemoryTitles,
+		Reasoning: clip(why, 300)}
 }
 
 // Why lists why the turn deserves a memory under the synthesizer's
@@ -76,10 +79,10 @@ func (s *Synthesizer) Question(t domain.Turn, why []string, recent []Step) strin
 	}
 	fmt.Fprintf(&b, "Score %d → %d. Inventory: %s → %s.\n", t.ScoreBefore, t.ScoreAfter, list(t.InvBefore), list(t.InvAfter))
 	s.listRecent(&b, recent)
-	b.WriteString(categoryGuide + "\n" + statusGuide + "\n" + stepsGuide + "\n")
+	b.WriteString(categoryGuide + "\n" + statusGuide + "\n" + levelGuide + "\n" + stepsGuide + "\n" + spanGuide + "\n")
 	b.WriteString("Supersede an earlier memory by its exact title when this corrects it; do not repeat one that says the same.\n")
 	b.WriteString("Memories already kept there:\n")
-	s.listKept(&b, t.FromID)
+	s.listKept(&b, t.FromID, t.Episode)
 	return b.String()
 }
 

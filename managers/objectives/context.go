@@ -62,13 +62,22 @@ func (m *Manager) roomName(id int) string {
 // MemoriesWithAdjacent is the memory context of a discovery: the current location's memories, then
 // those of up to MaxAdjacent adjacent locations, MemoriesPerAdjacent each.
 func (m *Manager) MemoriesWithAdjacent(loc int) string {
+	text, _ := m.memoryContext(loc)
+	return text
+}
+
+// memoryContext is MemoriesWithAdjacent with the memories it shows, by
+// location (what an objective can cite).
+func (m *Manager) memoryContext(loc int) (string, map[int][]memory.Memory) {
 	if m.deps.Memories == nil {
-		return NoMemoryData
+		return NoMemoryData, nil
 	}
+	shown := map[int][]memory.Memory{}
 	var lines []string
-	if cur := m.deps.Memories.List(loc); len(cur) > 0 {
+	if cur := m.ofEpisode(m.deps.Memories.List(loc)); len(cur) > 0 {
 		lines = append(lines, fmt.Sprintf("## Memories for Current Location %d (%s):", loc, m.roomName(loc)))
 		lines = append(lines, FormatMemories(cur))
+		shown[loc] = firstShown(cur, MemoriesShown)
 	}
 	adj := m.AdjacentIDs(loc)
 	if len(adj) > MaxAdjacent {
@@ -76,14 +85,12 @@ func (m *Manager) MemoriesWithAdjacent(loc int) string {
 	}
 	var adjLines []string
 	for _, id := range adj {
-		mems := m.deps.Memories.List(id)
+		mems := m.ofEpisode(m.deps.Memories.List(id))
 		if len(mems) == 0 {
 			continue
 		}
-		mems = ranked(mems)
-		if len(mems) > MemoriesPerAdjacent {
-			mems = mems[:MemoriesPerAdjacent]
-		}
+		mems = firstShown(mems, MemoriesPerAdjacent)
+		shown[id] = mems
 		adjLines = append(adjLines, fmt.Sprintf("\n**Location %d (%s):**", id, m.roomName(id)), FormatMemories(mems))
 	}
 	if len(adjLines) > 0 {
@@ -91,9 +98,32 @@ func (m *Manager) MemoriesWithAdjacent(loc int) string {
 		lines = append(lines, adjLines...)
 	}
 	if len(lines) == 0 {
-		return NoMemories
+		return NoMemories, nil
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines, "\n"), shown
+}
+
+// ofEpisode leaves out the EPHEMERAL memories of other episodes than the
+// one being played (true only there); superseded ones stay, marked.
+func (m *Manager) ofEpisode(mems []memory.Memory) []memory.Memory {
+	out := mems[:0:0]
+	for _, mem := range mems {
+		if mem.Visible() && !mem.ShownIn(m.episode) {
+			continue
+		}
+		out = append(out, mem)
+	}
+	return out
+}
+
+// firstShown are the memories FormatMemories shows of at most n: ranked,
+// the first n.
+func firstShown(mems []memory.Memory, n int) []memory.Memory {
+	mems = ranked(mems)
+	if len(mems) > n {
+		mems = mems[:n]
+	}
+	return mems
 }
 
 // ranked puts the memories the agent may rely on (active, tentative)

@@ -67,9 +67,13 @@ func (m *Manager) DiscoveryPrompt() string {
 	defer m.mu.Unlock()
 	var b strings.Builder
 	b.WriteString("Analyze recent gameplay and available knowledge to discover objectives.\n\n")
+	m.sources = Sources{}
 	if !m.cfg.Plain {
-		fmt.Fprintf(&b, "=== STRATEGIC KNOWLEDGE (General Wisdom) ===\n%s\n\n", m.FullKnowledge())
-		fmt.Fprintf(&b, "=== LOCATION-SPECIFIC MEMORIES ===\n%s\n\n", m.MemoriesWithAdjacent(m.loc.id))
+		knowledge := m.FullKnowledge()
+		memories, shown := m.memoryContext(m.loc.id)
+		m.sources = sourcesOf(knowledge != NoKnowledge, shown)
+		fmt.Fprintf(&b, "=== STRATEGIC KNOWLEDGE (General Wisdom) ===\n%s\n\n", knowledge)
+		fmt.Fprintf(&b, "=== LOCATION-SPECIFIC MEMORIES ===\n%s\n\n", memories)
 		fmt.Fprintf(&b, "=== MAP & ROUTING INFORMATION ===\n%s\n\n", m.MapContext())
 	}
 	fmt.Fprintf(&b, "=== RECENT GAMEPLAY ===\n%s\n\n", m.gameplay())

@@ -126,6 +126,8 @@ type Manager struct {
 	lastErr   string
 	reasoning string  // the model's last reasoning
 	quality   Quality // of every objective the model set
+	// sources are what the last discovery gave the model to cite.
+	sources Sources
 }
 
 // New makes an objective manager.
@@ -270,7 +272,7 @@ func (m *Manager) addLocked(text string, src Source) (Objective, bool) {
 	}
 	o := Objective{ID: m.nextID, Text: text, Source: src, State: Active, Episode: m.episode, Turn: m.turn}
 	if src == ByModel {
-		m.quality.score(text)
+		m.quality.score(text, m.sources)
 	}
 	m.nextID++
 	m.objs = append(m.objs, o)

@@ -9,9 +9,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -30,6 +32,8 @@ type RunDB struct {
 		attempts      int
 	}
 	story string // the story's md5: notes belong to one story file
+	// log receives a line for each note stored (SetLogger); nil: none.
+	log atomic.Pointer[slog.Logger]
 	// Statements of every turn, prepared once.
 	insTurn, insCheckpoint *sql.Stmt
 	// top caches TopNotes (asked every turn) until a note changes.
@@ -521,8 +525,20 @@ func (r *RunDB) Remember(ctx context.Context, n Note) (int64, bool, error) {
 		return 0, false, fmt.Errorf("remember: %w", err)
 	}
 	id, _ := res.LastInsertId()
-	return id, true, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return 0, false, fmt.Errorf("remember: %w", err)
+	}
+	if l := r.log.Load(); l != nil {
+		l.Info(fmt.Sprintf("MEMORY STORED [importance: %d/1000]: %s", n.Importance, content), "session", n.Session, "turn", n.Turn,
+			"location", n.LocationID)
+	}
+	return id, true, nil
 }
+
+// SetLogger makes every note Remember stores logged as the memory-tool
+// design logs it: `MEMORY STORED [importance: N/1000]: content` (a
+// near-duplicate, not stored, logs nothing). nil logs nothing.
+func (r *RunDB) SetLogger(l *slog.Logger) { r.log.Store(l) }
 
 // similar is the near-duplicate test for notes: the same text once case
 // and surrounding space are ignored, or one containing the other at more
