@@ -10,6 +10,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/memsynth"
 )
@@ -136,7 +137,7 @@ func (a LLMAgent) propose(ctx context.Context, prompt []llm.Message, rejected []
 	}
 	p.Thinking = reply.Thinking
 	if thinks { // the reasoning is the thinking stream
-		p.Reasoning = clipRunes(oneLine(reply.Thinking), 600)
+		p.Reasoning = sanitize.ClipRunes(sanitize.OneLine(reply.Thinking), 600)
 	}
 	p.Action = env.Sanitize(p.Action)
 	switch {

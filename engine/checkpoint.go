@@ -128,10 +128,10 @@ func (e *Engine) resumeEpisode(ctx context.Context) error {
 		return err
 	}
 	obs.Text = st.Text
-	e.st = GameState{Episode: st.Episode, Turn: st.Turn, Obs: obs, History: st.History,
+	e.st = gameState{Episode: st.Episode, Turn: st.Turn, Obs: obs, History: st.History,
 		lastProgress: st.LastProgress, bestScore: st.BestScore, failedRow: st.FailedRow, agentTurns: st.AgentTurns}
 	e.gmap.Restore(st.Map)
-	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
+	e.failed, e.refused = map[string]bool{}, map[string]refusal{}
 	for _, k := range st.Failed {
 		e.failed[k] = true
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
@@ -75,8 +76,8 @@ func (c *Critic) Observe(loc int, action string, succeeded bool) {
 	}
 }
 
-// Scope is what the ground-truth stage knows about the present.
-type Scope struct {
+// scope is what the ground-truth stage knows about the present.
+type scope struct {
 	Location   int
 	Dictionary map[string]bool // the story's words, as the story spells them
 	WordLen    int             // dictionary word length (6 in v1–3, 9 later)
@@ -89,7 +90,7 @@ type Scope struct {
 	// world hash it left; WorldHash is the world now. An action counts as
 	// already failed only while the world is as its failure left it, and
 	// while playing it would still do nothing but let time pass.
-	Refused   map[string]Refusal
+	Refused   map[string]refusal
 	WorldHash string
 	// Idle asks whether the action, played now, would do nothing but let
 	// time pass and get the same reply as when it failed (Env.Idle); nil:
@@ -166,7 +167,7 @@ func canDo(g Game) []string {
 // of the game (one probe) and not fatal there, a direction that leads
 // somewhere, a verb the story knows on an object in scope, or an action
 // that changes the world (what makes an action valid).
-func (s Scope) confirmed(action string) string {
+func (s scope) confirmed(action string) string {
 	norm := mapper.NormalizeAction(action)
 	if norm == "" {
 		return ""
@@ -201,7 +202,7 @@ func (s Scope) confirmed(action string) string {
 	return ""
 }
 
-func (s Scope) knows(w string) bool {
+func (s scope) knows(w string) bool {
 	if s.Knows != nil {
 		return s.Knows(w)
 	}
@@ -213,7 +214,7 @@ func (s Scope) knows(w string) bool {
 }
 
 // groundTruth checks what the machine can tell; "" means nothing wrong.
-func (s Scope) groundTruth(action string) string {
+func (s scope) groundTruth(action string) string {
 	words := strings.Fields(strings.ToLower(action))
 	for i, w := range words {
 		w = strings.Trim(w, ".,!?\"'")
@@ -287,18 +288,8 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
-
-// Judging is what the critic knows of a proposal's turn besides its scope.
-type Judging struct {
+// judging is what the critic knows of a proposal's turn besides its scope.
+type judging struct {
 	// Prompt is the agent's prompt for the turn: the critic's request
 	// continues it (the agent's messages, then the judging instruction,
 	// the reasoning and the command), so it shows the critic the same
@@ -315,7 +306,7 @@ type Judging struct {
 }
 
 // Evaluate judges one proposal.
-func (c *Critic) Evaluate(ctx context.Context, s Scope, p Proposal, j Judging) (Verdict, error) {
+func (c *Critic) Evaluate(ctx context.Context, s scope, p Proposal, j judging) (Verdict, error) {
 	prompt, turn, advisory, insisted := j.Prompt, j.Turn, j.Advisory, j.Insisted
 	action := p.Action
 	if why := s.groundTruth(action); why != "" {
@@ -337,7 +328,7 @@ func (c *Critic) Evaluate(ctx context.Context, s Scope, p Proposal, j Judging) (
 	}
 	user := CriticSystemPrompt
 	if r := strings.TrimSpace(firstNonEmpty(p.Reasoning, p.Thinking)); r != "" {
-		user += "\n\nThe agent's reasoning: " + clipRunes(oneLine(r), 600)
+		user += "\n\nThe agent's reasoning: " + sanitize.ClipRunes(sanitize.OneLine(r), 600)
 	}
 	user += "\n\nProposed command: " + action
 	msgs := append(append([]llm.Message(nil), prompt...), llm.User(user))
@@ -369,9 +360,9 @@ func (c *Critic) reject(loc int, action string, v Verdict) {
 	c.rejected[key(loc, action)] = true
 }
 
-// Refusal is an action that did nothing: the world hash it left and the
+// refusal is an action that did nothing: the world hash it left and the
 // story's reply.
-type Refusal struct {
+type refusal struct {
 	World string
 	Reply string
 }

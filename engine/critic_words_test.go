@@ -33,7 +33,7 @@ func TestGroundTruthRefusesGarbageWithDigits(t *testing.T) {
 // known; a word that only contains digits is looked up like any other.
 func TestGroundTruthPassesNumbers(t *testing.T) {
 	dict := map[string]bool{"turn": true, "dial": true, "to": true, "push": true, "set": true, "timer": true, "r2d2": true}
-	s := Scope{Dictionary: dict, WordLen: 9}
+	s := scope{Dictionary: dict, WordLen: 9}
 	tests := []struct {
 		cmd string
 		ok  bool

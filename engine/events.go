@@ -167,6 +167,9 @@ type TurnCompleted struct {
 	// them, the repeated failed ones (the same action, place and state of
 	// the world as an earlier one that did nothing).
 	Actions, Repeats int
+	// DroppedDeltas counts the turn's ReasoningDelta events that were
+	// dropped because the client was behind (its event channel full).
+	DroppedDeltas int
 }
 
 // ErrorEvent: something failed; Fatal means the engine stopped.
@@ -200,6 +203,33 @@ type Stopped struct{ Err error }
 // nothing of the line left behind is written after the switch.
 type Settling struct{ Turns int }
 
+// ReviewRequested: a proposal waits for the person (review mode). Deadline
+// is when it will be accepted unless the person decides (zero: no
+// auto-accept).
+type ReviewRequested struct {
+	Turn      int
+	Attempt   int
+	Action    string
+	Reasoning string
+	Verdict   Verdict
+	Deadline  time.Time
+}
+
+// ReviewMode: review mode was switched (so every client shows it).
+type ReviewMode struct {
+	On         bool
+	AutoAccept time.Duration
+}
+
+// ActionsSuggested is what the game lets the player do after Turn: the
+// exits that lead somewhere, in compass order, then the actions that
+// change the world, alphabetically (the same list the agent's "you can do
+// here" line shows).
+type ActionsSuggested struct {
+	Turn    int
+	Actions []string
+}
+
 func (TurnStarted) isEvent()       {}
 func (ReasoningDelta) isEvent()    {}
 func (ProposalMade) isEvent()      {}
@@ -216,6 +246,9 @@ func (Idle) isEvent()              {}
 func (EpisodeEnded) isEvent()      {}
 func (Stopped) isEvent()           {}
 func (Settling) isEvent()          {}
+func (ReviewRequested) isEvent()   {}
+func (ReviewMode) isEvent()        {}
+func (ActionsSuggested) isEvent()  {}
 
 // Command is something a client asks of the engine.
 type Command interface{ isCommand() }

@@ -1,6 +1,6 @@
 // Who sends what to whom, one turn:
 //
-//	client ──Command──▶ Engine.Send ─▶ cmds ─▶ Run (one goroutine, owns GameState,
+//	client ──Command──▶ Engine.Send ─▶ cmds ─▶ Run (one goroutine, owns gameState,
 //	                                             the map and the environment)
 //	Run ─▶ Prompt: contextmgr.Build + PromptExtras (session: memories, notes,
 //	       objectives, knowledge, feedback)
@@ -87,8 +87,8 @@ type Options struct {
 	Lifecycle Lifecycle
 }
 
-// GameState is the shared state of an episode.
-type GameState struct {
+// gameState is the shared state of an episode.
+type gameState struct {
 	Episode int
 	Turn    int
 	Obs     env.Observation
@@ -136,12 +136,12 @@ type Engine struct {
 	ask    *MemoryQuestion
 	answer *MemoryAnswer
 
-	st       GameState
+	st       gameState
 	resume   *resumeState       // a checkpoint Run continues (ResumeFrom)
 	played   int                // episodes this Run started (or resumed)
 	seed     int                // the running episode's seed
 	failed   map[string]bool    // failedKey: actions that did nothing (the repeated-failure metric)
-	refused  map[string]Refusal // key → what an action that did nothing left (the critic)
+	refused  map[string]refusal // key → what an action that did nothing left (the critic)
 	actions  int
 	repeats  int
 	failures int
@@ -172,7 +172,7 @@ func New(o Options) *Engine {
 		critic = NewCritic(nil, cfg.CriticThreshold)
 	}
 	e := &Engine{cfg: cfg, env: o.Env, agent: o.Agent, critic: critic, client: o.Client, gmap: gmap, extras: o.Prompt, life: o.Lifecycle,
-		events: make(chan Event, 256), cmds: make(chan Command, 16), mode: Running, failed: map[string]bool{}, refused: map[string]Refusal{}}
+		events: make(chan Event, 256), cmds: make(chan Command, 16), mode: Running, failed: map[string]bool{}, refused: map[string]refusal{}}
 	if cfg.StartPaused {
 		e.mode = Paused
 	}
@@ -191,15 +191,6 @@ func (e *Engine) Send(ctx context.Context, c Command) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// RepeatedFailedRate is the share of actions that had already failed in
-// the same place and state of the world (a benchmark metric).
-func (e *Engine) RepeatedFailedRate() float64 {
-	if e.actions == 0 {
-		return 0
-	}
-	return float64(e.repeats) / float64(e.actions)
 }
 
 func (e *Engine) indexStory() {
@@ -236,18 +227,21 @@ func (e *Engine) emit(ctx context.Context, ev Event) {
 	}
 }
 
-// delta delivers a streaming delta unless the client is behind.
-func (e *Engine) delta(turn int, d llm.Delta) {
+// delta delivers a streaming delta unless the client is behind; a delta
+// the client had no room for is counted on its turn (t.dropped).
+func (e *Engine) delta(t *turn, d llm.Delta) {
 	if d.Content != "" {
 		select {
-		case e.events <- ReasoningDelta{Turn: turn, Text: d.Content}:
+		case e.events <- ReasoningDelta{Turn: t.number, Text: d.Content}:
 		default:
+			t.dropped.Add(1)
 		}
 	}
 	if d.Thinking != "" {
 		select {
-		case e.events <- ReasoningDelta{Turn: turn, Text: d.Thinking, Thinking: true}:
+		case e.events <- ReasoningDelta{Turn: t.number, Text: d.Thinking, Thinking: true}:
 		default:
+			t.dropped.Add(1)
 		}
 	}
 }
@@ -433,7 +427,7 @@ func (e *Engine) propose(ctx context.Context, t *turn, rejected []string) (Propo
 				ch <- result{err: fmt.Errorf("agent panic: %v\n%s", r, debug.Stack())}
 			}
 		}()
-		onDelta := func(d llm.Delta) { e.delta(t.number, d) }
+		onDelta := func(d llm.Delta) { e.delta(t, d) }
 		if q != nil {
 			p, n, err := mp.ProposeRemembering(pctx, t.prompt, q.Text, t.number, onDelta)
 			ch <- result{p, n, err}
@@ -540,7 +534,7 @@ func (e *Engine) agentTurn(ctx context.Context) error {
 		proposalNo := attempt + len(t.reviews) // numbered across the person's rejections
 		e.emit(ctx, ProposalMade{Turn: t.number, Attempt: proposalNo, Action: p.Action, Reasoning: p.Reasoning, Thinking: p.Thinking})
 		norm := mapper.NormalizeAction(p.Action)
-		v, err := e.critic.Evaluate(ctx, scope, p, Judging{Prompt: t.prompt, Turn: t.number, Advisory: e.agent.Scripted(), Insisted: modelRejected[norm]})
+		v, err := e.critic.Evaluate(ctx, scope, p, judging{Prompt: t.prompt, Turn: t.number, Advisory: e.agent.Scripted(), Insisted: modelRejected[norm]})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -606,8 +600,8 @@ func (e *Engine) llmTime() time.Duration {
 	return e.client.Metrics.Latency()
 }
 
-func (e *Engine) scope() Scope {
-	s := Scope{Location: e.st.Obs.Location.ID, Dictionary: e.dict, WordLen: e.wordLen, AllNouns: e.nouns, InScope: map[string]bool{},
+func (e *Engine) scope() scope {
+	s := scope{Location: e.st.Obs.Location.ID, Dictionary: e.dict, WordLen: e.wordLen, AllNouns: e.nouns, InScope: map[string]bool{},
 		Knows: e.env.Machine().KnowsWord, Refused: e.refused, WorldHash: e.st.Obs.WorldHash,
 		Mode: e.cfg.CriticMode, Game: e.env, KnownExits: e.gmap.Exits(e.st.Obs.Location.ID)}
 	for _, n := range e.env.Scope() {
@@ -666,15 +660,15 @@ func (e *Engine) Prompt(ctx context.Context, turn int) []llm.Message {
 	return contextmgr.Build(in)
 }
 
-// StuckRepeats is the run of actions that changed nothing after which the
+// stuckRepeats is the run of actions that changed nothing after which the
 // agent counts as stuck.
-const StuckRepeats = 5
+const stuckRepeats = 5
 
 // becameStuck reports whether the agent became stuck with this turn: the
 // run of failed actions or of turns without progress just crossed its
 // limit (once per run, not every turn after).
 func (e *Engine) becameStuck(turn int) bool {
-	return e.st.failedRow == StuckRepeats || turn-e.st.lastProgress == e.cfg.StuckTurns+1
+	return e.st.failedRow == stuckRepeats || turn-e.st.lastProgress == e.cfg.StuckTurns+1
 }
 
 // warning is the loop and stuck detection's word to the agent.
@@ -734,7 +728,7 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	e.gmap.Reset()
 	e.gmap.Visit(obs.Location.ID, obs.Location.Name)
 	// An action that failed in an earlier episode may work in this one.
-	e.failed, e.refused = map[string]bool{}, map[string]Refusal{}
+	e.failed, e.refused = map[string]bool{}, map[string]refusal{}
 	number := e.st.Episode + 1
 	if e.life != nil {
 		n, err := e.life.EpisodeNumber(ctx)
@@ -746,7 +740,7 @@ func (e *Engine) startEpisode(ctx context.Context, reset bool) error {
 	}
 	e.seed = e.cfg.Seed + e.played
 	e.played++
-	e.st = GameState{Episode: number, Obs: obs, bestScore: obs.Score}
+	e.st = gameState{Episode: number, Obs: obs, bestScore: obs.Score}
 	if e.client != nil {
 		e.client.Metrics.ResetTurns() // turn numbers start again
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // Review mode puts the person in the critic's chair: after the critic, the
@@ -40,28 +41,8 @@ type ReviewDecision struct {
 	Category string
 }
 
-// ReviewRequested: a proposal waits for the person (review mode). Deadline
-// is when it will be accepted unless the person decides (zero: no
-// auto-accept).
-type ReviewRequested struct {
-	Turn      int
-	Attempt   int
-	Action    string
-	Reasoning string
-	Verdict   Verdict
-	Deadline  time.Time
-}
-
-// ReviewMode: review mode was switched (so every client shows it).
-type ReviewMode struct {
-	On         bool
-	AutoAccept time.Duration
-}
-
 func (SetReview) isCommand()      {}
 func (ReviewDecision) isCommand() {}
-func (ReviewRequested) isEvent()  {}
-func (ReviewMode) isEvent()       {}
 
 // ParseDecision reads a decision typed as one line: "y" (accept), "e
 // COMMAND" (edit), "n REASON" (reject), "n! REASON" (reject and remember).
@@ -172,6 +153,6 @@ func (e *Engine) personRejected(ctx context.Context, turn int, p Proposal, d Rev
 	}
 	loc := e.st.Obs.Location
 	e.editAt(ctx, MemoryEdit{Op: MemoryAdd, Location: loc.ID, Category: cat,
-		NewTitle: clipRunes("The person: "+reason, 80),
+		NewTitle: sanitize.ClipRunes("The person: "+reason, 80),
 		Text:     fmt.Sprintf("The person rejected %q here: %s", p.Action, reason)}, turn)
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
@@ -83,7 +85,7 @@ type TurnRecord struct {
 	Failed    bool // no world change, no score change, no move
 	Repeated  bool // the same action had already failed here
 	NewRoom   bool // the destination was not on the map before
-	// Stuck: this turn the agent became stuck (StuckRepeats failed
+	// Stuck: this turn the agent became stuck (stuckRepeats failed
 	// actions in a row, or StuckTurns turns without a new room or points);
 	// the session refreshes the objectives at once.
 	Stuck    bool
@@ -116,6 +118,8 @@ type TurnRecord struct {
 	Line Branch
 	// actions and repeats are the run's counts after this turn.
 	actions, repeats int
+	// dropped is how many of the turn's reasoning deltas were dropped.
+	dropped int
 }
 
 // Result is the clients' view of the record: the TurnResult event.
@@ -139,6 +143,9 @@ type turn struct {
 	start     time.Time
 	llmBefore time.Duration // the client's model time when the turn began
 	agent     time.Duration // the agent's calls so far (every proposal)
+	// dropped counts the reasoning deltas of the turn's proposals the
+	// client had no room for; the agent's goroutine adds to it.
+	dropped atomic.Int64
 }
 
 // newTurn starts the next turn of the episode by actor.
@@ -269,7 +276,7 @@ func (e *Engine) advance(ctx context.Context, t *turn, before, obs env.Observati
 	}
 	if failed {
 		e.failed[k] = true
-		e.refused[key(before.Location.ID, t.action)] = Refusal{World: obs.WorldHash, Reply: oneLine(obs.Text)}
+		e.refused[key(before.Location.ID, t.action)] = refusal{World: obs.WorldHash, Reply: sanitize.OneLine(obs.Text)}
 		e.st.failedRow++
 	} else {
 		e.st.failedRow = 0
@@ -297,7 +304,8 @@ func (e *Engine) advance(ctx context.Context, t *turn, before, obs env.Observati
 	rec = TurnRecord{Episode: e.st.Episode, Turn: n, Actor: t.actor, Action: t.action, Reasoning: t.proposal.Reasoning, Proposal: t.proposal,
 		Verdicts: t.verdicts, Reviews: t.reviews, Before: before, After: obs, Extracted: x, Failed: failed, Repeated: repeated, NewRoom: newRoom,
 		Stuck: e.becameStuck(n), Duration: time.Since(t.start), LLMTime: e.llmTime() - t.llmBefore, AgentTime: t.agent, Seed: e.seed,
-		History: slices.Clone(e.st.History), Prompt: t.prompt, Map: e.gmap.Snapshot(), actions: e.actions, repeats: e.repeats}
+		History: slices.Clone(e.st.History), Prompt: t.prompt, Map: e.gmap.Snapshot(), actions: e.actions, repeats: e.repeats,
+		dropped: int(t.dropped.Load())}
 	if e.client != nil {
 		rec.LLMMetrics = e.client.Metrics.Turn(n)
 	}
@@ -315,7 +323,8 @@ func (e *Engine) advance(ctx context.Context, t *turn, before, obs env.Observati
 // completed is the turn's closing event, once the session's work is done:
 // the managers' model calls count with the turn that caused them.
 func (e *Engine) completed(rec TurnRecord, start time.Time, span time.Duration) TurnCompleted {
-	c := TurnCompleted{Result: rec.Result(), Duration: time.Since(start), Span: span, Agent: rec.AgentTime, Actions: rec.actions, Repeats: rec.repeats}
+	c := TurnCompleted{Result: rec.Result(), Duration: time.Since(start), Span: span, Agent: rec.AgentTime, Actions: rec.actions, Repeats: rec.repeats,
+		DroppedDeltas: rec.dropped}
 	if e.client != nil {
 		c.LLM = e.client.Metrics.Turn(rec.Turn)
 	}

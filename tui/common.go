@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/themes"
 )
 
@@ -296,7 +297,7 @@ func clean(s string) string {
 }
 
 // oneLine makes text a single line (for titles and commands).
-func oneLine(s string) string { return strings.Join(strings.Fields(clean(s)), " ") }
+func oneLine(s string) string { return sanitize.OneLine(clean(s)) }
 
 // fit truncates or pads an already styled string to exactly w cells.
 func fit(s string, w int) string {

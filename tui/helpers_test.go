@@ -220,7 +220,11 @@ func (h *harness) flush() {
 // run executes a command and what it returns, recursively, collecting the
 // messages; commands that do not finish within a moment (ticks, the event
 // reader) are left behind.
-func run(cmd tea.Cmd) []tea.Msg {
+func run(cmd tea.Cmd) []tea.Msg { return runWithin(cmd, 200*time.Millisecond) }
+
+// runWithin is run with a longer wait, for a command known to end that
+// does real work (a Markdown rendering under -race on a loaded machine).
+func runWithin(cmd tea.Cmd, wait time.Duration) []tea.Msg {
 	if cmd == nil {
 		return nil
 	}
@@ -229,13 +233,13 @@ func run(cmd tea.Cmd) []tea.Msg {
 	var msg tea.Msg
 	select {
 	case msg = <-ch:
-	case <-time.After(200 * time.Millisecond):
+	case <-time.After(wait):
 		return nil
 	}
 	if b, ok := msg.(tea.BatchMsg); ok {
 		var out []tea.Msg
 		for _, c := range b {
-			out = append(out, run(c)...)
+			out = append(out, runWithin(c, wait)...)
 		}
 		return out
 	}

@@ -228,7 +228,7 @@ func TestGoldenKnowledgeBase(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				h := newHarness(t, size[0], size[1], theme)
 				h.m.opts.KnowledgePath = path
-				h.do("K")
+				h.doRendering("K")
 				screen := h.screen()
 				for _, want := range []string{"THE KEEPER'S LANTERN", "│ Exits", "┼──", "take apple"} {
 					if !strings.Contains(screen, want) {
@@ -277,7 +277,7 @@ func TestViewerFollowsWidthAndTheme(t *testing.T) {
 	}
 	h := newHarness(t, 120, 40, "dark")
 	h.m.opts.KnowledgePath = path
-	h.do("K")
+	h.doRendering("K")
 	v, ok := h.m.top().(*viewer)
 	if !ok {
 		t.Fatalf("K opened %T", h.m.top())
@@ -367,7 +367,7 @@ func TestViewerKeysRenderNothing(t *testing.T) {
 	}
 	h := newHarness(t, 80, 24, "dark")
 	h.m.opts.KnowledgePath = path
-	h.do("K")
+	h.doRendering("K")
 	v := h.m.top().(*viewer)
 	first := &v.lines[0]
 	for _, k := range []string{"down", "down", "pgdown", "up", "end", "home"} {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -34,7 +35,7 @@ type Tried struct {
 // case with single spaces) and reports what it would do. Played false:
 // the story is not waiting for a command.
 func (e *Env) Try(action string) Tried {
-	a := oneLine(strings.ToLower(action))
+	a := sanitize.OneLine(strings.ToLower(action))
 	k := e.stateKey()
 	if e.afford.triedAt != k || e.afford.tried == nil {
 		e.afford.tried, e.afford.triedAt = map[string]Tried{}, k
@@ -90,7 +91,7 @@ func (e *Env) ValidActionSet() map[string]bool {
 		e.afford.actions = map[string]bool{}
 		for _, g := range e.ValidActions() {
 			for _, a := range g.Actions {
-				e.afford.actions[oneLine(strings.ToLower(a))] = true
+				e.afford.actions[sanitize.OneLine(strings.ToLower(a))] = true
 			}
 		}
 		e.afford.actionsAt = k

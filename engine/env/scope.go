@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -339,7 +340,7 @@ func (e *Env) Idle(action, before string) (idle, ok bool) {
 	e.volatileBytes() // found outside the probes below
 	try := func(cmd string) (mem []byte, world, reply string, ok bool) {
 		ok = e.probe(cmd, func(got string) {
-			reply = oneLine(cleanText(got))
+			reply = sanitize.OneLine(cleanText(got))
 			mem = e.m.DynamicMemory()
 			world = e.worldHash()
 		})
@@ -351,7 +352,7 @@ func (e *Env) Idle(action, before string) (idle, ok bool) {
 	if !ok1 || !ok2 || len(waited) != len(now) || len(acted) != len(now) {
 		return false, false
 	}
-	if ra == rw || world != e.worldHash() || ra != oneLine(cleanText(before)) {
+	if ra == rw || world != e.worldHash() || ra != sanitize.OneLine(cleanText(before)) {
 		return false, true
 	}
 	// The object tree is unchanged (the world hash, which already sets
@@ -419,4 +420,3 @@ func (e *Env) probe(cmd string, seen func(reply string)) bool {
 }
 
 // oneLine joins s's words with single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -11,9 +11,11 @@ import (
 	"github.com/lantern-if/lantern/managers/objectives"
 )
 
-// What a client needs to show a resumed session as it was: the map the
-// checkpoint restored, and the person's objectives, which are kept in
-// objectives.json in the story's folder so they survive the process.
+// The person's objectives kept between sessions: written to
+// objectives.json in the story's folder after each of the person's edits
+// and added back by RestoreObjectives when a client resumes. (The map a
+// resumed session shows is not kept here: loadStoryMap starts it from
+// lantern.db and a resumed episode restores its checkpoint's map over it.)
 
 // objectivesFile keeps the person's objectives between sessions.
 const objectivesFile = "objectives.json"

@@ -114,6 +114,20 @@ func Clip(s string, max int) string {
 	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
+// OneLine is s with every run of white space (newlines and tabs
+// included) folded into one space, and none at either end.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// ClipRunes is s cut to its first n runes, "…" marking the cut; a short s
+// is returned as is.
+func ClipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
 // Writer passes what is written to w through Text. A multi-byte sequence
 // split across two writes is held until its end arrives.
 type Writer struct {

@@ -133,3 +133,26 @@ func TestForeignEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLineAndClipRunes: white space folds to single spaces, trimmed;
+// ClipRunes counts runes, not bytes, and marks only a real cut.
+func TestOneLineAndClipRunes(t *testing.T) {
+	if got := OneLine("  a\n\tb  c \r\n"); got != "a b c" {
+		t.Errorf("OneLine = %q", got)
+	}
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"héllo", 5, "héllo"},
+		{"héllo", 2, "hé…"},
+		{"日本語", 1, "日…"},
+		{"", 0, ""},
+		{"ab", 0, "…"},
+	} {
+		if got := ClipRunes(tt.in, tt.n); got != tt.want {
+			t.Errorf("ClipRunes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -137,20 +138,20 @@ func sections(in Input) []section {
 	switch {
 	case desc != "" && linesWithin(in.LastText, desc):
 		// A brief room listing: the full description says it all.
-		state += "\nThe game said (with the room's full description):\n" + clip(desc, 1200)
+		state += "\nThe game said (with the room's full description):\n" + sanitize.ClipRunes(desc, 1200)
 	case in.LastText != "":
-		state += "\nThe game said:\n" + clip(in.LastText, 1200)
-		if desc != "" && !strings.Contains(oneLine(in.LastText), oneLine(desc)) {
-			state += "\nThe room (look):\n" + clip(desc, 800)
+		state += "\nThe game said:\n" + sanitize.ClipRunes(in.LastText, 1200)
+		if desc != "" && !strings.Contains(sanitize.OneLine(in.LastText), sanitize.OneLine(desc)) {
+			state += "\nThe room (look):\n" + sanitize.ClipRunes(desc, 800)
 		}
 	case desc != "":
-		state += "\nThe room (look):\n" + clip(desc, 800)
+		state += "\nThe room (look):\n" + sanitize.ClipRunes(desc, 800)
 	}
 	if scope := without(in.InScope, in.Inventory); len(scope) > 0 {
-		state += "\nObjects in scope: " + clip(strings.Join(scope, ", "), 400) + "."
+		state += "\nObjects in scope: " + sanitize.ClipRunes(strings.Join(scope, ", "), 400) + "."
 	}
 	if len(in.CanDo) > 0 {
-		state += "\nThings you can do here: " + clip(strings.Join(in.CanDo, ", "), 400) + "."
+		state += "\nThings you can do here: " + sanitize.ClipRunes(strings.Join(in.CanDo, ", "), 400) + "."
 	}
 	if len(in.Exits) > 0 {
 		state += "\nExits the text mentions: " + strings.Join(in.Exits, ", ") + "."
@@ -166,10 +167,10 @@ func sections(in Input) []section {
 	for _, t := range in.Recent[start:] {
 		fmt.Fprintf(&recent, "T%d (%s) %s", t.Turn, t.Actor, t.Action)
 		if t.Reasoning != "" {
-			fmt.Fprintf(&recent, " — because: %s", clip(t.Reasoning, 200))
+			fmt.Fprintf(&recent, " — because: %s", sanitize.ClipRunes(t.Reasoning, 200))
 		}
 		if t.Response != "" {
-			fmt.Fprintf(&recent, "\n  → %s", clip(oneLine(t.Response), 160))
+			fmt.Fprintf(&recent, "\n  → %s", sanitize.ClipRunes(sanitize.OneLine(t.Response), 160))
 		}
 		recent.WriteByte('\n')
 	}
@@ -185,7 +186,7 @@ func sections(in Input) []section {
 		if i == 5 {
 			break
 		}
-		fmt.Fprintf(&notes, "- %s\n", clip(n, 200))
+		fmt.Fprintf(&notes, "- %s\n", sanitize.ClipRunes(n, 200))
 	}
 	// What changes rarely comes first, so consecutive prompts share the
 	// longest prefix and Ollama's prompt cache skips evaluating it: the
@@ -193,7 +194,7 @@ func sections(in Input) []section {
 	// coach's feedback (once a supervisor round), the notes, then what moves
 	// with the player, and last what changes every turn.
 	return []section{
-		{"Knowledge", clip(in.Knowledge, 1600), 5},
+		{"Knowledge", sanitize.ClipRunes(in.Knowledge, 1600), 5},
 		{"Objectives", obj.String(), 6},
 		{"Coach", in.Feedback, 5},
 		{"The person says", bullets(in.Person), 9},
@@ -244,17 +245,7 @@ func without(names, drop []string) []string {
 func bullets(items []string) string {
 	var b strings.Builder
 	for _, it := range items {
-		fmt.Fprintf(&b, "- %s\n", clip(it, 240))
+		fmt.Fprintf(&b, "- %s\n", sanitize.ClipRunes(it, 240))
 	}
 	return b.String()
 }
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

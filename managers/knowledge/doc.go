@@ -102,7 +102,7 @@ const noneYet = "(none yet)"
 // as written.
 func (d Doc) Render() string {
 	var b strings.Builder
-	story := oneLine(d.Story)
+	story := sanitize.OneLine(d.Story)
 	if story == "" {
 		story = "this story"
 	}
@@ -130,7 +130,7 @@ func writeList(b *strings.Builder, items []string) {
 		return
 	}
 	for _, it := range items {
-		fmt.Fprintf(b, "- %s\n", sanitize.EscapeBlock(oneLine(it)))
+		fmt.Fprintf(b, "- %s\n", sanitize.EscapeBlock(sanitize.OneLine(it)))
 	}
 }
 
@@ -141,7 +141,7 @@ func (d Doc) ForAgent() string {
 	if len(d.Lessons) > 0 {
 		b.WriteString("Hard lessons from deaths:\n")
 		for _, l := range d.Lessons {
-			fmt.Fprintf(&b, "- %s\n", oneLine(l))
+			fmt.Fprintf(&b, "- %s\n", sanitize.OneLine(l))
 		}
 	}
 	if s := strings.TrimSpace(d.Strategy); s != "" {
@@ -164,7 +164,7 @@ func (d Doc) ForAgent() string {
 		}
 		b.WriteString("Past episodes:\n")
 		for _, note := range d.Notes[max(0, n-3):] {
-			fmt.Fprintf(&b, "- %s\n", oneLine(note))
+			fmt.Fprintf(&b, "- %s\n", sanitize.OneLine(note))
 		}
 	}
 	return strings.TrimSpace(b.String())
@@ -178,7 +178,7 @@ func (d Doc) Empty() bool {
 // addLesson appends a lesson unless the same one (ignoring case, spacing
 // and punctuation) is already there.
 func (d *Doc) addLesson(l string) bool {
-	l = oneLine(l)
+	l = sanitize.OneLine(l)
 	if l == "" {
 		return false
 	}
@@ -215,8 +215,6 @@ func (d *Doc) addDeath(key, what, ref string) {
 	}
 	d.Lessons = append(d.Lessons, fmt.Sprintf("%s %s [%s]", prefix, what, ref))
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // norm folds case, spacing and punctuation for comparisons.
 func norm(s string) string {

@@ -281,7 +281,7 @@ func (m *Manager) SynthesizeEpisode(ctx context.Context, ep Episode) (string, er
 			Messages: []llm.Message{llm.System(synthesisPrompt), llm.User(m.updateInput(d, batch, &ep))}})
 		if callErr != nil {
 			callErr = fmt.Errorf("episode %d synthesis: %w", ep.Number, callErr)
-		} else if s := oneLine(rep.EpisodeNote); s != "" {
+		} else if s := sanitize.OneLine(rep.EpisodeNote); s != "" {
 			note += " " + s
 		}
 	}
@@ -433,11 +433,11 @@ func deathCause(text string) string {
 	if i := strings.Index(cause, "***"); i >= 0 {
 		cause = cause[:i]
 	}
-	cause = oneLine(cause)
+	cause = sanitize.OneLine(cause)
 	if cause == "" {
-		cause = oneLine(text)
+		cause = sanitize.OneLine(text)
 	}
-	return clip(cause, 180)
+	return sanitize.ClipRunes(cause, 180)
 }
 
 // groundNote is the episode's note from the ground truth.
@@ -456,12 +456,4 @@ func groundNote(ep Episode, deaths []domain.Turn) string {
 		note += fmt.Sprintf(" Died %d time%s, last at L%d %s after %q.", n, map[bool]string{true: "", false: "s"}[n == 1], last.FromID, last.FromName, last.Action)
 	}
 	return note
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/domain"
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 const updatePrompt = `You maintain the strategic knowledge base of an agent that plays a text adventure over many episodes. Each episode restarts the story; location IDs such as L64 stay the same across episodes.
@@ -104,7 +105,7 @@ func turnLine(t domain.Turn) (string, bool) {
 	if t.Actor != "" && t.Actor != "agent" {
 		actor = " (" + t.Actor + ")"
 	}
-	fmt.Fprintf(&b, "T%d L%d %s%s: %s → %s", t.Turn, t.FromID, t.FromName, actor, t.Action, clip(oneLine(t.Response), 160))
+	fmt.Fprintf(&b, "T%d L%d %s%s: %s → %s", t.Turn, t.FromID, t.FromName, actor, t.Action, sanitize.ClipRunes(sanitize.OneLine(t.Response), 160))
 	eventful := false
 	if t.ToID != t.FromID {
 		fmt.Fprintf(&b, " [now at L%d %s]", t.ToID, t.ToName)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/domain"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -354,9 +355,9 @@ func (s *Synthesizer) listRecent(b *strings.Builder, recent []Step) {
 		}
 		fmt.Fprintf(b, ": %s", h.Action)
 		if h.Reasoning != "" {
-			fmt.Fprintf(b, " (reasoning: %s)", clip(h.Reasoning, 160))
+			fmt.Fprintf(b, " (reasoning: %s)", sanitize.ClipRunes(h.Reasoning, 160))
 		}
-		fmt.Fprintf(b, "\n  → %s\n", clip(strings.Join(strings.Fields(h.Response), " "), 200))
+		fmt.Fprintf(b, "\n  → %s\n", sanitize.ClipRunes(strings.Join(strings.Fields(h.Response), " "), 200))
 	}
 }
 
@@ -370,7 +371,7 @@ func (s *Synthesizer) listKept(b *strings.Builder, loc, episode int) {
 			continue
 		}
 		n++
-		fmt.Fprintf(b, "- [%s - %s - %s] %s: %s\n", m.Category, m.Level(), m.Status, m.Title, clip(m.Text, 200))
+		fmt.Fprintf(b, "- [%s - %s - %s] %s: %s\n", m.Category, m.Level(), m.Status, m.Title, sanitize.ClipRunes(m.Text, 200))
 	}
 	if n == 0 {
 		b.WriteString("(none)\n")
@@ -382,12 +383,4 @@ func list(items []string) string {
 		return "nothing"
 	}
 	return strings.Join(items, ", ")
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/domain"
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // Memory synthesis in the agent's own call. With one server slot a separate
@@ -46,7 +47,7 @@ func (n Note) reply() Reply {
 	}
 	return Reply{ShouldRemember: n.ShouldRemember, Category: n.Category, MemoryTitle: n.MemoryTitle, MemoryText: n.MemoryText,
 		Status: n.Status, Persistence: n.Persistence, FirstTurn: n.FirstTurn, SupersedesMemoryTitles: n.SupersedesMemoryTitles,
-		Reasoning: clip(why, 300)}
+		Reasoning: sanitize.ClipRunes(why, 300)}
 }
 
 // Why lists why the turn deserves a memory under the synthesizer's

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory"
 )
 
@@ -198,20 +199,10 @@ func (m *Manager) gameplay() string {
 		if t.Actor != "" && t.Actor != "agent" {
 			actor = " (" + t.Actor + ")"
 		}
-		fmt.Fprintf(&b, "T%d at L%d %s%s: %s\n  → %s\n", t.Turn, t.FromID, t.FromName, actor, t.Action, clip(oneLine(t.Response), 200))
+		fmt.Fprintf(&b, "T%d at L%d %s%s: %s\n  → %s\n", t.Turn, t.FromID, t.FromName, actor, t.Action, sanitize.ClipRunes(sanitize.OneLine(t.Response), 200))
 	}
 	if r := m.recent[len(m.recent)-1].Reasoning; r != "" {
-		fmt.Fprintf(&b, "\nCURRENT AGENT REASONING:\n%s\n", clip(oneLine(r), 400))
+		fmt.Fprintf(&b, "\nCURRENT AGENT REASONING:\n%s\n", sanitize.ClipRunes(sanitize.OneLine(r), 400))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -159,7 +160,7 @@ Reply with ONLY a JSON object: {"completed": [{"id": 3}], "reasoning": "brief"};
 		for i := range m.objs {
 			o := &m.objs[i]
 			if o.ID == d.ID && o.State == Active {
-				o.State, o.Done, o.How = Completed, turn, "model: "+clip(oneLine(rep.Reasoning), 160)
+				o.State, o.Done, o.How = Completed, turn, "model: "+sanitize.ClipRunes(sanitize.OneLine(rep.Reasoning), 160)
 				changed = true
 			}
 		}
@@ -201,7 +202,7 @@ Reply with ONLY a JSON object: {"refined_objectives": ["objective 1", ...], "rea
 	}
 	var keep []string
 	for _, t := range rep.Objectives {
-		if t = oneLine(t); t != "" {
+		if t = sanitize.OneLine(t); t != "" {
 			keep = append(keep, t)
 		}
 	}

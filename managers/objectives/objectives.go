@@ -24,6 +24,7 @@ import (
 	"sync"
 
 	"github.com/lantern-if/lantern/domain"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory"
@@ -261,7 +262,7 @@ func (m *Manager) activeLocked() []Objective {
 // add appends a model objective unless it repeats one already there
 // (active, or completed this episode).
 func (m *Manager) addLocked(text string, src Source) (Objective, bool) {
-	text = oneLine(text)
+	text = sanitize.OneLine(text)
 	if text == "" {
 		return Objective{}, false
 	}

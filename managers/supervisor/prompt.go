@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/domain"
+	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
 
@@ -71,9 +72,9 @@ func turnText(t domain.Turn) string {
 	}
 	fmt.Fprintf(&b, "T%d (%s) at L%d %s\n", t.Turn, actor, t.FromID, t.FromName)
 	if t.Reasoning != "" {
-		fmt.Fprintf(&b, "  reasoning: %s\n", oneLine(t.Reasoning))
+		fmt.Fprintf(&b, "  reasoning: %s\n", sanitize.OneLine(t.Reasoning))
 	}
-	fmt.Fprintf(&b, "  action: %s\n  outcome: %s\n", t.Action, oneLine(t.Response))
+	fmt.Fprintf(&b, "  action: %s\n  outcome: %s\n", t.Action, sanitize.OneLine(t.Response))
 	var gt []string
 	if t.ScoreAfter != t.ScoreBefore {
 		gt = append(gt, fmt.Sprintf("score %d → %d", t.ScoreBefore, t.ScoreAfter))
@@ -124,9 +125,9 @@ func roundText(r Round) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d (turns %d-%d):\n", r.Number, r.FirstTurn, r.LastTurn)
 	for _, t := range r.Turns {
-		fmt.Fprintf(&b, "  T%d %s: %s → %s", t.Turn, t.Actor, t.Action, oneLine(t.Response))
+		fmt.Fprintf(&b, "  T%d %s: %s → %s", t.Turn, t.Actor, t.Action, sanitize.OneLine(t.Response))
 		if t.Reasoning != "" {
-			fmt.Fprintf(&b, " (reasoning: %s)", oneLine(t.Reasoning))
+			fmt.Fprintf(&b, " (reasoning: %s)", sanitize.OneLine(t.Reasoning))
 		}
 		b.WriteByte('\n')
 	}
@@ -136,7 +137,7 @@ func roundText(r Round) string {
 		}
 	}
 	if r.Evaluation.Assessment != "" {
-		fmt.Fprintf(&b, "  your assessment: %s\n", oneLine(r.Evaluation.Assessment))
+		fmt.Fprintf(&b, "  your assessment: %s\n", sanitize.OneLine(r.Evaluation.Assessment))
 	}
 	fmt.Fprintf(&b, "  gauges after: %s\n", r.State.scaled())
 	if r.Feedback != "" {
@@ -287,5 +288,3 @@ func splitVerb(a string) (verb, object string) {
 	}
 	return strings.Join(f[:n], " "), strings.Join(obj, " ")
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
