@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // The key registry: every setting by its dotted TOML path, with how to read
@@ -303,7 +305,7 @@ func assign(f reflect.Value, kind valueKind, v any) (ok bool) {
 func suggest(key string) string {
 	best, bestD := "", 1<<30
 	for _, k := range registry().list {
-		if d := distance(key, k.path); d < bestD {
+		if d := sanitize.EditDistance(key, k.path); d < bestD {
 			best, bestD = k.path, d
 		}
 	}
@@ -312,7 +314,7 @@ func suggest(key string) string {
 	last := key[strings.LastIndex(key, ".")+1:]
 	for _, k := range registry().list {
 		kl := k.path[strings.LastIndex(k.path, ".")+1:]
-		if d := distance(last, kl); d < bestD {
+		if d := sanitize.EditDistance(last, kl); d < bestD {
 			best, bestD = k.path, d
 		}
 	}
@@ -330,32 +332,11 @@ func suggest(key string) string {
 		for _, w := range words {
 			all = all && w != "" && strings.Contains(have, "_"+w+"_")
 		}
-		if d := distance(last, kl); all && d < bestD {
+		if d := sanitize.EditDistance(last, kl); all && d < bestD {
 			best, bestD = k.path, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // sortedRoles lists the role names alphabetically for messages.

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,9 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/lantern-if/lantern/atomicfile"
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // LoadOptions name the sources Load layers over the defaults, lowest
@@ -382,7 +384,7 @@ func (l *loader) unknownEnv(environ []string) {
 func suggestEnv(name string, known map[string]bool) string {
 	best, bestD := "", 1<<30
 	for k := range known {
-		if d := distance(name, k); d < bestD || (d == bestD && k < best) {
+		if d := sanitize.EditDistance(name, k); d < bestD || (d == bestD && k < best) {
 			best, bestD = k, d
 		}
 	}

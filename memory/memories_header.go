@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/lantern-if/lantern/internal/sanitize"
 )
 
 // A "## " heading that is not a location header ("## Locaton three: Muddy
@@ -114,7 +116,7 @@ func headerReason(words []string, at int, colon bool, name string) string {
 // ("Locaton", "location", "Loc.").
 func locationWord(w string) bool {
 	w = strings.ToLower(strings.TrimRight(w, ".#"))
-	return w == "loc" || w == "l" || w == "room" || editDistance(w, "location") <= 2
+	return w == "loc" || w == "l" || w == "room" || sanitize.EditDistance(w, "location") <= 2
 }
 
 // readNumber reads a location number: digits (after a glued word, as in
@@ -154,27 +156,6 @@ func numberWord(w string) int {
 		}
 	}
 	return 0
-}
-
-// editDistance is the Levenshtein distance of two short ASCII words.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // headerProblem completes a malformed header's problem once its section's
