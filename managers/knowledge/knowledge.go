@@ -277,7 +277,9 @@ func (m *Manager) SynthesizeEpisode(ctx context.Context, ep Episode) (string, er
 		if err != nil {
 			return "", m.fail(err)
 		}
-		rep, _, callErr = llm.Structured[Synthesis](ctx, m.client, llm.Request{Role: config.RoleKnowledge, Turn: ep.Turns,
+		// Tagged after the last turn: the episode's end, never a turn's
+		// (a client that reports each turn's calls counts it apart).
+		rep, _, callErr = llm.Structured[Synthesis](ctx, m.client, llm.Request{Role: config.RoleKnowledge, Turn: ep.Turns + 1,
 			Messages: []llm.Message{llm.System(synthesisPrompt), llm.User(m.updateInput(d, batch, &ep))}})
 		if callErr != nil {
 			callErr = fmt.Errorf("episode %d synthesis: %w", ep.Number, callErr)
