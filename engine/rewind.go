@@ -49,6 +49,18 @@ type Rewinder interface {
 	Branch() Branch
 }
 
+// RewindError is a rewind that failed: play stays where it was. Clients
+// tell a rewind's failure from other errors with errors.As.
+type RewindError struct {
+	Turn int // the turn the person asked to go back to
+	Err  error
+}
+
+func (e *RewindError) Error() string { return fmt.Sprintf("rewind to turn %d: %v", e.Turn, e.Err) }
+
+// Unwrap makes errors.Is find the cause.
+func (e *RewindError) Unwrap() error { return e.Err }
+
 // ErrNoRewind: this engine's Lifecycle keeps no turn states (a run
 // without a session, or without checkpoints).
 var ErrNoRewind = errors.New("rewinding needs the state of every turn, which this run does not keep")
@@ -80,7 +92,7 @@ func (e *Engine) rewindTo(ctx context.Context, to Rewind) {
 	}
 	if err != nil {
 		e.resume = nil
-		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: fmt.Errorf("rewind to turn %d: %w", to.Turn, err)})
+		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: &RewindError{Turn: to.Turn, Err: err}})
 		return
 	}
 	e.resume.rewound, e.resume.undone = true, to.UndoMemories
@@ -93,7 +105,7 @@ func (e *Engine) rewindTo(ctx context.Context, to Rewind) {
 		e.client.Metrics.ResetTurns() // the turns after the one gone back to are played again
 	}
 	if err := e.resumeEpisode(ctx); err != nil {
-		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: fmt.Errorf("rewind to turn %d: %w", to.Turn, err)})
+		e.emit(ctx, ErrorEvent{Turn: e.st.Turn, Err: &RewindError{Turn: to.Turn, Err: err}})
 	}
 }
 

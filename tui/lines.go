@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -94,7 +93,8 @@ func (a rewindAsk) progress() string {
 // failed reports whether an engine error is this rewind's failure (the
 // engine names the turn it could not go back to).
 func (a rewindAsk) failed(err error) bool {
-	return errors.Is(err, engine.ErrNoRewind) || strings.HasPrefix(err.Error(), fmt.Sprintf("rewind to turn %d: ", a.turn))
+	var re *engine.RewindError
+	return errors.Is(err, engine.ErrNoRewind) || (errors.As(err, &re) && re.Turn == a.turn)
 }
 
 // rewind sends a rewind the timeline asked for (the host's side): the

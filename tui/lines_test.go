@@ -242,7 +242,7 @@ func TestRewindFooterShowsTheOutcomeAt80x24(t *testing.T) {
 	h.settle(h.key("T"))
 	h.key("up", "up", "enter", "y")
 	h.mustSee("rewinding to 1/#3:5…")
-	h.events(engine.ErrorEvent{Turn: 7, Err: fmt.Errorf("rewind to turn 5: %w", errors.New("the state after it is corrupt"))})
+	h.events(engine.ErrorEvent{Turn: 7, Err: &engine.RewindError{Turn: 5, Err: errors.New("the state after it is corrupt")}})
 	if footer := h.lastRow(); !strings.Contains(footer, "rewind failed: rewind to turn 5") {
 		t.Errorf("footer after a failed rewind: %q", footer)
 	}

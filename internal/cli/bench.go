@@ -371,20 +371,13 @@ func playBench(ctx context.Context, cfg *config.Config, o benchOptions, seg benc
 		rep.Seeds = append(rep.Seeds, rep.EpisodeSeed(e))
 	}
 	after, _ := sess.DB.LastEpisodeID(context.Background())
-	data, err := json.Marshal(rep)
+	run, err := benchRunRow(rep)
 	if err != nil {
 		return nil, exitError, err
 	}
-	first := int64(0)
 	if after > before {
-		first = before + 1
-	} else {
-		after = 0
+		run.FirstEpisode, run.LastEpisode = before+1, after
 	}
-	all := rep.Summary[len(rep.Summary)-1]
-	run := rundb.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent],
-		Episodes: len(rep.Episodes), FirstEpisode: first, LastEpisode: after, Score: all.Score, Complete: rep.Complete,
-		Started: rep.Started, Ended: rep.Ended, Report: data}
 	id, err := sess.DB.SaveBenchRun(context.Background(), run)
 	if err == nil && !o.workdirSet && o.playDir == "" && rep.Shard == nil {
 		// A shard writes its own work dir only: its nodes may share the

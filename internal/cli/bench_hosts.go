@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // benchHosts chooses where a bench's model calls go when the global server
@@ -89,13 +87,10 @@ func playOnHosts(ctx context.Context, cfg *config.Config, o benchOptions, seg be
 	rep.Requested, rep.Shard, rep.WorkDir, rep.DB = seg.count, seg.shard, runDir, played[0].DB
 	rep.Complete = rep.Complete && len(rep.Episodes) == seg.count && ctx.Err() == nil
 	if !o.workdirSet && o.playDir == "" && seg.shard == nil {
-		data, err := json.Marshal(rep)
+		run, err := benchRunRow(rep)
 		if err != nil {
 			return nil, exitError, err
 		}
-		all := rep.Summary[len(rep.Summary)-1]
-		run := rundb.BenchRun{Label: rep.Label, Agent: rep.Agent, Model: rep.Models[config.RoleAgent], Episodes: len(rep.Episodes),
-			Score: all.Score, Complete: rep.Complete, Started: rep.Started, Ended: rep.Ended, Report: data}
 		if rep.ID, rep.Index, err = indexBenchRun(context.Background(), cfg, name, info.Release, info.MD5, run); err != nil {
 			fmt.Fprintln(stderr, "lantern bench:", errText(err))
 			code = exitError

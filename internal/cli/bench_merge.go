@@ -388,16 +388,25 @@ func mergeRuns(reps []*bench.Report, total int) *bench.Report {
 	return out
 }
 
+// benchRunRow is a report as lantern.db stores a bench run (the range of
+// its episodes rows left to the caller).
+func benchRunRow(r *bench.Report) (rundb.BenchRun, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return rundb.BenchRun{}, err
+	}
+	all := r.Summary[len(r.Summary)-1]
+	return rundb.BenchRun{Label: r.Label, Agent: r.Agent, Model: benchModel(r), Episodes: len(r.Episodes), Score: all.Score,
+		Complete: r.Complete, Started: r.Started, Ended: r.Ended, Report: data}, nil
+}
+
 // storeMerged adds each merged run to the configured work dir's index.
 func storeMerged(ctx context.Context, cfg *config.Config, s *bench.Suite, stderr io.Writer) error {
 	for _, r := range s.Runs {
-		data, err := json.Marshal(r)
+		run, err := benchRunRow(r)
 		if err != nil {
 			return err
 		}
-		all := r.Summary[len(r.Summary)-1]
-		run := rundb.BenchRun{Label: r.Label, Agent: r.Agent, Model: benchModel(r), Episodes: len(r.Episodes), Score: all.Score,
-			Complete: r.Complete, Started: r.Started, Ended: r.Ended, Report: data}
 		id, path, err := indexBenchRun(ctx, cfg, r.Story, r.Release, r.StoryMD5, run)
 		if err != nil {
 			return err

@@ -9,9 +9,6 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/domain"
-	"github.com/lantern-if/lantern/engine/env"
-	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/managers/memsynth"
@@ -51,44 +48,6 @@ func oracleRun(t *testing.T, cmds []string, turns string) (*memory.File, string,
 		t.Fatal(err)
 	}
 	return f, path, db, rec
-}
-
-// leanTriggeredTurns replays the walkthrough's first turns on the story
-// and counts the turns the lean (default) triggers ask the memory model
-// about: a score change, a death, a first visit that says more than the
-// room's name, a long answer in place.
-func leanTriggeredTurns(t *testing.T, cmds []string, seed int) int {
-	t.Helper()
-	story := loadStoryFile(t, shared.File(t, "stories/zork1.z3"))
-	bs, err := env.LoadBindings(bindings.FS())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := env.NewEnv(story, env.EnvOptions{Seed: seed, Binding: bs.For(story.Info().MD5)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs, err := e.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[int]bool{obs.Location.ID: true}
-	n := 0
-	for _, c := range cmds {
-		next, err := e.Step(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		turn := domain.Turn{FromID: obs.Location.ID, ToID: next.Location.ID, ToName: next.Location.Name, Response: next.Text,
-			ScoreBefore: obs.Score, ScoreAfter: next.Score, InvBefore: itemNames(obs.Inventory), InvAfter: itemNames(next.Inventory),
-			Died: next.Died, NewRoom: !seen[next.Location.ID]}
-		seen[next.Location.ID] = true
-		if len(memsynth.LeanTriggers().Why(turn)) > 0 {
-			n++
-		}
-		obs = next
-	}
-	return n
 }
 
 // Issue 41, acceptance 2: 60 turns of Zork I in the default profile leave
@@ -152,7 +111,7 @@ func TestIssue41ItemsFoundWhere(t *testing.T) {
 		}
 	}
 	rec.mu.Unlock()
-	want := leanTriggeredTurns(t, cmds[:turns], 12)
+	want := triggeredTurns(t, shared.File(t, "stories/zork1.z3"), cmds[:turns], 12, memsynth.LeanTriggers())
 	t.Logf("%d memory decisions (%d memory-role calls); the lean triggers fire on %d of %d turns", len(decisions), memCalls, want, turns)
 	if len(decisions) != want || memCalls > len(decisions) {
 		t.Errorf("%d memory decisions and %d memory-role calls, want one decision per turn the lean triggers fire on (%d) and no call beyond them",

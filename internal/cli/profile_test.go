@@ -60,11 +60,11 @@ func (r *formatRecorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.next.ServeHTTP(w, req)
 }
 
-// seedTriggeredTurns replays the walkthrough's first turns on the story
-// itself and counts the turns the memory design's triggers fire on: a
-// score change, a death, a first visit, a long answer in place, a move, an
-// inventory change.
-func seedTriggeredTurns(t *testing.T, storyPath string, cmds []string, seed int) int {
+// triggeredTurns replays the walkthrough's first turns on the story itself
+// and counts the turns a set of memory triggers fires on (the design's:
+// a score change, a death, a first visit, a long answer in place, a move,
+// an inventory change; the lean default's fewer).
+func triggeredTurns(t *testing.T, storyPath string, cmds []string, seed int, triggers memsynth.TriggerSet) int {
 	t.Helper()
 	story := loadStoryFile(t, storyPath)
 	bs, err := env.LoadBindings(bindings.FS())
@@ -86,10 +86,11 @@ func seedTriggeredTurns(t *testing.T, storyPath string, cmds []string, seed int)
 		if err != nil {
 			t.Fatal(err)
 		}
-		turn := domain.Turn{FromID: obs.Location.ID, ToID: next.Location.ID, Response: next.Text, ScoreBefore: obs.Score, ScoreAfter: next.Score,
-			InvBefore: itemNames(obs.Inventory), InvAfter: itemNames(next.Inventory), Died: next.Died, NewRoom: !seen[next.Location.ID]}
+		turn := domain.Turn{FromID: obs.Location.ID, ToID: next.Location.ID, ToName: next.Location.Name, Response: next.Text,
+			ScoreBefore: obs.Score, ScoreAfter: next.Score, InvBefore: itemNames(obs.Inventory), InvAfter: itemNames(next.Inventory),
+			Died: next.Died, NewRoom: !seen[next.Location.ID]}
 		seen[next.Location.ID] = true
-		if len(memsynth.SeedTriggers().Why(turn)) > 0 {
+		if len(triggers.Why(turn)) > 0 {
 			n++
 		}
 		obs = next
@@ -122,7 +123,7 @@ func TestZorkGPTProfileCadence(t *testing.T) {
 		t.Fatal(err)
 	}
 	const turns = 40
-	want := seedTriggeredTurns(t, storyPath, cmds[:turns], 12)
+	want := triggeredTurns(t, storyPath, cmds[:turns], 12, memsynth.SeedTriggers())
 	for _, tc := range []struct {
 		profile                   string
 		rounds, discoveries, mems int
