@@ -33,10 +33,13 @@ type common struct {
 		s      string
 	}
 	border lipgloss.Border
+	// md caches the Markdown renderings (the viewer, notes, the
+	// supervisor's text), made in commands and read by the views.
+	md *mdCache
 }
 
 func newCommon(t themes.Theme) *common {
-	c := &common{keys: defaultKeys(), border: lipgloss.RoundedBorder(), help: help.New()}
+	c := &common{keys: defaultKeys(), border: lipgloss.RoundedBorder(), help: help.New(), md: newMDCache(mdCacheBytes)}
 	c.setTheme(t)
 	return c
 }

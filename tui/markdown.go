@@ -235,8 +235,8 @@ func newMDCache(maxBytes int) *mdCache {
 	return &mdCache{max: maxBytes, order: list.New(), byKey: map[mdKey]*list.Element{}}
 }
 
-// mdRenders is the TUI's cache of renderings.
-var mdRenders = newMDCache(16 << 20)
+// mdCacheBytes bounds a TUI's cache of renderings.
+const mdCacheBytes = 16 << 20
 
 // get returns a rendering made before.
 func (c *mdCache) get(k mdKey) ([]string, bool) {
@@ -276,37 +276,37 @@ func (c *mdCache) put(k mdKey, lines []string) {
 	}
 }
 
-// markdownLines is md rendered at at, from the cache when it was rendered
+// lines is md rendered at at, from the cache when it was rendered
 // before (the returned slice is shared: read it only).
-func markdownLines(md string, at mdAt) []string {
+func (c *mdCache) lines(md string, at mdAt) []string {
 	k := mdKey{md, at}
-	if lines, ok := mdRenders.get(k); ok {
+	if lines, ok := c.get(k); ok {
 		return lines
 	}
 	lines := renderMarkdown(md, at.w, at.pal)
-	mdRenders.put(k, lines)
+	c.put(k, lines)
 	return lines
 }
 
-// cachedMarkdown is md's rendering at at when one was made before; it
+// cached is md's rendering at at when one was made before; it
 // never renders.
-func cachedMarkdown(md string, at mdAt) ([]string, bool) { return mdRenders.get(mdKey{md, at}) }
+func (c *mdCache) cached(md string, at mdAt) ([]string, bool) { return c.get(mdKey{md, at}) }
 
-// markdownText is md rendered as one line of plain text, for a list's row:
+// text is md rendered as one line of plain text, for a list's row:
 // from the cache, else md itself on one line.
-func markdownText(md string, at mdAt) string {
-	if lines, ok := cachedMarkdown(md, at); ok {
+func (c *mdCache) text(md string, at mdAt) string {
+	if lines, ok := c.cached(md, at); ok {
 		return oneLine(ansi.Strip(strings.Join(lines, "\n")))
 	}
 	return oneLine(md)
 }
 
-// markdownFeed is md as lines of a feed (the Reasoning pane): each line
+// feed is md as lines of a feed (the Reasoning pane): each line
 // one styled run, its width counted without the escapes. A short text (the
 // supervisor's two sentences) is rendered as it is laid out, once per
 // width and theme.
-func markdownFeed(md string, at mdAt) []line {
-	ls := markdownLines(md, at)
+func (c *mdCache) feed(md string, at mdAt) []line {
+	ls := c.lines(md, at)
 	out := make([]line, 0, len(ls))
 	for _, l := range ls {
 		if l == "" {

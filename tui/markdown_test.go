@@ -154,11 +154,12 @@ func TestMDCache(t *testing.T) {
 func TestMarkdownLinesCached(t *testing.T) {
 	pal := themes.MustLoad("light").Palette
 	md := "cached *once* " + t.Name()
-	a, b := markdownLines(md, mdAt{40, pal}), markdownLines(md, mdAt{40, pal})
+	cache := newMDCache(mdCacheBytes)
+	a, b := cache.lines(md, mdAt{40, pal}), cache.lines(md, mdAt{40, pal})
 	if len(a) == 0 || &a[0] != &b[0] {
 		t.Error("the second rendering was not the cached one")
 	}
-	if c := markdownLines(md, mdAt{41, pal}); len(c) > 0 && &c[0] == &a[0] {
+	if c := cache.lines(md, mdAt{41, pal}); len(c) > 0 && &c[0] == &a[0] {
 		t.Error("another width shared the rendering")
 	}
 }
@@ -349,7 +350,7 @@ func TestNotesMarkdown(t *testing.T) {
 		t.Fatalf("N opened %T", h.m.top())
 	}
 	for _, n := range v.notes {
-		if _, ok := cachedMarkdown(n.Content, v.at()); !ok {
+		if _, ok := v.c.md.cached(n.Content, v.at()); !ok {
 			t.Errorf("note %d was not rendered by the command that read it", n.ID)
 		}
 	}
@@ -391,10 +392,11 @@ func BenchmarkRenderMarkdown(b *testing.B) {
 	})
 	b.Run("cached", func(b *testing.B) {
 		at := mdAt{96, pal}
-		markdownLines(kbSample, at)
+		cache := newMDCache(mdCacheBytes)
+		cache.lines(kbSample, at)
 		b.ReportAllocs()
 		for b.Loop() {
-			markdownLines(kbSample, at)
+			cache.lines(kbSample, at)
 		}
 	})
 }
@@ -429,7 +431,7 @@ func TestNotesResized(t *testing.T) {
 	_, cmd := h.m.Update(tea.WindowSizeMsg{Width: 70, Height: 30}) // a narrower dialog
 	h.mustSee("│   **" + t.Name() + "** first")                    // plain, until rendered
 	v := h.m.top().(*notesView)
-	if _, ok := cachedMarkdown(content, v.at()); ok {
+	if _, ok := v.c.md.cached(content, v.at()); ok {
 		t.Fatal("the resize rendered in Update")
 	}
 	for _, msg := range run(cmd) {

@@ -31,7 +31,7 @@ type notesMsg struct {
 // listNotes reads the notes, after change (nil: none) has run, and
 // renders their Markdown at the width and in the palette of at (so that
 // choosing a note renders nothing).
-func listNotes(ctx context.Context, src NoteSource, change func() error, done string, at mdAt) tea.Cmd {
+func listNotes(ctx context.Context, src NoteSource, change func() error, done string, cache *mdCache, at mdAt) tea.Cmd {
 	return func() tea.Msg {
 		if change != nil {
 			if err := change(); err != nil {
@@ -39,15 +39,15 @@ func listNotes(ctx context.Context, src NoteSource, change func() error, done st
 			}
 		}
 		ns, err := src.Notes(ctx)
-		renderNotes(ns, at)
+		renderNotes(cache, ns, at)
 		return notesMsg{notes: ns, err: err, flash: done}
 	}
 }
 
 // renderNotes renders the notes' Markdown into the cache.
-func renderNotes(ns []rundb.Note, at mdAt) {
+func renderNotes(cache *mdCache, ns []rundb.Note, at mdAt) {
 	for _, n := range ns {
-		markdownLines(n.Content, at)
+		cache.lines(n.Content, at)
 	}
 }
 
@@ -62,9 +62,9 @@ func (v *notesView) resized(_, dialogW int) tea.Cmd {
 	if at == v.at() {
 		return nil
 	}
-	ns := v.notes
+	ns, cache := v.notes, v.c.md
 	return func() tea.Msg {
-		renderNotes(ns, at)
+		renderNotes(cache, ns, at)
 		return notesRenderedMsg{}
 	}
 }
@@ -95,7 +95,7 @@ func (v *notesView) at() mdAt { return mdAt{v.w, v.c.theme.Palette} }
 // noteLines is the selected note's Markdown from the cache, or its text
 // wrapped as it is (until the rendering for this width comes).
 func (v *notesView) noteLines(n rundb.Note) []string {
-	if lines, ok := cachedMarkdown(n.Content, v.at()); ok {
+	if lines, ok := v.c.md.cached(n.Content, v.at()); ok {
 		return lines
 	}
 	var out []string
@@ -130,7 +130,7 @@ func (v *notesView) view(w, h int) []string {
 		if !n.Edited.IsZero() {
 			edited = " ✎"
 		}
-		row := fit(fmt.Sprintf(" #%-3d %4d  %s: %s%s", n.ID, n.Importance, n.Location, markdownText(n.Content, v.at()), edited), max(w, 10))
+		row := fit(fmt.Sprintf(" #%-3d %4d  %s: %s%s", n.ID, n.Importance, n.Location, v.c.md.text(n.Content, v.at()), edited), max(w, 10))
 		if i == v.sel {
 			row = s.Selected.Render(row)
 		} else {
@@ -175,7 +175,7 @@ func (m *Model) openNotes() tea.Cmd {
 	v := &notesView{c: m.c, h: m, ctx: m.ctx, src: m.opts.Notes, input: m.newInput("note: ", ""), w: m.dialogWidth() - 4}
 	v.input.CharLimit = 2000
 	m.open(v)
-	return listNotes(m.ctx, m.opts.Notes, nil, "", v.at())
+	return listNotes(m.ctx, m.opts.Notes, nil, "", m.c.md, v.at())
 }
 
 // update takes the notes read and the keys.
@@ -229,7 +229,7 @@ func (v *notesView) key(k tea.KeyPressMsg) (dialog, tea.Cmd) {
 				v.err = "a note needs some text (d d deletes it)"
 				return v, nil
 			}
-			return v, listNotes(ctx, src, func() error { return src.EditNote(ctx, n.ID, text, n.Importance) }, fmt.Sprintf("note %d edited", n.ID), v.at())
+			return v, listNotes(ctx, src, func() error { return src.EditNote(ctx, n.ID, text, n.Importance) }, fmt.Sprintf("note %d edited", n.ID), v.c.md, v.at())
 		}
 		var cmd tea.Cmd
 		v.input, cmd = v.input.Update(k)
@@ -260,7 +260,7 @@ func (v *notesView) key(k tea.KeyPressMsg) (dialog, tea.Cmd) {
 			v.delArmed = true
 			return v, nil
 		}
-		return v, listNotes(ctx, src, func() error { return src.DeleteNote(ctx, n.ID) }, fmt.Sprintf("note %d deleted", n.ID), v.at())
+		return v, listNotes(ctx, src, func() error { return src.DeleteNote(ctx, n.ID) }, fmt.Sprintf("note %d deleted", n.ID), v.c.md, v.at())
 	}
 	return v, nil
 }

@@ -92,7 +92,7 @@ func (r *reasonItem) layout(w int) []line {
 			// Written by a model: Markdown, in the info colour.
 			pal := r.c.theme.Palette
 			pal.Text = pal.Info
-			out = append(out, markdownFeed(p.text, mdAt{w, pal})...)
+			out = append(out, r.c.md.feed(p.text, mdAt{w, pal})...)
 		case rkCancelled:
 			out = append(out, wrap(p.text, w, stWarning, "  ")...)
 		}

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/lantern-if/lantern/atomicfile"
+	"github.com/lantern-if/lantern/managers/knowledge"
 )
 
 // viewer shows Markdown (a memory, the knowledge base) rendered by glamour
@@ -49,7 +51,7 @@ func (v *viewer) set(msg viewerMsg) tea.Cmd {
 		v.lines, v.at = msg.lines, msg.at
 	}
 	if v.at != v.want {
-		return renderViewer(v.id, v.md, v.want)
+		return renderViewer(v.c.md, v.id, v.md, v.want)
 	}
 	return nil
 }
@@ -65,11 +67,11 @@ func (v *viewer) resized(areaW, _ int) tea.Cmd {
 	if v.loading || v.err != "" {
 		return nil // the load in flight renders where the viewer wants
 	}
-	if lines, ok := cachedMarkdown(v.md, want); ok {
+	if lines, ok := v.c.md.cached(v.md, want); ok {
 		v.lines, v.at = lines, want
 		return nil
 	}
-	return renderViewer(v.id, v.md, want)
+	return renderViewer(v.c.md, v.id, v.md, want)
 }
 
 func (v *viewer) frame() frame { return frame{title: v.title, wide: true, keys: closeKeys()} }
@@ -88,7 +90,7 @@ func (v *viewer) view(_, h int) []string {
 		// once, as every pane is.
 		v.want.pal = pal
 		v.at = v.want
-		v.lines = markdownLines(v.md, v.at)
+		v.lines = v.c.md.lines(v.md, v.at)
 	}
 	h = max(h-1, 1)
 	v.offset = min(max(v.offset, 0), max(len(v.lines)-h, 0))
@@ -102,9 +104,9 @@ func (v *viewer) view(_, h int) []string {
 }
 
 // renderViewer renders md at at, off the Update goroutine.
-func renderViewer(id int, md string, at mdAt) tea.Cmd {
+func renderViewer(cache *mdCache, id int, md string, at mdAt) tea.Cmd {
 	return func() tea.Msg {
-		return viewerMsg{id: id, md: md, lines: markdownLines(md, at), at: at}
+		return viewerMsg{id: id, md: md, lines: cache.lines(md, at), at: at}
 	}
 }
 
@@ -155,7 +157,7 @@ func (m *Model) openMemory() tea.Cmd {
 	b.WriteString("\n")
 	md := b.String()
 	return m.openViewer("Memory", func(at mdAt, id int) tea.Cmd {
-		return renderViewer(id, md, at)
+		return renderViewer(m.c.md, id, md, at)
 	})
 }
 
@@ -165,16 +167,17 @@ func (m *Model) openKnowledge() tea.Cmd {
 	if path == "" {
 		return m.setFlash("no knowledge base for this story", true)
 	}
+	cache := m.c.md
 	return m.openViewer("Knowledge base", func(at mdAt, id int) tea.Cmd {
 		return func() tea.Msg {
-			data, err := os.ReadFile(path)
+			data, err := atomicfile.ReadRegular(path, knowledge.MaxFileBytes)
 			if errors.Is(err, fs.ErrNotExist) {
 				data, err = []byte("*The knowledge base is written after the first episodes; there is none yet.*\n\n`"+path+"`"), nil
 			}
 			if err != nil {
 				return viewerMsg{id: id, err: err}
 			}
-			return renderViewer(id, string(data), at)()
+			return renderViewer(cache, id, string(data), at)()
 		}
 	})
 }
