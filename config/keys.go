@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // The key registry: every setting by its dotted TOML path, with how to read

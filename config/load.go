@@ -15,7 +15,7 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 
 	"github.com/lantern-if/lantern/atomicfile"
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // LoadOptions name the sources Load layers over the defaults, lowest

@@ -10,9 +10,9 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/env"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/memsynth"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // Proposal is what the agent wants to do, with its reasons.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/env"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // CriticReply is the critic model's judgement. The score is an integer

@@ -12,7 +12,7 @@ import (
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/engine/internal/testgames"
 	"github.com/lantern-if/lantern/game_files/bindings"
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 var updateRefusals = flag.Bool("update-refusals", false, "rewrite testdata/ground_truth_refusals.txt from the run")
@@ -43,7 +43,7 @@ func TestGroundTruthStageOnJerichoWalkthroughs(t *testing.T) {
 	path := filepath.Join("testdata", "ground_truth_refusals.txt")
 	if *updateRefusals {
 		if len(games) < 38 {
-			t.Fatalf("-update-refusals plays every game: set %s=all", shared.EnvJericho)
+			t.Fatalf("-update-refusals plays every game: set %s=all", sharedtest.EnvJericho)
 		}
 		body := "# The critic's ground-truth stage refuses these walkthrough commands of Jericho's suite;\n" +
 			"# each is a command the game itself refuses (its reply follows). Written by\n" +

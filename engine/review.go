@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/engine/env"
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // Review mode puts the person in the critic's chair: after the critic, the

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/engine/env"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // A turn is one action played in an episode, by the agent or the person,

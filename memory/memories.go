@@ -28,7 +28,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // DefaultTitle is the title line's text in a new Memories.md.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/mdcheck"
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
+	"github.com/lantern-if/lantern/sanitize/mdcheck"
 )
 
 // injected is issue 40's hostile memory text: line breaks that would write

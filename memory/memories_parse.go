@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // File is a parsed Memories.md. It keeps the text it was read from, part by

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")

@@ -17,7 +17,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/lantern-if/lantern/atomicfile"
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // Store is Memories.md with an in-memory cache keyed by location ID. Every

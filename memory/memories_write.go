@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lantern-if/lantern/atomicfile"
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // ErrNotWritten: a change to Memories.md could not be written (a full disk,

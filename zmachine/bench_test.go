@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -22,7 +22,7 @@ const (
 // zork1Bytes is the Zork I story file from the shared data.
 func zork1Bytes(tb testing.TB) []byte {
 	tb.Helper()
-	data, err := os.ReadFile(shared.File(tb, "stories/zork1.z3"))
+	data, err := os.ReadFile(sharedtest.File(tb, "stories/zork1.z3"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func zork1(tb testing.TB) (*zmachine.Story, []string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	text, err := os.ReadFile(shared.File(tb, "walkthroughs/zork1.txt"))
+	text, err := os.ReadFile(sharedtest.File(tb, "walkthroughs/zork1.txt"))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package zmachine_test
 // Conformance: the CZECH opcode suite (v3, v5, v8) checked against its
 // regtest expectations and against live dfrotz, and the non-interactive
 // TerpEtude menu items checked against live dfrotz. Shared data and dfrotz are
-// located through internal/shared; the tests skip (or fail under
+// located through sharedtest; the tests skip (or fail under
 // LANTERN_REQUIRE_SHARED=1) when they are absent.
 
 import (
@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -26,7 +26,7 @@ const confMaxReads = 64
 // confLoad loads a story from the shared data directory.
 func confLoad(t *testing.T, rel string) (*zmachine.Story, string) {
 	t.Helper()
-	p := shared.File(t, rel)
+	p := sharedtest.File(t, rel)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatalf("read %s: %v", rel, err)
@@ -89,7 +89,7 @@ func confRun(t *testing.T, s *zmachine.Story, opts zmachine.Options, inputs []st
 // first character of the next input line.
 func confDfrotz(t *testing.T, storyPath string, inputs []string) string {
 	t.Helper()
-	bin := shared.Dfrotz(t)
+	bin := sharedtest.Dfrotz(t)
 	cmd := exec.Command(bin, "-m", "-p", "-q", storyPath)
 	var in string
 	for _, l := range inputs {
@@ -120,7 +120,7 @@ func confDfrotz(t *testing.T, storyPath string, inputs []string) string {
 // characters of context from each side, or returns "" when they agree.
 func foldDiff(ours, ref string) string {
 	// Folded: dfrotz wraps at 80 columns, we do not wrap.
-	a, b := shared.Fold(ours), shared.Fold(ref)
+	a, b := sharedtest.Fold(ours), sharedtest.Fold(ref)
 	if a == b {
 		return ""
 	}
@@ -289,7 +289,7 @@ func TestCzech(t *testing.T) {
 		t.Run(game+"/regtest", func(t *testing.T) {
 			t.Parallel()
 			s, _ := confLoad(t, rel)
-			data, err := os.ReadFile(shared.File(t, rel+".regtest"))
+			data, err := os.ReadFile(sharedtest.File(t, rel+".regtest"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -402,7 +402,7 @@ var etudeItems = []etudeItem{
 
 func TestEtude(t *testing.T) {
 	s, path := confLoad(t, "conformance/etude/etude.z5")
-	shared.Dfrotz(t)
+	sharedtest.Dfrotz(t)
 	for _, it := range etudeItems {
 		t.Run(it.name, func(t *testing.T) {
 			t.Parallel()

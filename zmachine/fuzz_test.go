@@ -16,7 +16,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -332,7 +332,7 @@ func TestSynthStory(t *testing.T) {
 
 var fuzzBases = sync.OnceValue(func() [][]byte {
 	bases := [][]byte{synthStory(3), synthStory(5)}
-	dir, err := shared.Locate()
+	dir, err := sharedtest.Locate()
 	for _, rel := range []string{"stories/zork1.z3", "conformance/czech/czech.z5", "conformance/etude/etude.z5"} {
 		var data []byte
 		if err == nil {

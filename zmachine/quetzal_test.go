@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 // memSaver keeps the story's saves in memory; restore hands back data.
@@ -42,7 +42,7 @@ func squashSpace(s string) string { return strings.Join(strings.Fields(s), "") }
 
 func loadShared(t testing.TB, rel string) (*Story, string) {
 	t.Helper()
-	path := shared.File(t, rel)
+	path := sharedtest.File(t, rel)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestQuetzalRoundTripZork(t *testing.T) {
 			m, _ := startSeed12(t, st, sv)
 			playLines(t, m, before...)
 			saveOut := playLines(t, m, "save")
-			if sv.saves != 1 || shared.Fold(saveOut) != "Ok. >" {
+			if sv.saves != 1 || sharedtest.Fold(saveOut) != "Ok. >" {
 				t.Fatalf("save: %d saves, output %q", sv.saves, saveOut)
 			}
 			if string(sv.data[8:12]) != "IFZS" {
@@ -153,7 +153,7 @@ func TestQuetzalRoundTripZork(t *testing.T) {
 			first := playLines(t, m, after...)
 
 			out := c.restore(t, m, sv.data, atPrompt)
-			if c.name != "host saved at the prompt" && shared.Fold(out) != shared.Fold(saveOut) {
+			if c.name != "host saved at the prompt" && sharedtest.Fold(out) != sharedtest.Fold(saveOut) {
 				t.Errorf("after restore the story printed %q, want %q as after the save", out, saveOut)
 			}
 			if got := stateOf(m); !reflect.DeepEqual(got, want) {
@@ -172,7 +172,7 @@ func TestQuetzalRoundTripZork(t *testing.T) {
 // in dir, typing lines, and returns what it printed.
 func dfrotz(t *testing.T, dir, story string, lines ...string) string {
 	t.Helper()
-	return shared.RunDfrotz(t, dir, story, 12, strings.Join(lines, "\n")+"\n")
+	return sharedtest.RunDfrotz(t, dir, story, 12, strings.Join(lines, "\n")+"\n")
 }
 
 // afterFilePrompt is dfrotz's output after it asked for a file name.
@@ -204,7 +204,7 @@ func TestQuetzalDfrotz(t *testing.T) {
 	sv := &memSaver{}
 	m, _ := startSeed12(t, st, sv)
 	playLines(t, m, before...)
-	if out := playLines(t, m, "save"); shared.Fold(out) != "Ok. >" {
+	if out := playLines(t, m, "save"); sharedtest.Fold(out) != "Ok. >" {
 		t.Fatalf("save in Lantern: %q", out)
 	}
 	fromLantern := sv.data

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 	"github.com/lantern-if/lantern/zmachine"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/lantern-if/lantern/engine/internal/testgames"
 	"github.com/lantern-if/lantern/game_files/bindings"
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -262,7 +262,7 @@ func TestValidActionsWestOfHouse(t *testing.T) {
 // known room).
 func TestValidExitsAgreeWithDfrotz(t *testing.T) {
 	story, path := zork(t)
-	dfrotz := shared.Dfrotz(t)
+	dfrotz := sharedtest.Dfrotz(t)
 	cmds := walkthrough(t)
 	dir := t.TempDir()
 	e := startEnv(t, EnvOptions{Seed: 12})

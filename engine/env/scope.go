@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 	"github.com/lantern-if/lantern/zmachine"
 )
 

@@ -12,11 +12,11 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // oracleWithMemory is Zork I's oracle for every role but memory, whose

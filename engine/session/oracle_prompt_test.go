@@ -9,9 +9,9 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // TestOraclePromptAtTurn200 plays 199 turns of Zork I with the oracle as

@@ -11,9 +11,9 @@ import (
 	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // afterTurn records the turn (its row and checkpoint, the agent's note,

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/chatserve"
+	"github.com/lantern-if/lantern/llm/chatserve"
 )
 
 // slowMemory is a memory role that takes delay a call, then remembers

@@ -12,10 +12,10 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/chatserve"
-	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/llm/chatserve"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // oracleSession opens a Zork I session in dir whose every model is the

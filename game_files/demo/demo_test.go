@@ -16,9 +16,9 @@ import (
 
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/game_files/demo/gen"
-	"github.com/lantern-if/lantern/internal/lineplay"
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
+	"github.com/lantern-if/lantern/zmachine/lineplay"
 )
 
 const seed = 7
@@ -245,8 +245,8 @@ func TestWalkthroughMatchesDfrotz(t *testing.T) {
 		t.Fatalf("line mode did not reach the victory:\n%s", ours)
 	}
 	theirs := dfrotz(t, input)
-	if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
-		t.Fatalf("Lantern and dfrotz differ %s", shared.FirstDiff(a, b))
+	if a, b := sharedtest.Fold(ours), sharedtest.Fold(theirs); a != b {
+		t.Fatalf("Lantern and dfrotz differ %s", sharedtest.FirstDiff(a, b))
 	}
 }
 
@@ -578,8 +578,8 @@ func TestRandomCommandsMatchDfrotz(t *testing.T) {
 			input := b.String()
 			ours := playLineMode(t, input)
 			theirs := dfrotz(t, input)
-			if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
-				t.Fatalf("Lantern and dfrotz differ %s\nscript:\n%s", shared.FirstDiff(a, b), input)
+			if a, b := sharedtest.Fold(ours), sharedtest.Fold(theirs); a != b {
+				t.Fatalf("Lantern and dfrotz differ %s\nscript:\n%s", sharedtest.FirstDiff(a, b), input)
 			}
 		})
 	}
@@ -605,5 +605,5 @@ func dfrotz(t *testing.T, input string) string {
 	if err := os.WriteFile(path, demo.Story(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return shared.RunDfrotz(t, dir, path, seed, input)
+	return sharedtest.RunDfrotz(t, dir, path, seed, input)
 }

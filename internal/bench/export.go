@@ -8,7 +8,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // The bench's exports for analysis elsewhere: one row per episode and one

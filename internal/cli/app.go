@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/internal/scriptagent"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // Exit codes.

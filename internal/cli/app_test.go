@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/llm/llmtest"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 // TestHelpGoesToStdout: help, a command's help through `help`, and the
@@ -93,8 +93,8 @@ func TestCompletion(t *testing.T) {
 // TestPlayAndRunNeedNoModeFlag: play and run have one mode each and play
 // it without --plain or --headless.
 func TestPlayAndRunNeedNoModeFlag(t *testing.T) {
-	story := shared.File(t, "stories/zork1.z3")
-	walk, err := os.ReadFile(shared.File(t, "walkthroughs/zork1.txt"))
+	story := sharedtest.File(t, "stories/zork1.z3")
+	walk, err := os.ReadFile(sharedtest.File(t, "walkthroughs/zork1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // `lantern bench --compare A B` sets two runs, or two suites, side by

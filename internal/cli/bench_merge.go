@@ -18,8 +18,8 @@ import (
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchshard"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // `lantern bench merge` joins the shards of one benchmark — a story's or a

@@ -16,8 +16,8 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // benchWithOracle runs lantern bench --json with the LLM agent against a

@@ -21,8 +21,8 @@ import (
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/benchshard"
 	"github.com/lantern-if/lantern/internal/logfile"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/sanitize"
 	"github.com/spf13/pflag"
 )
 

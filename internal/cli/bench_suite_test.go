@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/internal/oracle"
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/oracle"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 // suiteFixture is a two-game suite (the built-in demo and Zork I, each
@@ -23,10 +23,10 @@ func suiteFixture(t *testing.T) (dir string, args []string) {
 	walk := filepath.Join(dir, "walk")
 	os.MkdirAll(walk, 0o755)
 	copyFile(t, filepath.Join(repo, "game_files", "demo", "walkthrough.txt"), filepath.Join(walk, "demo.txt"))
-	copyFile(t, shared.File(t, "walkthroughs/zork1.txt"), filepath.Join(walk, "zork1.txt"))
+	copyFile(t, sharedtest.File(t, "walkthroughs/zork1.txt"), filepath.Join(walk, "zork1.txt"))
 	seeds := filepath.Join(dir, "seeds.json")
 	os.WriteFile(seeds, []byte(`{"zork1": 12}`), 0o644)
-	return dir, []string{"--story", "demo", "--story", shared.File(t, "stories/zork1.z3"), "--agent", "script:" + walk, "--seed-file", seeds,
+	return dir, []string{"--story", "demo", "--story", sharedtest.File(t, "stories/zork1.z3"), "--agent", "script:" + walk, "--seed-file", seeds,
 		"--episodes", "2", "--max-turns", "60"}
 }
 
@@ -209,7 +209,7 @@ func TestBenchSuiteMergeRefuses(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "zork1.z3 stored as run 1") {
 		t.Fatalf("merge --store: exit %d %s", code, stderr)
 	}
-	code, out, _ := runCLI(t, "", "bench", "--list", "--story", shared.File(t, "stories/zork1.z3"))
+	code, out, _ := runCLI(t, "", "bench", "--list", "--story", sharedtest.File(t, "stories/zork1.z3"))
 	if code != exitOK || !strings.Contains(out, "script walk") {
 		t.Errorf("bench --list after merge --store: exit %d\n%s", code, out)
 	}

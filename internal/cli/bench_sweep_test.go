@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // TestBenchModelSweep: --model a,b plays the suite once per model (the

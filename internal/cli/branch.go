@@ -7,8 +7,8 @@ import (
 
 	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine/session"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/sanitize"
 	"github.com/lantern-if/lantern/tui"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/internal/export"
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 // run --from plays on from a recorded turn on a new branch; episodes lists
@@ -19,8 +19,8 @@ import (
 // plays on from that line's turn; a line its turn cap ended plays on from
 // its last turn.
 func TestRunFromBranchesAnEpisode(t *testing.T) {
-	story := shared.File(t, "stories/zork1.z3")
-	walk, err := os.ReadFile(shared.File(t, "walkthroughs/zork1.txt"))
+	story := sharedtest.File(t, "stories/zork1.z3")
+	walk, err := os.ReadFile(sharedtest.File(t, "walkthroughs/zork1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

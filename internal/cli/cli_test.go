@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 // isolate gives a test its own configuration, work dir and current
@@ -184,7 +184,7 @@ func TestDoctorWithFakeServer(t *testing.T) {
 		}
 	}
 	// Checking Zork I itself, doctor does not say Zork I is missing.
-	zork := shared.File(t, "stories/zork1.z3")
+	zork := sharedtest.File(t, "stories/zork1.z3")
 	code, out, _ = runCLI(t, "", "doctor", "--model", "fake", "--story", zork)
 	if code != exitOK || strings.Contains(out, "Zork I not found") || !strings.Contains(out, `binding "zork1" found`) {
 		t.Errorf("doctor --story %s: exit %d\n%s", zork, code, out)

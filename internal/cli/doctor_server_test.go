@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // oracleServer is an oracle on a test server, with the demo's walkthrough.

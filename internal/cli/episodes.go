@@ -15,8 +15,8 @@ import (
 	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/internal/export"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 func newEpisodesCmd(a *app) *cobra.Command {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // Several servers ([server] hosts, LANTERN_SERVER_HOSTS) spread games, not

@@ -18,9 +18,9 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/session"
-	"github.com/lantern-if/lantern/internal/chatserve"
-	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/llm/chatserve"
 	"github.com/lantern-if/lantern/managers/memsynth"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // memoryTurn finds the turn a memory synthesis prompt is about.

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // TestMemorySynthesisFollowsTheServer: managers.memory_synthesis = auto

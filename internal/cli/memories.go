@@ -16,8 +16,8 @@ import (
 
 	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/engine/session"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // newMemoriesCmd is `lantern memories`: check, fmt, show and undo, each on

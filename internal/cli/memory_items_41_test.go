@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/oracle"
-	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/oracle"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 // oracleRun plays the walkthrough's first turns of Zork I in the default
@@ -21,7 +21,7 @@ import (
 // path), its lantern.db and the chat calls made.
 func oracleRun(t *testing.T, cmds []string, turns string) (*memory.File, string, *rundb.RunDB, *formatRecorder) {
 	t.Helper()
-	storyPath := shared.File(t, "stories/zork1.z3")
+	storyPath := sharedtest.File(t, "stories/zork1.z3")
 	dir, _ := isolate(t)
 	rec := &formatRecorder{next: oracle.New(oracle.Options{Script: cmds})}
 	srv := httptest.NewServer(rec)
@@ -56,7 +56,7 @@ func oracleRun(t *testing.T, cmds []string, turns string) (*memory.File, string,
 // agent's context shows, with no memory question more than the lean
 // triggers ask (the takes themselves ask none).
 func TestIssue41ItemsFoundWhere(t *testing.T) {
-	cmds, err := oracle.LoadScript(shared.File(t, "walkthroughs/zork1.txt"))
+	cmds, err := oracle.LoadScript(sharedtest.File(t, "walkthroughs/zork1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestIssue41ItemsFoundWhere(t *testing.T) {
 		}
 	}
 	rec.mu.Unlock()
-	want := triggeredTurns(t, shared.File(t, "stories/zork1.z3"), cmds[:turns], 12, memsynth.LeanTriggers())
+	want := triggeredTurns(t, sharedtest.File(t, "stories/zork1.z3"), cmds[:turns], 12, memsynth.LeanTriggers())
 	t.Logf("%d memory decisions (%d memory-role calls); the lean triggers fire on %d of %d turns", len(decisions), memCalls, want, turns)
 	if len(decisions) != want || memCalls > len(decisions) {
 		t.Errorf("%d memory decisions and %d memory-role calls, want one decision per turn the lean triggers fire on (%d) and no call beyond them",
@@ -129,7 +129,7 @@ func TestIssue41ItemsFoundWhere(t *testing.T) {
 // no first turn, so every memory is of its own turn, however long the
 // agent stayed in one room.
 func TestIssue41SingleActionsSpanOneTurn(t *testing.T) {
-	cmds, err := oracle.LoadScript(shared.File(t, "walkthroughs/zork1.txt"))
+	cmds, err := oracle.LoadScript(sharedtest.File(t, "walkthroughs/zork1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/game_files/demo"
-	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/oracle"
 	"github.com/lantern-if/lantern/zmachine"
 )
 

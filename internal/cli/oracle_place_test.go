@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // playedLines are a `run --json`'s turns: number, action, and whether the

@@ -17,7 +17,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/session"
-	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 func TestOracleFlags(t *testing.T) {

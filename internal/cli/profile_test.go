@@ -17,10 +17,10 @@ import (
 	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
-	"github.com/lantern-if/lantern/internal/oracle"
-	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/oracle"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -116,8 +116,8 @@ func itemNames(items []env.Item) []string {
 // sooner when the turns since the last would not fit its context whole (a
 // few rounds in 40 turns of Zork I's long room descriptions).
 func TestZorkGPTProfileCadence(t *testing.T) {
-	storyPath := shared.File(t, "stories/zork1.z3")
-	walk := shared.File(t, "walkthroughs/zork1.txt")
+	storyPath := sharedtest.File(t, "stories/zork1.z3")
+	walk := sharedtest.File(t, "walkthroughs/zork1.txt")
 	cmds, err := oracle.LoadScript(walk)
 	if err != nil {
 		t.Fatal(err)

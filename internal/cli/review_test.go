@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/oracle"
 	"github.com/ollama/ollama/api"
 )
 

@@ -12,8 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/lantern-if/lantern/atomicfile"
-	"github.com/lantern-if/lantern/internal/oracle"
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/oracle"
+	"github.com/lantern-if/lantern/sanitize"
 	"io"
 	"os"
 	"path/filepath"
@@ -23,9 +23,9 @@ import (
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
-	"github.com/lantern-if/lantern/internal/lineplay"
 	"github.com/lantern-if/lantern/internal/stories"
 	"github.com/lantern-if/lantern/zmachine"
+	"github.com/lantern-if/lantern/zmachine/lineplay"
 )
 
 func newPlayCmd(a *app) *cobra.Command {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -76,8 +76,8 @@ func TestCLIHelpAndVersion(t *testing.T) {
 }
 
 func TestCLIPlayWalkthrough(t *testing.T) {
-	story := shared.File(t, "stories/zork1.z3")
-	walk, err := os.ReadFile(shared.File(t, "walkthroughs/zork1.txt"))
+	story := sharedtest.File(t, "stories/zork1.z3")
+	walk, err := os.ReadFile(sharedtest.File(t, "walkthroughs/zork1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestCLIPlayWalkthrough(t *testing.T) {
 }
 
 func TestCLIPlayJSON(t *testing.T) {
-	story := shared.File(t, "stories/zork1.z3")
+	story := sharedtest.File(t, "stories/zork1.z3")
 	code, out, stderr := runCLI(t, "open mailbox\n", "play", "--plain", "--json", "--seed", "12", "--story", story)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -110,9 +110,9 @@ func TestCLIPlayJSON(t *testing.T) {
 // against dfrotz, in alternating pairs, and reports both medians and their
 // ratio (goal: at most 1.0).
 func BenchmarkPlayProcessVsDfrotz(b *testing.B) {
-	story := shared.File(b, "stories/zork1.z3")
-	walk := shared.File(b, "walkthroughs/zork1.txt")
-	dfrotz := shared.Dfrotz(b)
+	story := sharedtest.File(b, "stories/zork1.z3")
+	walk := sharedtest.File(b, "walkthroughs/zork1.txt")
+	dfrotz := sharedtest.Dfrotz(b)
 	bin := buildLantern(b, b.TempDir(), filepath.Join("..", ".."))
 	timeRun := func(name string, args ...string) time.Duration {
 		f, err := os.Open(walk)

@@ -17,10 +17,10 @@ import (
 	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/session"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // defaultWorkDir is $XDG_DATA_HOME/lantern, else ~/.local/share/lantern.

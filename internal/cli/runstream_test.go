@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // replyClock notes when each turn's agent reply was sent in full.

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/engine/session"
-	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -36,8 +36,8 @@ func buildLantern(t testing.TB, dir, repo string) string {
 // into it, and the loaded story.
 func zorkProcessFixture(t *testing.T) (storyPath, walk, dir, bin string, story *zmachine.Story) {
 	t.Helper()
-	storyPath = shared.File(t, "stories/zork1.z3")
-	walk = shared.File(t, "walkthroughs/zork1.txt")
+	storyPath = sharedtest.File(t, "stories/zork1.z3")
+	walk = sharedtest.File(t, "walkthroughs/zork1.txt")
 	dir, repo := isolate(t)
 	bin = buildLantern(t, dir, repo)
 	return storyPath, walk, dir, bin, loadStoryFile(t, storyPath)

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 // storyInWorkDir puts a copy of Zork I in the work dir's stories/ folder
 // and moves to another directory; it returns the work dir.
 func storyInWorkDir(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(shared.File(t, "stories/zork1.z3"))
+	data, err := os.ReadFile(sharedtest.File(t, "stories/zork1.z3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func storyInWorkDir(t *testing.T) string {
 // lantern play --story zork1, run from another directory, finds the story
 // in the work dir's stories/ folder and plays the walkthrough to the end.
 func TestPlayStoryByNameFromTheWorkDir(t *testing.T) {
-	walk, err := os.ReadFile(shared.File(t, "walkthroughs/zork1.txt"))
+	walk, err := os.ReadFile(sharedtest.File(t, "walkthroughs/zork1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 func TestCLIStories(t *testing.T) {
-	zork := shared.File(t, "stories/zork1.z3")
+	zork := sharedtest.File(t, "stories/zork1.z3")
 	data, err := os.ReadFile(zork)
 	if err != nil {
 		t.Fatal(err)

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/oracle"
-	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/oracle"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -21,8 +21,8 @@ import (
 // commands.
 func zorkScript(t *testing.T) (story, walk string, cmds []string) {
 	t.Helper()
-	story = shared.File(t, "stories/zork1.z3")
-	walk = shared.File(t, "walkthroughs/zork1.txt")
+	story = sharedtest.File(t, "stories/zork1.z3")
+	walk = sharedtest.File(t, "walkthroughs/zork1.txt")
 	cmds, err := oracle.LoadScript(walk)
 	if err != nil {
 		t.Fatal(err)
@@ -71,10 +71,10 @@ type jerichoWalk struct {
 // required, without it).
 func jerichoWalks(t *testing.T) (dir string, walks map[string]jerichoWalk) {
 	t.Helper()
-	dir = filepath.Join(shared.Dir(t), "jericho")
+	dir = filepath.Join(sharedtest.Dir(t), "jericho")
 	data, err := os.ReadFile(filepath.Join(dir, "walkthroughs.json"))
 	if err != nil {
-		if shared.Required() {
+		if sharedtest.Required() {
 			t.Fatal(err)
 		}
 		t.Skipf("jericho suite: %v", err)

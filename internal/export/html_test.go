@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 // The HTML page parses as HTML, holds the chart and the map as inline SVG
@@ -75,7 +75,7 @@ func TestHTMLIsSelfContained(t *testing.T) {
 // A headless Chromium renders the page: the screenshot is the page's (not
 // blank), with the score line's and the current room's colours on it.
 func TestHTMLRendersInHeadlessChromium(t *testing.T) {
-	chrome := shared.Chromium(t)
+	chrome := sharedtest.Chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "episode.html")
 	var b bytes.Buffer

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/mdcheck"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/sanitize/mdcheck"
 )
 
 // injected is issue 40's hostile text: line breaks that would write a

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // writeMarkdown: a heading with the outcome, the score's changes, the map

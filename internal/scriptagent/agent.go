@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/oracle"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 // Agent plays its script from the first action at each episode. A turn

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/oracle"
+	"github.com/lantern-if/lantern/oracle"
 )
 
 func TestAgentTurns(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package llmtest is a scripted fake model server for tests. On the shared
-// server core (internal/chatserve) it speaks Ollama's wire format
+// server core (llm/chatserve) it speaks Ollama's wire format
 // (/api/chat streaming NDJSON and non-streaming, /api/tags, /api/show,
 // /api/version, /api/ps, /api/pull progress) and the OpenAI
 // chat-completions protocol (/v1/chat/completions, /v1/models), answers chat calls from a
@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lantern-if/lantern/internal/chatserve"
+	"github.com/lantern-if/lantern/llm/chatserve"
 	"github.com/ollama/ollama/api"
 )
 

@@ -13,8 +13,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // SystemPrompt is the agent's standing instruction when the reply carries

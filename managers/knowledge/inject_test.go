@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/mdcheck"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm/llmtest"
+	"github.com/lantern-if/lantern/sanitize"
+	"github.com/lantern-if/lantern/sanitize/mdcheck"
 )
 
 // injected is issue 40's hostile text: line breaks that would write a

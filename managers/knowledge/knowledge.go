@@ -25,9 +25,9 @@ import (
 	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/domain"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // FileName is the knowledge base's name in the story's work folder.

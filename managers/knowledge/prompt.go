@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/domain"
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 const updatePrompt = `You maintain the strategic knowledge base of an agent that plays a text adventure over many episodes. Each episode restarts the story; location IDs such as L64 stay the same across episodes.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/atomicfile"
-	"github.com/lantern-if/lantern/internal/sanitize"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // ErrNotWritten: knowledgebase.md could not be written. The new version is

@@ -8,8 +8,8 @@ import (
 
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/demo"
-	"github.com/lantern-if/lantern/internal/shared"
 	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -62,11 +62,11 @@ func demoMap(t *testing.T) *mapper.Map {
 }
 
 func zorkMap(t *testing.T) *mapper.Map {
-	story, err := os.ReadFile(shared.File(t, "stories/zork1.z3"))
+	story, err := os.ReadFile(sharedtest.File(t, "stories/zork1.z3"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	walk, err := os.ReadFile(shared.File(t, "walkthroughs/zork1.txt"))
+	walk, err := os.ReadFile(sharedtest.File(t, "walkthroughs/zork1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

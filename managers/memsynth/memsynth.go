@@ -26,9 +26,9 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/domain"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // Reply is the memory role's answer (its JSON schema). Persistence (the

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // The texts the context helpers give when they have nothing (the model

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // Discovery is the objectives role's reply to a discovery:

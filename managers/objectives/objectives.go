@@ -24,10 +24,10 @@ import (
 	"sync"
 
 	"github.com/lantern-if/lantern/domain"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // Config tunes the manager; zero fields take the defaults given.

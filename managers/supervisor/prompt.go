@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/domain"
-	"github.com/lantern-if/lantern/internal/sanitize"
 	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 const systemPrompt = `You supervise an agent that plays a text adventure, the way a person watching over its shoulder would. Each round you see what the agent reasoned and did, what happened, the ground truth read from the game, and your memory of earlier rounds. You keep three gauges, each from -10 to 10:

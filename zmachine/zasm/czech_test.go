@@ -14,9 +14,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/lineplay"
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
+	"github.com/lantern-if/lantern/zmachine/lineplay"
 	"github.com/lantern-if/lantern/zmachine/zasm"
 )
 
@@ -587,7 +587,7 @@ func TestOpcodeStories(t *testing.T) {
 				}
 			}
 			theirs := dfrotz(t, img, s.input)
-			if shared.Fold(got) != shared.Fold(theirs) {
+			if sharedtest.Fold(got) != sharedtest.Fold(theirs) {
 				t.Errorf("our interpreter and dfrotz differ:\nours:\n%s\ndfrotz:\n%s", got, theirs)
 			}
 			if strings.Contains(theirs, "FAIL") {
@@ -618,5 +618,5 @@ func dfrotz(t *testing.T, img []byte, input []string) string {
 	if err := os.WriteFile(path, img, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return shared.RunDfrotz(t, dir, path, 5, strings.Join(input, "\n")+"\n")
+	return sharedtest.RunDfrotz(t, dir, path, 5, strings.Join(input, "\n")+"\n")
 }

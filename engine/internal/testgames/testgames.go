@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/game_files/demo"
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -37,7 +37,7 @@ type Game struct {
 // Zork is Zork I and its path in the shared data.
 func Zork(t testing.TB) (*zmachine.Story, string) {
 	t.Helper()
-	p := shared.File(t, "stories/zork1.z3")
+	p := sharedtest.File(t, "stories/zork1.z3")
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func Zork(t testing.TB) (*zmachine.Story, string) {
 // ZorkWalkthrough is the Zork I walkthrough, one command a line.
 func ZorkWalkthrough(t testing.TB) []string {
 	t.Helper()
-	data, err := os.ReadFile(shared.File(t, "walkthroughs/zork1.txt"))
+	data, err := os.ReadFile(sharedtest.File(t, "walkthroughs/zork1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +71,14 @@ func Demo(t testing.TB) *zmachine.Story {
 
 // Jericho is Jericho's suite in the shared data, sorted by file name: the
 // representative games, or all with LANTERN_JERICHO=all
-// (shared.JerichoPlayed). The test is skipped when the suite is missing and
+// (sharedtest.JerichoPlayed). The test is skipped when the suite is missing and
 // the data is not required.
 func Jericho(t *testing.T) []Game {
 	t.Helper()
-	dir := filepath.Join(shared.Dir(t), "jericho")
+	dir := filepath.Join(sharedtest.Dir(t), "jericho")
 	data, err := os.ReadFile(filepath.Join(dir, "walkthroughs.json"))
 	if err != nil {
-		if shared.Required() {
+		if sharedtest.Required() {
 			t.Fatal(err)
 		}
 		t.Skipf("jericho suite: %v", err)
@@ -89,7 +89,7 @@ func Jericho(t *testing.T) []Game {
 	}
 	var out []Game
 	for file, w := range wts {
-		if !shared.JerichoPlayed(file) {
+		if !sharedtest.JerichoPlayed(file) {
 			continue
 		}
 		raw, err := os.ReadFile(filepath.Join(dir, file))

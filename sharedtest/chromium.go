@@ -1,4 +1,4 @@
-package shared
+package sharedtest
 
 import (
 	"os/exec"

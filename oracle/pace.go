@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/lantern-if/lantern/internal/chatserve"
+	"github.com/lantern-if/lantern/llm/chatserve"
 	"sync"
 	"time"
 

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -24,7 +24,7 @@ type jerichoGame struct {
 
 func loadJerichoSuite(t testing.TB) (string, map[string]jerichoGame) {
 	t.Helper()
-	path := shared.File(t, "jericho/walkthroughs.json")
+	path := sharedtest.File(t, "jericho/walkthroughs.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -62,10 +62,10 @@ func playLikeCLI(t testing.TB, path string, seed int, input string) (string, err
 // warnings) and requires the same transcript once white space is folded.
 func TestJerichoSuiteMatchesDfrotz(t *testing.T) {
 	dir, games := loadJerichoSuite(t)
-	shared.Dfrotz(t)
+	sharedtest.Dfrotz(t)
 	names := make([]string, 0, len(games))
 	for name := range games {
-		if shared.JerichoPlayed(name) {
+		if sharedtest.JerichoPlayed(name) {
 			names = append(names, name)
 		}
 	}
@@ -94,10 +94,10 @@ func TestJerichoSuiteMatchesDfrotz(t *testing.T) {
 					record(name, "error: "+err.Error())
 					t.Fatalf("lantern: %v", err)
 				}
-				theirs := shared.RunDfrotz(t, "", path, g.Seed, input, "-Z", "0")
-				if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
+				theirs := sharedtest.RunDfrotz(t, "", path, g.Seed, input, "-Z", "0")
+				if a, b := sharedtest.Fold(ours), sharedtest.Fold(theirs); a != b {
 					record(name, "differs")
-					t.Fatalf("%s (seed %d, %d commands) differs from dfrotz %s", name, g.Seed, len(g.Walkthrough), shared.FirstDiff(a, b))
+					t.Fatalf("%s (seed %d, %d commands) differs from dfrotz %s", name, g.Seed, len(g.Walkthrough), sharedtest.FirstDiff(a, b))
 				}
 				record(name, "identical")
 			})

@@ -16,8 +16,8 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/chatserve"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/llm/chatserve"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/knowledge"
 	"github.com/lantern-if/lantern/managers/memsynth"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 )
 
@@ -17,7 +17,7 @@ const finalScore = "Your score is 350 (total of 350 points), in 394 moves."
 
 func loadStory(t testing.TB, rel string) (*zmachine.Story, string) {
 	t.Helper()
-	p := shared.File(t, rel)
+	p := sharedtest.File(t, rel)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func play(t testing.TB, story *zmachine.Story, seed int, input string) string {
 
 func TestWalkthroughMatchesDfrotz(t *testing.T) {
 	story, path := loadStory(t, "stories/zork1.z3")
-	input, err := os.ReadFile(shared.File(t, "walkthroughs/zork1.txt"))
+	input, err := os.ReadFile(sharedtest.File(t, "walkthroughs/zork1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,9 +48,9 @@ func TestWalkthroughMatchesDfrotz(t *testing.T) {
 	if !strings.Contains(ours, finalScore) {
 		t.Fatalf("walkthrough did not end with %q; tail:\n%s", finalScore, ours[max(0, len(ours)-600):])
 	}
-	theirs := shared.RunDfrotz(t, "", path, 12, string(input))
-	if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
-		t.Fatalf("output differs from dfrotz %s", shared.FirstDiff(a, b))
+	theirs := sharedtest.RunDfrotz(t, "", path, 12, string(input))
+	if a, b := sharedtest.Fold(ours), sharedtest.Fold(theirs); a != b {
+		t.Fatalf("output differs from dfrotz %s", sharedtest.FirstDiff(a, b))
 	}
 }
 
@@ -97,11 +97,11 @@ func splitPrompts(toks []string) []string {
 
 func TestWalkthroughMatchesStoredReference(t *testing.T) {
 	story, _ := loadStory(t, "stories/zork1.z3")
-	input, err := os.ReadFile(shared.File(t, "walkthroughs/zork1.txt"))
+	input, err := os.ReadFile(sharedtest.File(t, "walkthroughs/zork1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := os.ReadFile(shared.File(t, "reference/zork1.seed12.dfrotz.txt"))
+	ref, err := os.ReadFile(sharedtest.File(t, "reference/zork1.seed12.dfrotz.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestWalkthroughMatchesStoredReference(t *testing.T) {
 	want := referenceTokens(string(ref), commands)
 	got := splitPrompts(strings.Fields(play(t, story, 12, string(input))))
 	if a, b := strings.Join(got, " "), strings.Join(want, " "); a != b {
-		t.Fatalf("output differs from the stored reference %s", shared.FirstDiff(a, b))
+		t.Fatalf("output differs from the stored reference %s", sharedtest.FirstDiff(a, b))
 	}
 }
 
@@ -163,7 +163,7 @@ func script(rng *rand.Rand, words []string, n int) string {
 
 func TestDifferentialZork1(t *testing.T) {
 	story, path := loadStory(t, "stories/zork1.z3")
-	shared.Dfrotz(t)
+	sharedtest.Dfrotz(t)
 	words := scriptWords(t, story)
 	const scripts, commands = 50, 100
 	for i := 0; i < scripts; i++ {
@@ -172,9 +172,9 @@ func TestDifferentialZork1(t *testing.T) {
 			t.Parallel()
 			input := script(rand.New(rand.NewSource(int64(seed))), words, commands)
 			ours := play(t, story, seed, input)
-			theirs := shared.RunDfrotz(t, "", path, seed, input)
-			if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
-				t.Fatalf("seed %d: output differs from dfrotz %s\nscript:\n%s", seed, shared.FirstDiff(a, b), input)
+			theirs := sharedtest.RunDfrotz(t, "", path, seed, input)
+			if a, b := sharedtest.Fold(ours), sharedtest.Fold(theirs); a != b {
+				t.Fatalf("seed %d: output differs from dfrotz %s\nscript:\n%s", seed, sharedtest.FirstDiff(a, b), input)
 			}
 		})
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/internal/shared"
+	"github.com/lantern-if/lantern/sharedtest"
 	"github.com/lantern-if/lantern/zmachine"
 	"github.com/lantern-if/lantern/zmachine/zasm"
 )
@@ -43,15 +43,15 @@ func againstDfrotz(t *testing.T, img []byte, input string) string {
 		t.Fatalf("load: %v", err)
 	}
 	ours := play(t, story, 0, input)
-	shared.Dfrotz(t)
+	sharedtest.Dfrotz(t)
 	dir := t.TempDir()
 	p := filepath.Join(dir, "story.z")
 	if err := os.WriteFile(p, img, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	theirs := shared.RunDfrotz(t, dir, p, 0, input, "-Z", "0")
-	if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
-		t.Fatalf("differs from dfrotz %s\nours:\n%s\ndfrotz:\n%s", shared.FirstDiff(a, b), ours, theirs)
+	theirs := sharedtest.RunDfrotz(t, dir, p, 0, input, "-Z", "0")
+	if a, b := sharedtest.Fold(ours), sharedtest.Fold(theirs); a != b {
+		t.Fatalf("differs from dfrotz %s\nours:\n%s\ndfrotz:\n%s", sharedtest.FirstDiff(a, b), ours, theirs)
 	}
 	return ours
 }
@@ -222,7 +222,7 @@ func TestFailedRestoreReports(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shared.Dfrotz(t)
+		sharedtest.Dfrotz(t)
 		ourDir, theirDir := t.TempDir(), t.TempDir()
 		for name, data := range files {
 			for _, d := range []string{ourDir, theirDir} {
@@ -240,10 +240,10 @@ func TestFailedRestoreReports(t *testing.T) {
 		if err := os.WriteFile(p, img, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		theirs := shared.RunDfrotz(t, theirDir, p, 0, input, "-Z", "0")
+		theirs := sharedtest.RunDfrotz(t, theirDir, p, 0, input, "-Z", "0")
 		ours := out.String()
-		if a, b := shared.Fold(ours), shared.Fold(theirs); a != b {
-			t.Fatalf("v%d differs from dfrotz %s", v, shared.FirstDiff(a, b))
+		if a, b := sharedtest.Fold(ours), sharedtest.Fold(theirs); a != b {
+			t.Fatalf("v%d differs from dfrotz %s", v, sharedtest.FirstDiff(a, b))
 		}
 		for _, want := range []string{"Please enter a filename", "This is not a saved game file!", "File was not saved from this story!", "error: no valid stack"} {
 			if !strings.Contains(ours, want) {

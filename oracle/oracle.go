@@ -1,5 +1,5 @@
 // Package oracle is a stand-in model server that knows the solution: on
-// the shared server core (internal/chatserve) it speaks Ollama's HTTP API
+// the shared server core (llm/chatserve) it speaks Ollama's HTTP API
 // (/api/chat streaming and not, /api/show, /api/tags, /api/version,
 // /api/pull, /api/ps and GET /) and the OpenAI chat-completions protocol
 // (/v1/chat/completions, /v1/models) on one port with one model,
@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/internal/chatserve"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/llm/chatserve"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/ollama/ollama/api"
 )
@@ -173,7 +173,7 @@ func isModel(name string) bool {
 }
 
 // Handler is the oracle's HTTP server: the shared server core
-// (internal/chatserve) answering Ollama's API and the OpenAI
+// (llm/chatserve) answering Ollama's API and the OpenAI
 // chat-completions protocol on one port, with the oracle as its backend.
 // Pacing a reply belongs in pace (see Options.ChunkDelay).
 func (o *Oracle) Handler() http.Handler {

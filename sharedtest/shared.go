@@ -1,11 +1,11 @@
-// Package shared locates the project's shared test data (stories, walkthroughs,
+// Package sharedtest locates the project's shared test data (stories, walkthroughs,
 // reference transcripts, conformance suites).
 //
 // The data lives outside the repository and is never copied into it. Tests find
 // it through LANTERN_SHARED (default: ../shared next to the repository root).
 // When it is absent a test is skipped, unless LANTERN_REQUIRE_SHARED=1, which
 // turns absence into a failure (CI sets it).
-package shared
+package sharedtest
 
 import (
 	"errors"
