@@ -7,6 +7,7 @@ import (
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/memory"
 )
 
 // Event is something the engine tells its clients (the TUI, the headless
@@ -293,10 +294,10 @@ type Quit struct{}
 type MemoryEdit struct {
 	Location int
 	Title    string
-	NewTitle string // Edit/Supersede: the (new) title
-	Text     string // Edit/Supersede: the (new) text
-	Category string // Edit/Supersede: SUCCESS, FAILURE, DISCOVERY, DANGER, NOTE
-	Status   string // SetStatus: ACTIVE, TENTATIVE, SUPERSEDED
+	NewTitle string          // Edit/Supersede: the (new) title
+	Text     string          // Edit/Supersede: the (new) text
+	Category memory.Category // Add/Edit/Supersede (Edit: empty keeps the memory's)
+	Status   memory.Status   // SetStatus; Add/Supersede: ACTIVE (empty) or TENTATIVE
 	Op       MemoryOp
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/sanitize"
 )
 
@@ -38,7 +39,7 @@ type ReviewDecision struct {
 	Command  string
 	Reason   string
 	Remember bool
-	Category string
+	Category memory.Category
 }
 
 func (SetReview) isCommand()      {}
@@ -147,9 +148,9 @@ func (e *Engine) personRejected(ctx context.Context, turn int, p Proposal, d Rev
 	if !d.Remember {
 		return
 	}
-	cat := strings.ToUpper(strings.TrimSpace(d.Category))
-	if cat != "NOTE" {
-		cat = "FAILURE"
+	cat := memory.CategoryFailure
+	if d.Category == memory.CategoryNote {
+		cat = memory.CategoryNote
 	}
 	loc := e.st.Obs.Location
 	e.editAt(ctx, MemoryEdit{Op: MemoryAdd, Location: loc.ID, Category: cat,

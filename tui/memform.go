@@ -370,8 +370,8 @@ func (f *memForm) commands() ([]engine.Command, error) {
 	if title == "" {
 		return nil, fmt.Errorf("a memory needs a title")
 	}
-	cat := string(formCategories()[f.cat])
-	st := string(formStatuses()[f.status])
+	cat := formCategories()[f.cat]
+	st := formStatuses()[f.status]
 	switch f.op {
 	case engine.MemoryEditText:
 		cmds := []engine.Command{engine.MemoryEdit{Op: engine.MemoryEditText, Location: f.loc, Title: f.orig.Title, NewTitle: title, Text: text, Category: cat}}

@@ -35,13 +35,13 @@ func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int)
 	var err error
 	switch me.Op {
 	case engine.MemoryAdd, engine.MemorySupersede:
-		cat, ok := memory.ParseCategory(me.Category)
-		if !ok {
+		cat := me.Category
+		if !cat.Valid() {
 			return nil, fmt.Errorf("memory edit: category %q", me.Category)
 		}
 		st := memory.StatusActive
 		if me.Status != "" {
-			if st, ok = memory.ParseStatus(me.Status); !ok || st == memory.StatusSuperseded {
+			if st = me.Status; !st.Valid() || st == memory.StatusSuperseded {
 				return nil, fmt.Errorf("memory edit: a new memory is ACTIVE or TENTATIVE, not %q", me.Status)
 			}
 		}
@@ -59,16 +59,15 @@ func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int)
 			if me.Text != "" {
 				m.Text = me.Text
 			}
-			if cat, ok := memory.ParseCategory(me.Category); ok {
-				m.Category = cat
+			if me.Category.Valid() {
+				m.Category = me.Category
 			}
 		})
 	case engine.MemorySetStatus:
-		st, ok := memory.ParseStatus(me.Status)
-		if !ok {
+		if !me.Status.Valid() {
 			return nil, fmt.Errorf("memory edit: status %q", me.Status)
 		}
-		err = s.Memories.SetStatus(ref, st)
+		err = s.Memories.SetStatus(ref, me.Status)
 	case engine.MemoryDelete:
 		err = s.Memories.Delete(ref)
 	case engine.MemoryUndo:

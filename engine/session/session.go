@@ -311,15 +311,3 @@ func (s *Session) Close() error {
 	s.bo.close()
 	return errors.Join(stop, s.Memories.Close(), s.DB.Close(), s.lock.Unlock())
 }
-
-func (s *Session) notes() []string {
-	top, err := s.DB.TopNotesIn(context.Background(), s.noteSession(), 5)
-	if err != nil {
-		return nil
-	}
-	out := make([]string, 0, len(top))
-	for _, n := range top {
-		out = append(out, fmt.Sprintf("[T%d @ L%d] %s", n.Turn, n.LocationID, n.Content))
-	}
-	return out
-}

@@ -27,9 +27,10 @@ func TestPersonAddsMemoryWithStatus(t *testing.T) {
 	h := &harness{t: t, e: sess.Engine, ctx: ctx}
 	h.until(engine.Idle{})
 	for _, tc := range []struct {
-		title, status string
-		want          memory.Status
-		refused       bool
+		title   string
+		status  memory.Status
+		want    memory.Status
+		refused bool
 	}{
 		{"Default status", "", memory.StatusActive, false},
 		{"Maybe the gate", "TENTATIVE", memory.StatusTentative, false},

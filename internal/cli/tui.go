@@ -120,7 +120,7 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 			maxScore = binding.MaxScore
 		}
 		opts := tui.Options{
-			Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Branches: tuiBranches{sess.DB}, Notes: sess.DB, Story: storyTitle(path), MaxScore: maxScore,
+			Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Branches: tuiBranches{sess.DB}, Notes: sess, Story: storyTitle(path), MaxScore: maxScore,
 			Theme: theme, Keys: cfg.Keys, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
 			Review: *review, AutoAccept: *autoAccept,
 			SavePrefs: func(theme string, models map[string]string) error {
