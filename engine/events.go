@@ -7,6 +7,7 @@ import (
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
+	"github.com/lantern-if/lantern/managers/objectives"
 	"github.com/lantern-if/lantern/memory"
 )
 
@@ -320,17 +321,15 @@ type ObjectiveEdit struct {
 	Text string // add: the objective; complete/drop: its text or ID
 }
 
-// ObjectiveOp is what an ObjectiveEdit does.
-type ObjectiveOp string
+// ObjectiveOp is what an ObjectiveEdit does: the objectives manager's
+// own operations.
+type ObjectiveOp = objectives.EditOp
 
+// The person's objective edits.
 const (
-	// ObjectiveAdd adds the person's objective (kept across episodes,
-	// first in the prompt, never refined away).
-	ObjectiveAdd ObjectiveOp = "add"
-	// ObjectiveComplete marks an active objective (by text or ID) done.
-	ObjectiveComplete ObjectiveOp = "complete"
-	// ObjectiveDrop drops an active objective (by text or ID).
-	ObjectiveDrop ObjectiveOp = "drop"
+	ObjectiveAdd      = objectives.EditAdd
+	ObjectiveComplete = objectives.EditComplete
+	ObjectiveDrop     = objectives.EditDrop
 )
 
 func (Pause) isCommand()         {}

@@ -18,7 +18,7 @@ func (s *Session) objectivesChanged() engine.ObjectivesChanged {
 // to the objectives.
 func (s *Session) edit(_ context.Context, c engine.Command, episode, turnNo int) ([]engine.Event, error) {
 	if oe, ok := c.(engine.ObjectiveEdit); ok {
-		changed, err := s.Objectives.Edit(string(oe.Op), oe.Text)
+		changed, err := s.Objectives.Edit(oe.Op, oe.Text)
 		if err != nil || !changed {
 			return nil, err
 		}

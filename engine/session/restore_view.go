@@ -68,7 +68,7 @@ func (s *Session) RestoreObjectives() error {
 	}
 	for _, o := range saved {
 		if o.State == objectives.Active {
-			_, _ = s.Objectives.Edit("add", o.Text) // an error: it is there already
+			_, _ = s.Objectives.Edit(objectives.EditAdd, o.Text) // an error: it is there already
 		}
 	}
 	return nil

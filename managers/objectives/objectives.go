@@ -280,15 +280,29 @@ func (m *Manager) addLocked(text string, src Source) (Objective, bool) {
 	return o, true
 }
 
-// Edit applies a person's edit: "add" an objective, "complete" or "drop"
-// one named by its text, its ID ("3", "#3", "O3") or a unique part of its
+// EditOp is what a person's edit of the objectives does.
+type EditOp string
+
+// The person's edits.
+const (
+	// EditAdd adds the person's objective (kept across episodes, first in
+	// the prompt, never refined away).
+	EditAdd EditOp = "add"
+	// EditComplete marks an active objective done.
+	EditComplete EditOp = "complete"
+	// EditDrop drops an active objective.
+	EditDrop EditOp = "drop"
+)
+
+// Edit applies a person's edit: add an objective, complete or drop one
+// named by its text, its ID ("3", "#3", "O3") or a unique part of its
 // text. It reports whether anything changed.
-func (m *Manager) Edit(op, text string) (bool, error) {
+func (m *Manager) Edit(op EditOp, text string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	text = strings.TrimSpace(text)
-	switch strings.ToLower(op) {
-	case "add":
+	switch op {
+	case EditAdd:
 		if text == "" {
 			return false, fmt.Errorf("objective add: empty text")
 		}
@@ -297,14 +311,14 @@ func (m *Manager) Edit(op, text string) (bool, error) {
 			return false, fmt.Errorf("objective add: %q is already objective %d", text, o.ID)
 		}
 		return true, nil
-	case "complete", "drop":
+	case EditComplete, EditDrop:
 		i, err := m.findLocked(text)
 		if err != nil {
 			return false, fmt.Errorf("objective %s: %w", op, err)
 		}
 		o := &m.objs[i]
 		o.Done, o.How = m.turn, "by the person"
-		if strings.EqualFold(op, "complete") {
+		if op == EditComplete {
 			o.State = Completed
 		} else {
 			o.State = Dropped
