@@ -21,18 +21,11 @@ var ErrTooLarge = errors.New("file too large")
 // a byte of it. It never blocks on a FIFO: the file is opened without
 // waiting for a writer and its type checked on the open descriptor.
 func ReadRegular(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, fi, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
-	}
 	if fi.Size() > max {
 		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, fi.Size(), max)}
 	}
@@ -44,6 +37,29 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)}
 	}
 	return data, nil
+}
+
+// OpenRegular opens the regular file at path (a symbolic link is
+// followed) for reading, with its FileInfo; anything else is refused with
+// ErrNotRegular, without blocking on a FIFO (the file is opened without
+// waiting for a writer and its type checked on the open descriptor).
+func OpenRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+	}
+	// Reads of a regular file never wait; the flag only kept the open
+	// from waiting on a FIFO.
+	return f, fi, nil
 }
 
 func kind(m os.FileMode) string {

@@ -196,26 +196,14 @@ const (
 	storyMargin   = 64 << 10  // past the header's length: padding, Blorb-less trailers
 )
 
-// errNotRegular: the story path is not a regular file.
-var errNotRegular = errors.New("not a regular file")
-
+// readStoryFile reads a story file (atomicfile.ErrNotRegular for a FIFO,
+// a device or a directory).
 func readStoryFile(path string) ([]byte, error) {
-	// Stat before opening: opening a FIFO blocks until a writer comes.
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
-	}
-	f, err := os.Open(path)
+	f, fi, err := atomicfile.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
-	}
 	limit := int64(maxStoryBytes)
 	head := make([]byte, 64)
 	if n, _ := io.ReadFull(f, head); n == len(head) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/memory"
@@ -102,8 +103,8 @@ func TestStoryFileBounds(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		if !errors.Is(err, errNotRegular) {
-			t.Errorf("FIFO: %v, want errNotRegular", err)
+		if !errors.Is(err, atomicfile.ErrNotRegular) {
+			t.Errorf("FIFO: %v, want atomicfile.ErrNotRegular", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("loading a FIFO hangs")

@@ -35,18 +35,9 @@ func (r *RunDB) FinishAfterWork(ctx context.Context, episode int64, turn int) er
 
 // PendingAfterWork lists an episode's work still to do, oldest turn first.
 func (r *RunDB) PendingAfterWork(ctx context.Context, episode int64) ([]AfterWork, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT episode, turn, work FROM after_work WHERE episode = ? ORDER BY turn`, episode)
-	if err != nil {
-		return nil, fmt.Errorf("after-turn work of episode %d: %w", episode, err)
-	}
-	defer rows.Close()
-	var out []AfterWork
-	for rows.Next() {
+	return queryAll(ctx, r.db, fmt.Sprintf("after-turn work of episode %d", episode), func(row rowScanner) (AfterWork, error) {
 		var w AfterWork
-		if err := rows.Scan(&w.Episode, &w.Turn, &w.Work); err != nil {
-			return nil, fmt.Errorf("after-turn work of episode %d: %w", episode, err)
-		}
-		out = append(out, w)
-	}
-	return out, rows.Err()
+		err := row.Scan(&w.Episode, &w.Turn, &w.Work)
+		return w, err
+	}, `SELECT episode, turn, work FROM after_work WHERE episode = ? ORDER BY turn`, episode)
 }

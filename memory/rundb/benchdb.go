@@ -108,18 +108,6 @@ func (r *RunDB) BenchRun(ctx context.Context, id int64) (BenchRun, error) {
 // BenchRuns lists this story's stored runs, oldest first, without their
 // reports.
 func (r *RunDB) BenchRuns(ctx context.Context) ([]BenchRun, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT `+benchColumns+` FROM bench_runs WHERE story_md5 = ? ORDER BY id`, r.story)
-	if err != nil {
-		return nil, fmt.Errorf("list bench runs: %w", err)
-	}
-	defer rows.Close()
-	var out []BenchRun
-	for rows.Next() {
-		b, err := scanBench(rows, false)
-		if err != nil {
-			return nil, fmt.Errorf("list bench runs: %w", err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, r.db, "list bench runs", func(row rowScanner) (BenchRun, error) { return scanBench(row, false) },
+		`SELECT `+benchColumns+` FROM bench_runs WHERE story_md5 = ? ORDER BY id`, r.story)
 }

@@ -76,19 +76,12 @@ func (r *RunDB) RecordDecision(ctx context.Context, d Decision) error {
 // Decisions lists the story's memory synthesis decisions of an episode
 // (0: every episode), oldest first.
 func (r *RunDB) Decisions(ctx context.Context, episode int) ([]Decision, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT episode, turn, location_id, triggers, remember, category, title, text, status, supersedes,
-		reasoning, outcome, created_at FROM memory_decisions WHERE story_md5 = ? AND (? = 0 OR episode = ?) ORDER BY id`, r.story, episode, episode)
-	if err != nil {
-		return nil, fmt.Errorf("list memory decisions: %w", err)
-	}
-	defer rows.Close()
-	var out []Decision
-	for rows.Next() {
+	return queryAll(ctx, r.db, "list memory decisions", func(row rowScanner) (Decision, error) {
 		var d Decision
 		var triggers, supersedes, ts string
-		if err := rows.Scan(&d.Episode, &d.Turn, &d.LocationID, &triggers, &d.Remember, &d.Category, &d.Title, &d.Text, &d.Status,
+		if err := row.Scan(&d.Episode, &d.Turn, &d.LocationID, &triggers, &d.Remember, &d.Category, &d.Title, &d.Text, &d.Status,
 			&supersedes, &d.Reasoning, &d.Outcome, &ts); err != nil {
-			return nil, fmt.Errorf("list memory decisions: %w", err)
+			return d, err
 		}
 		if triggers != "" {
 			d.Triggers = strings.Split(triggers, "; ")
@@ -97,9 +90,9 @@ func (r *RunDB) Decisions(ctx context.Context, episode int) ([]Decision, error) 
 			d.Supersedes = strings.Split(supersedes, "\n")
 		}
 		d.Time, _ = time.Parse(time.RFC3339Nano, ts)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+		return d, nil
+	}, `SELECT episode, turn, location_id, triggers, remember, category, title, text, status, supersedes,
+		reasoning, outcome, created_at FROM memory_decisions WHERE story_md5 = ? AND (? = 0 OR episode = ?) ORDER BY id`, r.story, episode, episode)
 }
 
 // SaveMap stores the story's map (opaque here: the map manager's JSON),

@@ -98,25 +98,12 @@ func (r *RunDB) ResolveLine(ctx context.Context, ref domain.LineRef) (BranchInfo
 // Unfinished are the story's lines of play that have not ended and have a
 // turn to continue from, the one played last first.
 func (r *RunDB) Unfinished(ctx context.Context) ([]BranchInfo, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT e.id FROM episodes e
+	ids, err := queryAll(ctx, r.db, "unfinished lines", scanOne[int64], `SELECT e.id FROM episodes e
 		WHERE e.story_md5 = ? AND e.ended_at IS NULL
 		AND (COALESCE(e.fork_turn, 0) > 0 OR EXISTS (SELECT 1 FROM turns t WHERE t.episode = e.id))
 		ORDER BY COALESCE((SELECT MAX(t.rowid) FROM turns t WHERE t.episode = e.id), 0) DESC, e.id DESC`, r.story)
 	if err != nil {
-		return nil, fmt.Errorf("unfinished lines: %w", err)
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("unfinished lines: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("unfinished lines: %w", err)
+		return nil, err
 	}
 	out := make([]BranchInfo, 0, len(ids))
 	for _, id := range ids {

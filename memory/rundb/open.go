@@ -65,24 +65,17 @@ func lanternTables() []string {
 // someone else's database, which Lantern must neither add its tables to nor
 // switch to its journal mode. It only reads.
 func checkOwn(ctx context.Context, db *sql.DB, path string) error {
-	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`)
+	names, err := queryAll(ctx, db, fmt.Sprintf("open run database %q", path), scanOne[string],
+		`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`)
 	if err != nil {
-		return fmt.Errorf("open run database %q: %w", path, err)
+		return err
 	}
-	defer rows.Close()
 	ours := lanternTables()
 	var foreign []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return fmt.Errorf("open run database %q: %w", path, err)
-		}
+	for _, name := range names {
 		if !slices.Contains(ours, strings.ToLower(name)) {
 			foreign = append(foreign, name)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("open run database %q: %w", path, err)
 	}
 	if len(foreign) > 0 {
 		if len(foreign) > 3 {

@@ -34,20 +34,11 @@ func (r *RunDB) KeepPending(ctx context.Context, name string, data []byte) error
 
 // PendingFiles are the kept versions, by name.
 func (r *RunDB) PendingFiles(ctx context.Context) ([]Pending, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT name, data FROM pending_files ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("unwritten files: %w", err)
-	}
-	defer rows.Close()
-	var out []Pending
-	for rows.Next() {
+	return queryAll(ctx, r.db, "unwritten files", func(row rowScanner) (Pending, error) {
 		var p Pending
-		if err := rows.Scan(&p.Name, &p.Data); err != nil {
-			return nil, fmt.Errorf("unwritten files: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+		err := row.Scan(&p.Name, &p.Data)
+		return p, err
+	}, `SELECT name, data FROM pending_files ORDER BY name`)
 }
 
 // DropPending forgets the kept version of a file once it is written.

@@ -111,21 +111,12 @@ func (db *RunDB) BranchReviews(ctx context.Context, episode int64) ([]Review, er
 
 // reviewsIn lists an episode's reviews of turns after..upTo.
 func (db *RunDB) reviewsIn(ctx context.Context, episode int64, after, upTo int) ([]Review, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT turn, proposal, decision, command, reason, remembered, auto FROM reviews
-		WHERE episode_id = ? AND turn > ? AND turn <= ? ORDER BY turn, seq`, episode, after, upTo)
-	if err != nil {
-		return nil, fmt.Errorf("reviews of episode %d: %w", episode, err)
-	}
-	defer rows.Close()
-	var out []Review
-	for rows.Next() {
+	return queryAll(ctx, db.db, fmt.Sprintf("reviews of episode %d", episode), func(row rowScanner) (Review, error) {
 		var r Review
-		if err := rows.Scan(&r.Turn, &r.Proposal, &r.Decision, &r.Command, &r.Reason, &r.Remembered, &r.Auto); err != nil {
-			return nil, fmt.Errorf("reviews of episode %d: %w", episode, err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		err := row.Scan(&r.Turn, &r.Proposal, &r.Decision, &r.Command, &r.Reason, &r.Remembered, &r.Auto)
+		return r, err
+	}, `SELECT turn, proposal, decision, command, reason, remembered, auto FROM reviews
+		WHERE episode_id = ? AND turn > ? AND turn <= ? ORDER BY turn, seq`, episode, after, upTo)
 }
 
 // SumReviews counts decisions by kind and collects the reasons.

@@ -55,22 +55,13 @@ func (r *RunDB) RecordRound(ctx context.Context, rd Round) error {
 
 // Rounds lists the story's rounds, oldest first.
 func (r *RunDB) Rounds(ctx context.Context) ([]Round, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT episode_id, episode, round, first_turn, last_turn, trust, work, comfort, feedback, error, data, created_at
-		FROM supervisor_rounds WHERE story_md5 = ? ORDER BY id`, r.story)
-	if err != nil {
-		return nil, fmt.Errorf("list rounds: %w", err)
-	}
-	defer rows.Close()
-	var out []Round
-	for rows.Next() {
+	return queryAll(ctx, r.db, "list rounds", func(row rowScanner) (Round, error) {
 		var rd Round
 		var at string
-		if err := rows.Scan(&rd.EpisodeID, &rd.Episode, &rd.Number, &rd.FirstTurn, &rd.LastTurn, &rd.Trust, &rd.Work, &rd.Comfort,
-			&rd.Feedback, &rd.Error, &rd.Data, &at); err != nil {
-			return nil, fmt.Errorf("list rounds: %w", err)
-		}
+		err := row.Scan(&rd.EpisodeID, &rd.Episode, &rd.Number, &rd.FirstTurn, &rd.LastTurn, &rd.Trust, &rd.Work, &rd.Comfort,
+			&rd.Feedback, &rd.Error, &rd.Data, &at)
 		rd.Time, _ = time.Parse(time.RFC3339Nano, at)
-		out = append(out, rd)
-	}
-	return out, rows.Err()
+		return rd, err
+	}, `SELECT episode_id, episode, round, first_turn, last_turn, trust, work, comfort, feedback, error, data, created_at
+		FROM supervisor_rounds WHERE story_md5 = ? ORDER BY id`, r.story)
 }

@@ -260,22 +260,13 @@ type Episode struct {
 
 // Episodes lists the story's episodes, oldest first.
 func (r *RunDB) Episodes(ctx context.Context) ([]Episode, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT id, seed, COALESCE(reason, ''), COALESCE(score, 0), COALESCE(moves, 0), COALESCE(turns, 0),
+	return queryAll(ctx, r.db, "list episodes", func(row rowScanner) (Episode, error) {
+		var e Episode
+		err := row.Scan(&e.ID, &e.Seed, &e.Reason, &e.Score, &e.Moves, &e.Turns, &e.Parent, &e.ForkTurn, &e.Branch)
+		return e, err
+	}, `SELECT id, seed, COALESCE(reason, ''), COALESCE(score, 0), COALESCE(moves, 0), COALESCE(turns, 0),
 		COALESCE(parent, 0), COALESCE(fork_turn, 0), COALESCE(branch, '')
 		FROM episodes WHERE story_md5 = ? ORDER BY id`, r.story)
-	if err != nil {
-		return nil, fmt.Errorf("list episodes: %w", err)
-	}
-	defer rows.Close()
-	var out []Episode
-	for rows.Next() {
-		var e Episode
-		if err := rows.Scan(&e.ID, &e.Seed, &e.Reason, &e.Score, &e.Moves, &e.Turns, &e.Parent, &e.ForkTurn, &e.Branch); err != nil {
-			return nil, fmt.Errorf("list episodes: %w", err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 // Turn is one row of the turns table.
@@ -436,24 +427,15 @@ func (r *RunDB) Turns(ctx context.Context, episode int64) ([]Turn, error) {
 }
 
 func (r *RunDB) turnsWhere(ctx context.Context, where string, args ...any) ([]Turn, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT episode, turn, actor, action, response, reasoning, verdicts, location_id, location, score, moves,
-		prompt_tokens, eval_tokens, llm_ms, turn_ms, failed FROM turns `+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list turns: %w", err)
-	}
-	defer rows.Close()
-	var out []Turn
-	for rows.Next() {
+	return queryAll(ctx, r.db, "list turns", func(row rowScanner) (Turn, error) {
 		var t Turn
 		var llmMS, turnMS float64
-		if err := rows.Scan(&t.Episode, &t.Turn, &t.Actor, &t.Action, &t.Response, &t.Reasoning, &t.Verdicts, &t.LocationID, &t.Location,
-			&t.Score, &t.Moves, &t.PromptTokens, &t.EvalTokens, &llmMS, &turnMS, &t.Failed); err != nil {
-			return nil, fmt.Errorf("list turns: %w", err)
-		}
+		err := row.Scan(&t.Episode, &t.Turn, &t.Actor, &t.Action, &t.Response, &t.Reasoning, &t.Verdicts, &t.LocationID, &t.Location,
+			&t.Score, &t.Moves, &t.PromptTokens, &t.EvalTokens, &llmMS, &turnMS, &t.Failed)
 		t.LLM, t.Duration = time.Duration(llmMS*1e6), time.Duration(turnMS*1e6)
-		out = append(out, t)
-	}
-	return out, rows.Err()
+		return t, err
+	}, `SELECT episode, turn, actor, action, response, reasoning, verdicts, location_id, location, score, moves,
+		prompt_tokens, eval_tokens, llm_ms, turn_ms, failed FROM turns `+where, args...)
 }
 
 // Note is one of the agent's flagged notes: an observation it wants a
@@ -611,25 +593,16 @@ func (r *RunDB) NoteStats(ctx context.Context) (count, totalImportance int, err 
 }
 
 func (r *RunDB) notes(ctx context.Context, where string, args ...any) ([]Note, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT id, session_id, turn_number, content, importance, location, location_id, COALESCE(score, 0), COALESCE(moves, 0), timestamp, COALESCE(edited_at, '') FROM notes `+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list notes: %w", err)
-	}
-	defer rows.Close()
-	var out []Note
-	for rows.Next() {
+	return queryAll(ctx, r.db, "list notes", func(row rowScanner) (Note, error) {
 		var n Note
 		var ts, edited string
-		if err := rows.Scan(&n.ID, &n.Session, &n.Turn, &n.Content, &n.Importance, &n.Location, &n.LocationID, &n.Score, &n.Moves, &ts, &edited); err != nil {
-			return nil, fmt.Errorf("list notes: %w", err)
-		}
+		err := row.Scan(&n.ID, &n.Session, &n.Turn, &n.Content, &n.Importance, &n.Location, &n.LocationID, &n.Score, &n.Moves, &ts, &edited)
 		n.Time, _ = time.Parse(time.RFC3339Nano, ts)
 		if edited != "" {
 			n.Edited, _ = time.Parse(time.RFC3339Nano, edited)
 		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+		return n, err
+	}, `SELECT id, session_id, turn_number, content, importance, location, location_id, COALESCE(score, 0), COALESCE(moves, 0), timestamp, COALESCE(edited_at, '') FROM notes `+where, args...)
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
