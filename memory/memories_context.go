@@ -33,25 +33,22 @@ func DefaultBudget() Budget {
 
 func (b Budget) withDefaults() Budget {
 	d := DefaultBudget()
-	if b.MaxSuccesses <= 0 {
-		b.MaxSuccesses = d.MaxSuccesses
-	}
-	if b.MaxFailures <= 0 {
-		b.MaxFailures = d.MaxFailures
-	}
-	if b.MaxOthers <= 0 {
-		b.MaxOthers = d.MaxOthers
-	}
-	if b.MaxItems <= 0 {
-		b.MaxItems = d.MaxItems
-	}
-	if b.MaxTokens <= 0 {
-		b.MaxTokens = d.MaxTokens
-	}
-	if b.MaxTextChars <= 0 {
-		b.MaxTextChars = d.MaxTextChars
-	}
+	b.MaxSuccesses = positiveOr(b.MaxSuccesses, d.MaxSuccesses)
+	b.MaxFailures = positiveOr(b.MaxFailures, d.MaxFailures)
+	b.MaxOthers = positiveOr(b.MaxOthers, d.MaxOthers)
+	b.MaxItems = positiveOr(b.MaxItems, d.MaxItems)
+	b.MaxTokens = positiveOr(b.MaxTokens, d.MaxTokens)
+	b.MaxTextChars = positiveOr(b.MaxTextChars, d.MaxTextChars)
 	return b
+}
+
+// positiveOr is v when it is positive, else d (an unset or nonsensical
+// limit takes the default).
+func positiveOr(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
 }
 
 func (b Budget) limit(c Category) int {

@@ -256,11 +256,14 @@ func (k Kept) String() string {
 
 // TakeKept returns the memories the guard put back since the last call
 // (oldest first) and forgets them.
-func (s *Store) TakeKept() []Kept {
+func (s *Store) TakeKept() []Kept { return takeAll(s, &s.kept) }
+
+// takeAll hands over what the store collected in *list and empties it.
+func takeAll[T any](s *Store, list *[]T) []T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := s.kept
-	s.kept = nil
+	out := *list
+	*list = nil
 	return out
 }
 

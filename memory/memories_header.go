@@ -326,13 +326,7 @@ func (s *Store) LocationProblems(loc int, name string) []Problem {
 // since the last call (a change for a location whose section one of them
 // hid), each with the line it had and the header written (Fix), for a
 // notice; the list is then cleared.
-func (s *Store) TakeRepaired() []Problem {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.repaired
-	s.repaired = nil
-	return out
-}
+func (s *Store) TakeRepaired() []Problem { return takeAll(s, &s.repaired) }
 
 // takeRepairsLocked moves the repairs the cache's changes made to the
 // list TakeRepaired returns.
