@@ -179,7 +179,7 @@ func TestRecordedTurnReportedWhateverTheStop(t *testing.T) {
 		slow      bool
 		completed bool
 	}{
-		{"a file not written after the row", &NotWrittenError{File: "Memories.md", Err: context.Canceled}, false, true},
+		{"a file not written after the row", &NotWrittenError{Path: "Memories.md", Err: context.Canceled}, false, true},
 		{"background work outlasting the stop", nil, true, true},
 		{"the row not written", fmt.Errorf("%w: %w", ErrNotRecorded, context.Canceled), false, false},
 	}

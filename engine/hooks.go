@@ -3,7 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
+
+	"github.com/lantern-if/lantern/atomicfile"
 
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/memsynth"
@@ -134,13 +135,9 @@ type Settled struct {
 	Err    error
 }
 
-// ErrNotWritten: a file of the work dir that a turn writes (Memories.md
-// and its backup, knowledgebase.md, current_state.json) could not be
-// written after the retries. It is part of the turn as the database row
-// is, so the engine pauses and headless runs stop (Halts); the turn itself
-// is recorded, and what was not written is kept (in the session and in
-// lantern.db) and written once the cause is fixed.
-var ErrNotWritten = errors.New("work dir file not written")
+// ErrNotWritten: a file of the work dir that a turn writes (Memories.md,
+// knowledgebase.md) could not be written; what it should hold is kept.
+var ErrNotWritten = atomicfile.ErrNotWritten
 
 // Halts reports whether err stops play: a turn, or what it wrote, could
 // not be stored (ErrNotRecorded, ErrNotWritten). Playing on would lose
@@ -152,14 +149,4 @@ func Halts(err error) bool {
 
 // NotWrittenError names the file a turn could not write and the cause;
 // errors.Is holds for ErrNotWritten and the cause.
-type NotWrittenError struct {
-	File string // the file's path
-	Err  error  // the cause (a full disk, an immutable file, ...)
-}
-
-func (e *NotWrittenError) Error() string {
-	return fmt.Sprintf("%s could not be written (%v); what it should hold is kept and written when the cause is fixed and the session resumes", e.File, e.Err)
-}
-
-// Unwrap makes errors.Is find ErrNotWritten and the cause.
-func (e *NotWrittenError) Unwrap() []error { return []error{ErrNotWritten, e.Err} }
+type NotWrittenError = atomicfile.NotWrittenError

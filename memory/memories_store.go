@@ -358,7 +358,7 @@ func (s *Store) updateLocked(what string, op func(*File) error, pending bool) er
 			// The change is kept in the cache, not dropped: the next
 			// change or Flush writes it.
 			s.file, s.unwritten = work, true
-			s.writeErr = &WriteError{Path: s.path, Err: err}
+			s.writeErr = &atomicfile.NotWrittenError{Path: s.path, Err: err}
 			return fmt.Errorf("%s: %w", what, s.writeErr)
 		}
 		s.unwritten = false
@@ -449,7 +449,7 @@ func (s *Store) writeLocked(data []byte) {
 	oldFile, _ := os.Open(s.path)
 	if err := s.files.Write(s.path, data, s.perm, true); err != nil {
 		closeFile(oldFile)
-		s.unwritten, s.writeErr = true, &WriteError{Path: s.path, Err: err}
+		s.unwritten, s.writeErr = true, &atomicfile.NotWrittenError{Path: s.path, Err: err}
 		return
 	}
 	s.unwritten = false

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/sanitize"
@@ -12,26 +11,12 @@ import (
 // an immutable file, a directory where the backup goes). The change is not
 // lost: the store keeps it and writes it with the next change or Flush,
 // once the cause is gone, and Pending hands it to whoever keeps it across
-// a restart.
-var ErrNotWritten = errors.New("memories not written")
+// a restart. The error is an *atomicfile.NotWrittenError naming the file.
+var ErrNotWritten = atomicfile.ErrNotWritten
 
 // ErrEncoding: Memories.md is in an encoding Lantern cannot write back
 // (UTF-16 without a byte-order mark, UTF-32); it is refused untouched.
 var ErrEncoding = errors.New("memories file in an encoding Lantern cannot write")
-
-// WriteError says which file could not be written and why; errors.Is(err,
-// ErrNotWritten) holds, and so does errors.Is(err, cause).
-type WriteError struct {
-	Path string
-	Err  error
-}
-
-func (e *WriteError) Error() string {
-	return fmt.Sprintf("%s could not be written: %v (the change is kept and written once the cause is fixed)", e.Path, e.Err)
-}
-
-// Unwrap makes errors.Is find ErrNotWritten and the cause.
-func (e *WriteError) Unwrap() []error { return []error{ErrNotWritten, e.Err} }
 
 // WithFiles makes the store write through fsys (tests inject faults).
 func WithFiles(fsys atomicfile.FS) Option {
@@ -46,7 +31,7 @@ func (s *Store) Unwritten() bool {
 	return s.unwritten
 }
 
-// WriteErr is the last failed write's *WriteError while the store holds
+// WriteErr is the last failed write's *atomicfile.NotWrittenError while the store holds
 // changes the file lacks; nil otherwise.
 func (s *Store) WriteErr() error {
 	s.mu.RLock()

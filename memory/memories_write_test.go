@@ -49,7 +49,7 @@ func TestFailedWritesKeepTheMemories(t *testing.T) {
 			failed := 0
 			for _, title := range []string{"second", "third", "fourth"} {
 				err := add(title)
-				var we *WriteError
+				var we *atomicfile.NotWrittenError
 				if !errors.Is(err, ErrNotWritten) || !errors.Is(err, f.err) || !errors.As(err, &we) || we.Path != path {
 					t.Fatalf("add %s: %v, want ErrNotWritten naming %s with %v", title, err, path, f.err)
 				}

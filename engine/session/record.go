@@ -165,7 +165,7 @@ func (s *Session) exportState(rec engine.TurnRecord) error {
 	}
 	path := filepath.Join(s.Dir, "current_state.json")
 	if err := s.files.Replace(path, data, 0o644); err != nil {
-		return &engine.NotWrittenError{File: path, Err: err}
+		return &engine.NotWrittenError{Path: path, Err: err}
 	}
 	return nil
 }

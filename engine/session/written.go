@@ -6,7 +6,6 @@ import (
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/managers/knowledge"
-	"github.com/lantern-if/lantern/memory"
 )
 
 // The work dir's files are part of the turn, as its database row is: a
@@ -28,29 +27,46 @@ const (
 // file.
 func (s *Session) unwritten(ctx context.Context) error {
 	var errs []error
-	if err := s.Memories.WriteErr(); err != nil {
-		var we *memory.WriteError
+	for _, f := range s.keptFiles() {
+		err := f.store.WriteErr()
+		if err == nil {
+			continue
+		}
+		nw := &engine.NotWrittenError{Path: f.store.Path(), Err: err}
+		var we *engine.NotWrittenError
 		if errors.As(err, &we) {
-			err = we.Err // the NotWrittenError names the file
+			nw.Err = we.Err // one error names the file
 		}
-		if p := s.Memories.Pending(); p != nil {
-			err = errors.Join(err, s.DB.KeepPending(ctx, pendingMemories, p))
+		if p := f.store.Pending(); p != nil {
+			nw.Err = errors.Join(nw.Err, s.DB.KeepPending(ctx, f.name, p))
 		}
-		errs = append(errs, &engine.NotWrittenError{File: s.Memories.Path(), Err: err})
-	}
-	if s.Knowledge != nil {
-		if err := s.Knowledge.WriteErr(); err != nil {
-			var we *knowledge.WriteError
-			if errors.As(err, &we) {
-				err = we.Err
-			}
-			if p := s.Knowledge.Pending(); p != nil {
-				err = errors.Join(err, s.DB.KeepPending(ctx, pendingKnowledge, p))
-			}
-			errs = append(errs, &engine.NotWrittenError{File: s.Knowledge.Path(), Err: err})
-		}
+		errs = append(errs, nw)
 	}
 	return errors.Join(errs...)
+}
+
+// keptStore is a store that keeps what it could not write (Memories.md,
+// knowledgebase.md).
+type keptStore interface {
+	WriteErr() error
+	Pending() []byte
+	Path() string
+}
+
+// keptFile is a store with the name lantern.db keeps its pending version
+// under.
+type keptFile struct {
+	name  string
+	store keptStore
+}
+
+// keptFiles are the session's stores that keep unwritten versions.
+func (s *Session) keptFiles() []keptFile {
+	out := []keptFile{{pendingMemories, s.Memories}}
+	if s.Knowledge != nil {
+		out = append(out, keptFile{pendingKnowledge, s.Knowledge})
+	}
+	return out
 }
 
 // flushPending writes what a failed write left in the stores, before the

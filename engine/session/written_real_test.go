@@ -116,7 +116,7 @@ func TestRealFaultsPauseAndResume(t *testing.T) {
 func notWrittenFiles(err error) []string {
 	var out []string
 	if nw, ok := err.(*engine.NotWrittenError); ok {
-		out = append(out, nw.File)
+		out = append(out, nw.Path)
 	}
 	switch u := err.(type) {
 	case interface{ Unwrap() []error }:

@@ -119,7 +119,7 @@ func TestUnwritableMemoriesPauseAndAreWrittenOnResume(t *testing.T) {
 				var nw *engine.NotWrittenError
 				found := false
 				for _, err := range errs {
-					if errors.As(err, &nw) && nw.File == path && errors.Is(err, f.err) && engine.Halts(err) {
+					if errors.As(err, &nw) && nw.Path == path && errors.Is(err, f.err) && engine.Halts(err) {
 						found = true
 					}
 				}
@@ -172,7 +172,7 @@ func TestUnwritableStateFilePauses(t *testing.T) {
 	found := false
 	for _, err := range errs {
 		var nw *engine.NotWrittenError
-		if errors.As(err, &nw) && filepath.Base(nw.File) == "current_state.json" && errors.Is(err, syscall.EROFS) {
+		if errors.As(err, &nw) && filepath.Base(nw.Path) == "current_state.json" && errors.Is(err, syscall.EROFS) {
 			found = true
 		}
 	}

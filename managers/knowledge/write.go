@@ -10,26 +10,13 @@ import (
 )
 
 // ErrNotWritten: knowledgebase.md could not be written. The new version is
-// kept (Pending) and written by the next change or Flush.
-var ErrNotWritten = errors.New("knowledge not written")
+// kept (Pending) and written by the next change or Flush; the error is an
+// *atomicfile.NotWrittenError naming the file.
+var ErrNotWritten = atomicfile.ErrNotWritten
 
 // ErrEncoding: knowledgebase.md is in an encoding Lantern cannot write
 // back (UTF-16 without a byte-order mark, UTF-32); it is never written.
 var ErrEncoding = errors.New("knowledge file in an encoding Lantern cannot write")
-
-// WriteError names the file and the cause; errors.Is holds for
-// ErrNotWritten and the cause.
-type WriteError struct {
-	Path string
-	Err  error
-}
-
-func (e *WriteError) Error() string {
-	return fmt.Sprintf("knowledge: %s could not be written: %v (the new version is kept and written once the cause is fixed)", e.Path, e.Err)
-}
-
-// Unwrap makes errors.Is find ErrNotWritten and the cause.
-func (e *WriteError) Unwrap() []error { return []error{ErrNotWritten, e.Err} }
 
 // read is the file as it stands for the manager: the version a failed
 // write kept, else the file on disk (checked for type and size).
@@ -52,7 +39,7 @@ func (m *Manager) write(data []byte) error {
 	defer m.wmu.Unlock()
 	if err := (atomicfile.Writer{FS: m.cfg.Files}).Write(m.cfg.Path, data, 0o644, true); err != nil {
 		m.pending = data
-		m.writeErr = &WriteError{Path: m.cfg.Path, Err: err}
+		m.writeErr = &atomicfile.NotWrittenError{Path: m.cfg.Path, Err: err}
 		return m.writeErr
 	}
 	m.pending, m.writeErr = nil, nil
@@ -66,7 +53,7 @@ func (m *Manager) Pending() []byte {
 	return m.pending
 }
 
-// WriteErr is the failed write's *WriteError while a version is pending.
+// WriteErr is the failed write's *atomicfile.NotWrittenError while a version is pending.
 func (m *Manager) WriteErr() error {
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
