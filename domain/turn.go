@@ -27,3 +27,12 @@ type Turn struct {
 	NewRoom     bool // the destination was not on the map before
 	Failed      bool // no world change, no score change, no move
 }
+
+// PositiveOr is v when it is positive, else d: a setting left at zero (or
+// set to a nonsensical negative) takes its default.
+func PositiveOr[T int | int64 | float64](v, d T) T {
+	if v > 0 {
+		return v
+	}
+	return d
+}

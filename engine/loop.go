@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
@@ -153,15 +154,9 @@ type Engine struct {
 // New makes an engine from its options. Run starts it.
 func New(o Options) *Engine {
 	cfg, critic, gmap := o.Config, o.Critic, o.Map
-	if cfg.MaxProposals <= 0 {
-		cfg.MaxProposals = 3
-	}
-	if cfg.StuckTurns <= 0 {
-		cfg.StuckTurns = 20
-	}
-	if cfg.MaxFailures <= 0 {
-		cfg.MaxFailures = 3
-	}
+	cfg.MaxProposals = domain.PositiveOr(cfg.MaxProposals, 3)
+	cfg.StuckTurns = domain.PositiveOr(cfg.StuckTurns, 20)
+	cfg.MaxFailures = domain.PositiveOr(cfg.MaxFailures, 3)
 	if cfg.Episodes == 0 {
 		cfg.Episodes = 1
 	}

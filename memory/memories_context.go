@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lantern-if/lantern/domain"
 )
 
 // FirstVisit is the agent's location memory for a place it knows nothing
@@ -33,22 +35,13 @@ func DefaultBudget() Budget {
 
 func (b Budget) withDefaults() Budget {
 	d := DefaultBudget()
-	b.MaxSuccesses = positiveOr(b.MaxSuccesses, d.MaxSuccesses)
-	b.MaxFailures = positiveOr(b.MaxFailures, d.MaxFailures)
-	b.MaxOthers = positiveOr(b.MaxOthers, d.MaxOthers)
-	b.MaxItems = positiveOr(b.MaxItems, d.MaxItems)
-	b.MaxTokens = positiveOr(b.MaxTokens, d.MaxTokens)
-	b.MaxTextChars = positiveOr(b.MaxTextChars, d.MaxTextChars)
+	b.MaxSuccesses = domain.PositiveOr(b.MaxSuccesses, d.MaxSuccesses)
+	b.MaxFailures = domain.PositiveOr(b.MaxFailures, d.MaxFailures)
+	b.MaxOthers = domain.PositiveOr(b.MaxOthers, d.MaxOthers)
+	b.MaxItems = domain.PositiveOr(b.MaxItems, d.MaxItems)
+	b.MaxTokens = domain.PositiveOr(b.MaxTokens, d.MaxTokens)
+	b.MaxTextChars = domain.PositiveOr(b.MaxTextChars, d.MaxTextChars)
 	return b
-}
-
-// positiveOr is v when it is positive, else d (an unset or nonsensical
-// limit takes the default).
-func positiveOr(v, d int) int {
-	if v > 0 {
-		return v
-	}
-	return d
 }
 
 func (b Budget) limit(c Category) int {

@@ -58,15 +58,9 @@ func (c Config) withDefaults() Config {
 	if c.UpdateInterval == 0 {
 		c.UpdateInterval = 100
 	}
-	if c.BudgetTokens <= 0 {
-		c.BudgetTokens = 2000
-	}
-	if c.MaxLessons <= 0 {
-		c.MaxLessons = 12
-	}
-	if c.MaxNotes <= 0 {
-		c.MaxNotes = 10
-	}
+	c.BudgetTokens = domain.PositiveOr(c.BudgetTokens, 2000)
+	c.MaxLessons = domain.PositiveOr(c.MaxLessons, 12)
+	c.MaxNotes = domain.PositiveOr(c.MaxNotes, 10)
 	return c
 }
 

@@ -41,21 +41,11 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.UpdateInterval <= 0 {
-		c.UpdateInterval = 15
-	}
-	if c.RefineInterval <= 0 {
-		c.RefineInterval = 50
-	}
-	if c.MaxBeforeRefine <= 0 {
-		c.MaxBeforeRefine = 15
-	}
-	if c.RefineTarget <= 0 {
-		c.RefineTarget = 8
-	}
-	if c.RecentTurns <= 0 {
-		c.RecentTurns = 10
-	}
+	c.UpdateInterval = domain.PositiveOr(c.UpdateInterval, 15)
+	c.RefineInterval = domain.PositiveOr(c.RefineInterval, 50)
+	c.MaxBeforeRefine = domain.PositiveOr(c.MaxBeforeRefine, 15)
+	c.RefineTarget = domain.PositiveOr(c.RefineTarget, 8)
+	c.RecentTurns = domain.PositiveOr(c.RecentTurns, 10)
 	return c
 }
 

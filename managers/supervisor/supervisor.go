@@ -48,15 +48,9 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.Every <= 0 {
-		c.Every = 1
-	}
-	if c.K <= 0 {
-		c.K = 3
-	}
-	if c.TrustPenalty <= 0 {
-		c.TrustPenalty = 0.25
-	}
+	c.Every = domain.PositiveOr(c.Every, 1)
+	c.K = domain.PositiveOr(c.K, 3)
+	c.TrustPenalty = domain.PositiveOr(c.TrustPenalty, 0.25)
 	return c
 }
 
