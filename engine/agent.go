@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/memsynth"
@@ -168,17 +168,9 @@ type ScriptAgent struct {
 // NewScriptAgent reads one action per line (blank lines and # comments
 // skipped).
 func NewScriptAgent(r io.Reader) (*ScriptAgent, error) {
-	var acts []string
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		acts = append(acts, line)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read script: %w", err)
+	acts, err := domain.ReadScript(r)
+	if err != nil {
+		return nil, err
 	}
 	return &ScriptAgent{actions: acts}, nil
 }

@@ -1,13 +1,12 @@
 package oracle
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/lantern-if/lantern/atomicfile"
-	"io"
 	"strings"
 
+	"github.com/lantern-if/lantern/atomicfile"
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/managers/contextmgr"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
@@ -15,24 +14,6 @@ import (
 // FallbackCommand is what the oracle proposes once the script is played
 // out.
 const FallbackCommand = "look"
-
-// ReadScript reads a walkthrough: one command per line, blank lines and
-// lines starting with # skipped (the rules of the script agent).
-func ReadScript(r io.Reader) ([]string, error) {
-	var cmds []string
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cmds = append(cmds, line)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read script: %w", err)
-	}
-	return cmds, nil
-}
 
 // LoadScript reads a walkthrough file; a file without a single command is
 // an error.
@@ -46,7 +27,7 @@ func LoadScript(path string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load script %q: %w", path, err)
 	}
-	cmds, err := ReadScript(bytes.NewReader(data))
+	cmds, err := domain.ReadScript(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("load script %q: %w", path, err)
 	}
