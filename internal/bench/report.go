@@ -10,7 +10,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/benchview"
+	"github.com/lantern-if/lantern/internal/bench/view"
 )
 
 // The bench's text output: a table of the metrics (a column per episode and
@@ -125,7 +125,7 @@ func msText(ms float64) string {
 
 // Table writes rows of cells (the first is the header) in aligned columns.
 func Table(w io.Writer, rows [][]string) {
-	fmt.Fprint(w, benchview.Table(rows))
+	fmt.Fprint(w, view.Table(rows))
 }
 
 func modelsText(models map[string]string) string {
@@ -396,11 +396,11 @@ type ChartSeries struct {
 
 // ScoreChart draws score over turns.
 func ScoreChart(w io.Writer, series []ChartSeries, width, height int) {
-	var vs []benchview.Series
+	var vs []view.Series
 	for _, s := range series {
-		vs = append(vs, benchview.Series{Mark: rune(s.mark), Label: s.label, Scores: s.scores})
+		vs = append(vs, view.Series{Mark: rune(s.mark), Label: s.label, Scores: s.scores})
 	}
-	fmt.Fprint(w, benchview.Chart("Score over turns", vs, width, height))
+	fmt.Fprint(w, view.Chart("Score over turns", vs, width, height))
 }
 
 // deltaText writes a difference with its sign, whole numbers without

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lantern-if/lantern/internal/benchview"
+	"github.com/lantern-if/lantern/internal/bench/view"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -496,29 +496,29 @@ func PrintSuite(w io.Writer, s *Suite, width int) {
 		fmt.Fprintln(w, "\nModel cost by role")
 		Table(w, rrows)
 	}
-	var bars []benchview.Bar
+	var bars []view.Bar
 	for i, g := range s.Games {
 		label := g.Story
 		if sweep {
 			label += " " + g.Model
 			if i > 0 && s.Games[i-1].Story != g.Story {
-				bars = append(bars, benchview.Bar{})
+				bars = append(bars, view.Bar{})
 			}
 		}
-		bars = append(bars, benchview.Bar{Label: label, Value: g.Normalized, Err: g.NormalizedSE})
+		bars = append(bars, view.Bar{Label: label, Value: g.Normalized, Err: g.NormalizedSE})
 	}
 	if len(bars) > 0 {
-		bars = append(bars, benchview.Bar{})
+		bars = append(bars, view.Bar{})
 	}
 	for _, o := range s.Overall {
 		label := "all"
 		if sweep {
 			label += " " + o.Model
 		}
-		bars = append(bars, benchview.Bar{Label: label, Value: o.Normalized, Err: o.NormalizedSE})
+		bars = append(bars, view.Bar{Label: label, Value: o.Normalized, Err: o.NormalizedSE})
 	}
 	fmt.Fprintln(w)
-	fmt.Fprint(w, benchview.Bars("Score as a share of the maximum, by game (mean ± standard error over episodes)", bars, max(width/2, 10)))
+	fmt.Fprint(w, view.Bars("Score as a share of the maximum, by game (mean ± standard error over episodes)", bars, max(width/2, 10)))
 	if stopped := stoppedOf(s.Overall); stopped > 0 {
 		fmt.Fprintf(w, "\n%d episode(s) stopped before the game or the turn limit ended them: counted in the episodes, left out of the means.\n", stopped)
 	}

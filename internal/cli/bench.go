@@ -20,7 +20,7 @@ import (
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/internal/benchprogress"
+	benchprogress "github.com/lantern-if/lantern/internal/bench/progress"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/managers/objectives"

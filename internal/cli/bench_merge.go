@@ -17,7 +17,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/internal/benchshard"
+	benchshard "github.com/lantern-if/lantern/internal/bench/shard"
 	"github.com/lantern-if/lantern/memory/rundb"
 	"github.com/lantern-if/lantern/sanitize"
 )

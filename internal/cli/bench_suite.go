@@ -19,7 +19,7 @@ import (
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/internal/benchshard"
+	benchshard "github.com/lantern-if/lantern/internal/bench/shard"
 	"github.com/lantern-if/lantern/internal/logfile"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/sanitize"
