@@ -1,14 +1,15 @@
-package cli
+package play_test
 
 import (
 	"encoding/json"
-	"github.com/lantern-if/lantern/internal/bench"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/bench"
+	"github.com/lantern-if/lantern/internal/bench/play"
 	"github.com/lantern-if/lantern/llm/llmtest"
 )
 
@@ -17,37 +18,28 @@ import (
 var everyMetric = []string{"score", "moves", "turns", "deaths", "Turns to each score milestone", "repeated failed action rate",
 	"location coverage", "LLM calls per turn", "prompt tokens/turn p50/p95", "model latency p50/p95", "harness overhead per turn", "Score over turns"}
 
-func wantAll(t *testing.T, what, out string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(out, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, out)
-		}
-	}
-}
-
 // TestBenchScriptedDemo: the demo's walkthrough, replayed in two episodes,
 // wins both; every metric is printed, the run is stored, and --compare sets
 // two runs side by side.
 func TestBenchScriptedDemo(t *testing.T) {
 	_, repo := isolate(t)
 	walk := filepath.Join(repo, "game_files", "demo", "walkthrough.txt")
-	code, out, stderr := runCLI(t, "", "bench", "--agent", "script:"+walk, "--episodes", "2", "--max-turns", "50")
-	if code != exitOK {
-		t.Fatalf("bench: exit %d\n%s\n%s", code, out, stderr)
+	c := runBench(t, play.Options{Agent: "script:" + walk, Episodes: 2}, flags{"max-turns": "50"})
+	if c.err != nil {
+		t.Fatalf("bench: %v\n%s\n%s", c.err, c.out, c.stderr)
 	}
-	wantAll(t, "bench output", out, everyMetric...)
-	wantAll(t, "bench output", out, "Bench run 1: demo.z3 (release 1), script walkthrough.txt, 2 of 2 episodes (complete), at most 50 turns, seed 0",
+	wantAll(t, "bench output", c.out, everyMetric...)
+	wantAll(t, "bench output", c.out, "Bench run 1: demo.z3 (release 1), script walkthrough.txt, 2 of 2 episodes (complete), at most 50 turns, seed 0",
 		"Stored as run 1 in ", "episode 1", "episode 2", "victory", "100.0 mean, best 100", "100@T48", "1 episode 1, 2 episode 2")
-	wantAll(t, "bench progress", stderr, "episode 1: victory, score 100 in 47 moves, 48 turns", "episode 2: victory")
+	wantAll(t, "bench progress", c.stderr, "episode 1: victory, score 100 in 47 moves, 48 turns", "episode 2: victory")
 
-	code, out, stderr = runCLI(t, "", "bench", "--agent", "script:"+walk, "--episodes", "1", "--max-turns", "20", "--json", "--label", "short")
-	if code != exitOK {
-		t.Fatalf("bench --json: exit %d: %s", code, stderr)
+	c = runBench(t, play.Options{Agent: "script:" + walk, Episodes: 1, JSON: true, Label: "short"}, flags{"max-turns": "20"})
+	if c.err != nil {
+		t.Fatalf("bench --json: %v: %s", c.err, c.stderr)
 	}
 	var rep bench.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("bench --json: %v\n%s", err, out)
+	if err := json.Unmarshal([]byte(c.out), &rep); err != nil {
+		t.Fatalf("bench --json: %v\n%s", err, c.out)
 	}
 	all := rep.Summary[len(rep.Summary)-1]
 	if rep.ID != 2 || rep.Label != "short" || len(rep.Episodes) != 1 || rep.Episodes[0].Ending != "turn cap" || all.Turns != 20 ||
@@ -55,30 +47,26 @@ func TestBenchScriptedDemo(t *testing.T) {
 		t.Errorf("report %+v\nmetrics %+v", rep, all)
 	}
 	report := filepath.Join(t.TempDir(), "short.json")
-	os.WriteFile(report, []byte(out), 0o644)
+	os.WriteFile(report, []byte(c.out), 0o644)
 
-	code, out, _ = runCLI(t, "", "bench", "--list")
-	if code != exitOK || !strings.Contains(out, "script walkthrough.txt") || !strings.Contains(out, "short") {
-		t.Errorf("bench --list: exit %d\n%s", code, out)
+	if c := list(t, nil); c.err != nil || !strings.Contains(c.out, "script walkthrough.txt") || !strings.Contains(c.out, "short") {
+		t.Errorf("bench --list: %v\n%s", c.err, c.out)
 	}
-	code, out, stderr = runCLI(t, "", "bench", "--compare", "1", "2")
-	if code != exitOK {
-		t.Fatalf("bench --compare: exit %d: %s", code, stderr)
+	c = compare(t, "1", "2", false, nil)
+	if c.err != nil {
+		t.Fatalf("bench --compare: %v", c.err)
 	}
-	wantAll(t, "comparison", out, "A: Bench run 1", "B: Bench run 2", "B - A", "score", "100.0 mean, best 100", "-", "repeated failed action rate",
+	wantAll(t, "comparison", c.out, "A: Bench run 1", "B: Bench run 2", "B - A", "score", "100.0 mean, best 100", "-", "repeated failed action rate",
 		"location coverage", "LLM calls per turn", "prompt tokens/turn p50/p95", "model latency p50/p95", "harness overhead per turn",
 		"Turns to each score milestone", "A run A (mean of its episodes)")
 	// A report saved from --json compares like a stored run; so do last and prev.
-	code, out, stderr = runCLI(t, "", "bench", "--compare", "prev", report, "--json")
+	c = compare(t, "prev", report, true, nil)
 	var cmp bench.Comparison
-	if code != exitOK || json.Unmarshal([]byte(out), &cmp) != nil || cmp.A.ID != 1 || cmp.B.Label != "short" {
-		t.Errorf("compare prev with a file: exit %d %s\n%s", code, stderr, out)
+	if c.err != nil || json.Unmarshal([]byte(c.out), &cmp) != nil || cmp.A.ID != 1 || cmp.B.Label != "short" {
+		t.Errorf("compare prev with a file: %v\n%s", c.err, c.out)
 	}
-	if code, _, stderr := runCLI(t, "", "bench", "--compare", "1", "9"); code != exitError || !strings.Contains(stderr, "bench run 9") {
-		t.Errorf("compare with a missing run: exit %d %s", code, stderr)
-	}
-	if code, _, _ := runCLI(t, "", "bench", "--compare", "1"); code != exitUsage {
-		t.Errorf("compare with one run: exit %d", code)
+	if c := compare(t, "1", "9", false, nil); c.code() != 1 || !strings.Contains(c.text(), "bench run 9") {
+		t.Errorf("compare with a missing run: exit %d %s", c.code(), c.text())
 	}
 }
 
@@ -96,7 +84,7 @@ func TestBenchLLMAgentFakeServer(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", s.Host())
 	t.Setenv("LANTERN_LOOP_OBJECTIVE_UPDATE_INTERVAL", "2") // from the configuration into the session
 	t.Setenv("LANTERN_MANAGERS_SUPERVISOR_INTERVAL", "1")
-	rep := benchJSON(t, "--model", "fake", "--episodes", "2", "--max-turns", "4")
+	rep := runJSON(t, play.Options{Episodes: 2}, flags{"model": "fake", "max-turns": "4"})
 	if len(rep.Episodes) != 2 || rep.Models[config.RoleAgent] != "fake" || rep.Host != s.Host() || rep.Label != "fake" {
 		t.Fatalf("report %+v", rep)
 	}
@@ -127,9 +115,9 @@ func TestBenchLLMAgentFakeServer(t *testing.T) {
 	}
 	t.Logf("whole run: %+v", rep.Summary[len(rep.Summary)-1])
 	// A model the server lacks stops the run before it starts, naming it.
-	code, _, stderr := runCLI(t, "", "bench", "--model", "absent", "--episodes", "1")
-	if code != exitError || !strings.Contains(stderr, "absent") || !strings.Contains(stderr, "ollama pull") {
-		t.Errorf("missing model: exit %d %s", code, stderr)
+	c := runBench(t, play.Options{Episodes: 1}, flags{"model": "absent"})
+	if c.code() != 1 || !strings.Contains(c.text(), "absent") || !strings.Contains(c.text(), "ollama pull") {
+		t.Errorf("missing model: exit %d %s", c.code(), c.text())
 	}
 }
 
@@ -152,20 +140,56 @@ func TestE2EBenchTinyModel(t *testing.T) {
 		t.Setenv(config.EnvName("roles."+r+".num_predict"), "1200")
 		t.Setenv(config.EnvName("roles."+r+".think"), "off")
 	}
-	code, out, stderr := runCLI(t, "", "bench", "--episodes", "2", "--max-turns", "50", "--model", "lantern-tiny")
-	if code != exitOK {
-		t.Fatalf("bench: exit %d\n%s\n%s", code, out, stderr)
+	c := runBench(t, play.Options{Episodes: 2}, flags{"max-turns": "50", "model": "lantern-tiny"})
+	if c.err != nil {
+		t.Fatalf("bench: %v\n%s\n%s", c.err, c.out, c.stderr)
 	}
-	wantAll(t, "bench output", out, everyMetric...)
-	wantAll(t, "bench output", out, "Bench run 1: demo.z3", "lantern-tiny", "2 of 2 episodes (complete)", "Stored as run 1")
-	t.Log(out)
+	wantAll(t, "bench output", c.out, everyMetric...)
+	wantAll(t, "bench output", c.out, "Bench run 1: demo.z3", "lantern-tiny", "2 of 2 episodes (complete)", "Stored as run 1")
+	t.Log(c.out)
 	walk := filepath.Join(repo, "game_files", "demo", "walkthrough.txt")
-	if code, _, stderr := runCLI(t, "", "bench", "--agent", "script:"+walk, "--episodes", "1", "--max-turns", "50"); code != exitOK {
-		t.Fatalf("scripted bench: exit %d: %s", code, stderr)
+	if c := runBench(t, play.Options{Agent: "script:" + walk, Episodes: 1}, flags{"max-turns": "50"}); c.err != nil {
+		t.Fatalf("scripted bench: %v: %s", c.err, c.stderr)
 	}
-	code, out, stderr = runCLI(t, "", "bench", "--compare", "1", "2")
-	if code != exitOK {
-		t.Fatalf("compare: exit %d: %s", code, stderr)
+	c = compare(t, "1", "2", false, nil)
+	if c.err != nil {
+		t.Fatalf("compare: %v", c.err)
 	}
-	wantAll(t, "comparison", out, "A: Bench run 1", "B: Bench run 2", "LLM calls per turn", "model latency p50/p95")
+	wantAll(t, "comparison", c.out, "A: Bench run 1", "B: Bench run 2", "LLM calls per turn", "model latency p50/p95")
+}
+
+// TestBenchWorkDir: a run prints its isolated work dir and leaves the
+// configured one's memories alone; --workdir plays where it is told.
+func TestBenchWorkDir(t *testing.T) {
+	dir, repo := isolate(t)
+	walk := filepath.Join(repo, "game_files", "demo", "walkthrough.txt")
+	short := play.Options{Agent: "script:" + walk, Episodes: 1}
+	c := runBench(t, short, flags{"max-turns": "5"})
+	if c.err != nil {
+		t.Fatalf("bench: %v %s", c.err, c.stderr)
+	}
+	_, after, ok := strings.Cut(c.stderr, "lantern bench: work dir ")
+	work := strings.TrimSpace(strings.SplitN(after, "\n", 2)[0])
+	if !ok || !strings.HasPrefix(work, filepath.Join(dir, "data", "lantern", "demo")) {
+		t.Fatalf("no isolated work dir printed:\n%s", c.stderr)
+	}
+	if _, err := os.Stat(work); err != nil {
+		t.Errorf("work dir: %v", err)
+	}
+	// The configured work dir's story folder holds the run's index entry
+	// and the bench folder, no memories or saves of its own.
+	story := filepath.Join(dir, "data", "lantern", "demo-r1")
+	entries, _ := os.ReadDir(story)
+	for _, e := range entries {
+		switch e.Name() {
+		case "bench", "lantern.db", "lantern.db-wal", "lantern.db-shm":
+		default:
+			t.Errorf("the configured work dir got %s from an isolated run", e.Name())
+		}
+	}
+	chosen := filepath.Join(dir, "chosen")
+	c = runBench(t, short, flags{"max-turns": "5", "workdir": chosen})
+	if c.err != nil || !strings.Contains(c.stderr, "work dir "+chosen+"\n") || !strings.Contains(c.out, "Stored as run 1 in "+filepath.Join(chosen, "demo-r1", "lantern.db")) {
+		t.Errorf("--workdir: %v\n%s\n%s", c.err, c.stderr, c.out)
+	}
 }
