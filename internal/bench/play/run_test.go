@@ -15,8 +15,10 @@ import (
 
 // everyMetric is what a bench report must show: every metric the
 // benchmark defines, by its heading.
-var everyMetric = []string{"score", "moves", "turns", "deaths", "Turns to each score milestone", "repeated failed action rate",
-	"location coverage", "LLM calls per turn", "prompt tokens/turn p50/p95", "model latency p50/p95", "harness overhead per turn", "Score over turns"}
+func everyMetric() []string {
+	return []string{"score", "moves", "turns", "deaths", "Turns to each score milestone", "repeated failed action rate",
+		"location coverage", "LLM calls per turn", "prompt tokens/turn p50/p95", "model latency p50/p95", "harness overhead per turn", "Score over turns"}
+}
 
 // TestBenchScriptedDemo: the demo's walkthrough, replayed in two episodes,
 // wins both; every metric is printed, the run is stored, and --compare sets
@@ -28,7 +30,7 @@ func TestBenchScriptedDemo(t *testing.T) {
 	if c.err != nil {
 		t.Fatalf("bench: %v\n%s\n%s", c.err, c.out, c.stderr)
 	}
-	wantAll(t, "bench output", c.out, everyMetric...)
+	wantAll(t, "bench output", c.out, everyMetric()...)
 	wantAll(t, "bench output", c.out, "Bench run 1: demo.z3 (release 1), script walkthrough.txt, 2 of 2 episodes (complete), at most 50 turns, seed 0",
 		"Stored as run 1 in ", "episode 1", "episode 2", "victory", "100.0 mean, best 100", "100@T48", "1 episode 1, 2 episode 2")
 	wantAll(t, "bench progress", c.stderr, "episode 1: victory, score 100 in 47 moves, 48 turns", "episode 2: victory")
@@ -144,7 +146,7 @@ func TestE2EBenchTinyModel(t *testing.T) {
 	if c.err != nil {
 		t.Fatalf("bench: %v\n%s\n%s", c.err, c.out, c.stderr)
 	}
-	wantAll(t, "bench output", c.out, everyMetric...)
+	wantAll(t, "bench output", c.out, everyMetric()...)
 	wantAll(t, "bench output", c.out, "Bench run 1: demo.z3", "lantern-tiny", "2 of 2 episodes (complete)", "Stored as run 1")
 	t.Log(c.out)
 	walk := filepath.Join(repo, "game_files", "demo", "walkthrough.txt")
