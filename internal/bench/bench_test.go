@@ -43,7 +43,7 @@ func TestScoreChart(t *testing.T) {
 	var b strings.Builder
 	ScoreChart(&b, []ChartSeries{{mark: '1', label: "episode 1", scores: []float64{0, 0, 5, 5, 10, 10}},
 		{mark: '2', label: "episode 2", scores: []float64{0, 0, 0, 5}}}, 60, 3)
-	// The drawing itself is internal/benchview's (golden tests there).
+	// The drawing itself is internal/bench/view's (golden tests there).
 	want := "Score over turns\n" +
 		"   10┤   11\n" +
 		"    5┤ 122\n" +

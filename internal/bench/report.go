@@ -10,7 +10,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/internal/benchview"
+	"github.com/lantern-if/lantern/internal/bench/view"
 )
 
 // The bench's text output: a table of the metrics (a column per episode and
@@ -28,87 +28,99 @@ type metricRow struct {
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
-var metricRows = []metricRow{
-	{"ending", func(m Metrics) string { return m.Ending }, nil, ""},
-	{"score", func(m Metrics) string {
-		switch {
-		case m.Name != "all":
-			return fmt.Sprintf("%.0f", m.Score)
-		case m.Stopped > 0 && m.Stopped == m.Episodes:
-			return fmt.Sprintf("- (every episode stopped), best %d", m.BestScore)
-		case m.Stopped > 0:
-			return fmt.Sprintf("%.1f mean of %d, best %d", m.Score, m.Episodes-m.Stopped, m.BestScore)
-		}
-		return fmt.Sprintf("%.1f mean, best %d", m.Score, m.BestScore)
-	}, func(m Metrics) float64 { return m.Score }, ""},
-	{"moves", func(m Metrics) string {
-		switch {
-		case m.Name != "all":
-			return fmt.Sprintf("%.0f", m.Moves)
-		case m.Stopped > 0 && m.Stopped == m.Episodes:
-			return "-"
-		case m.Stopped > 0:
-			return fmt.Sprintf("%.1f mean of %d", m.Moves, m.Episodes-m.Stopped)
-		}
-		return fmt.Sprintf("%.1f mean", m.Moves)
-	}, func(m Metrics) float64 { return m.Moves }, ""},
-	{"turns", func(m Metrics) string { return fmt.Sprint(m.Turns) }, func(m Metrics) float64 { return float64(m.Turns) }, ""},
-	{"deaths", func(m Metrics) string { return fmt.Sprint(m.Deaths) }, func(m Metrics) float64 { return float64(m.Deaths) }, ""},
-	{"repeated failed action rate", func(m Metrics) string { return pct(m.RepeatedFailedRate) },
-		func(m Metrics) float64 { return 100 * m.RepeatedFailedRate }, " pts"},
-	{"location coverage", func(m Metrics) string {
-		return fmt.Sprintf("%s (%d/%d)", pct(m.LocationCoverage), m.LocationsCovered, m.LocationsVisited)
-	}, func(m Metrics) float64 { return 100 * m.LocationCoverage }, " pts"},
-	{"LLM calls per turn", func(m Metrics) string { return fmt.Sprintf("%.2f", m.LLMCallsPerTurn) },
-		func(m Metrics) float64 { return m.LLMCallsPerTurn }, ""},
-	{"critic proposals per turn", func(m Metrics) string { return fmt.Sprintf("%.2f", m.ProposalsPerTurn) },
-		func(m Metrics) float64 { return m.ProposalsPerTurn }, ""},
-	{"critic rejections (ground truth/model), overridden", func(m Metrics) string {
-		return fmt.Sprintf("%d / %d, %d", m.RejectedByStage[engine.StageGroundTruth], m.RejectedByStage[engine.StageModel], m.OverriddenRejections)
-	}, func(m Metrics) float64 {
-		return float64(m.RejectedByStage[engine.StageGroundTruth] + m.RejectedByStage[engine.StageModel])
-	}, ""},
-	{reviewRow, func(m Metrics) string {
-		if m.ReviewDecisions == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%s of %d", pct(m.ReviewAcceptance), m.ReviewDecisions)
-	}, func(m Metrics) float64 { return 100 * max(m.ReviewAcceptance, 0) }, " pts"},
-	{"prompt tokens/turn p50/p95", func(m Metrics) string { return fmt.Sprintf("%d / %d", m.PromptTokensP50, m.PromptTokensP95) },
-		func(m Metrics) float64 { return float64(m.PromptTokensP50) }, " (p50)"},
-	{"model latency p50/p95", func(m Metrics) string {
-		return fmt.Sprintf("%s / %s", msText(m.LatencyP50MS), msText(m.LatencyP95MS))
-	},
-		func(m Metrics) float64 { return m.LatencyP50MS }, " ms (p50)"},
-	{"harness overhead per turn", func(m Metrics) string { return msText(m.HarnessPerTurnMS) },
-		func(m Metrics) float64 { return m.HarnessPerTurnMS }, " ms"},
-	{"turn wall / agent call (mean)", func(m Metrics) string {
-		if m.AgentPerTurnMS == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%s / %s", msText(m.WallPerTurnMS), msText(m.AgentPerTurnMS))
-	}, func(m Metrics) float64 { return m.WallPerTurnMS }, " ms (wall)"},
-	{"wall ÷ agent mean/p50/p95", func(m Metrics) string {
-		if m.AgentPerTurnMS == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2f / %.2f / %.2f", m.WaitRatio, m.WaitRatioP50, m.WaitRatioP95)
-	}, func(m Metrics) float64 { return m.WaitRatio }, " (mean)"},
-	{"wall ÷ model work (model work)", func(m Metrics) string {
-		if m.ModelPerTurnMS == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2f (%s)", m.WallOverModel, msText(m.ModelPerTurnMS))
-	}, func(m Metrics) float64 { return m.WallOverModel }, ""},
-	{"memory questions: reply/own call/none", func(m Metrics) string {
-		if m.Memory.Asked == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%s: %d / %d / %d", pct(m.MemoryShare), m.Memory.InReply, m.Memory.OwnCall, m.Memory.Unanswered)
-	}, func(m Metrics) float64 { return 100 * m.MemoryShare }, " pts"},
-	{"critic decided by (game/truth/model)", func(m Metrics) string {
-		return fmt.Sprintf("%d / %d / %d", m.DecidedByStage[engine.StageGame], m.DecidedByStage[engine.StageGroundTruth], m.DecidedByStage[engine.StageModel])
-	}, func(m Metrics) float64 { return float64(m.DecidedByStage[engine.StageModel]) }, " (model)"},
+// metricRows are the report's metrics, a row each.
+func metricRows() []metricRow { return append(playRows(), costRows()...) }
+
+// playRows are the report's rows of how the episodes played.
+func playRows() []metricRow {
+	return []metricRow{
+		{"ending", func(m Metrics) string { return m.Ending }, nil, ""},
+		{"score", func(m Metrics) string {
+			switch {
+			case m.Name != "all":
+				return fmt.Sprintf("%.0f", m.Score)
+			case m.Stopped > 0 && m.Stopped == m.Episodes:
+				return fmt.Sprintf("- (every episode stopped), best %d", m.BestScore)
+			case m.Stopped > 0:
+				return fmt.Sprintf("%.1f mean of %d, best %d", m.Score, m.Episodes-m.Stopped, m.BestScore)
+			}
+			return fmt.Sprintf("%.1f mean, best %d", m.Score, m.BestScore)
+		}, func(m Metrics) float64 { return m.Score }, ""},
+		{"moves", func(m Metrics) string {
+			switch {
+			case m.Name != "all":
+				return fmt.Sprintf("%.0f", m.Moves)
+			case m.Stopped > 0 && m.Stopped == m.Episodes:
+				return "-"
+			case m.Stopped > 0:
+				return fmt.Sprintf("%.1f mean of %d", m.Moves, m.Episodes-m.Stopped)
+			}
+			return fmt.Sprintf("%.1f mean", m.Moves)
+		}, func(m Metrics) float64 { return m.Moves }, ""},
+		{"turns", func(m Metrics) string { return fmt.Sprint(m.Turns) }, func(m Metrics) float64 { return float64(m.Turns) }, ""},
+		{"deaths", func(m Metrics) string { return fmt.Sprint(m.Deaths) }, func(m Metrics) float64 { return float64(m.Deaths) }, ""},
+		{"repeated failed action rate", func(m Metrics) string { return pct(m.RepeatedFailedRate) },
+			func(m Metrics) float64 { return 100 * m.RepeatedFailedRate }, " pts"},
+		{"location coverage", func(m Metrics) string {
+			return fmt.Sprintf("%s (%d/%d)", pct(m.LocationCoverage), m.LocationsCovered, m.LocationsVisited)
+		}, func(m Metrics) float64 { return 100 * m.LocationCoverage }, " pts"},
+		{"LLM calls per turn", func(m Metrics) string { return fmt.Sprintf("%.2f", m.LLMCallsPerTurn) },
+			func(m Metrics) float64 { return m.LLMCallsPerTurn }, ""},
+		{"critic proposals per turn", func(m Metrics) string { return fmt.Sprintf("%.2f", m.ProposalsPerTurn) },
+			func(m Metrics) float64 { return m.ProposalsPerTurn }, ""},
+		{"critic rejections (ground truth/model), overridden", func(m Metrics) string {
+			return fmt.Sprintf("%d / %d, %d", m.RejectedByStage[engine.StageGroundTruth], m.RejectedByStage[engine.StageModel], m.OverriddenRejections)
+		}, func(m Metrics) float64 {
+			return float64(m.RejectedByStage[engine.StageGroundTruth] + m.RejectedByStage[engine.StageModel])
+		}, ""},
+		{reviewRow, func(m Metrics) string {
+			if m.ReviewDecisions == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%s of %d", pct(m.ReviewAcceptance), m.ReviewDecisions)
+		}, func(m Metrics) float64 { return 100 * max(m.ReviewAcceptance, 0) }, " pts"},
+	}
+}
+
+// costRows are the report's rows of model cost and time.
+func costRows() []metricRow {
+	return []metricRow{
+		{"prompt tokens/turn p50/p95", func(m Metrics) string { return fmt.Sprintf("%d / %d", m.PromptTokensP50, m.PromptTokensP95) },
+			func(m Metrics) float64 { return float64(m.PromptTokensP50) }, " (p50)"},
+		{"model latency p50/p95", func(m Metrics) string {
+			return fmt.Sprintf("%s / %s", msText(m.LatencyP50MS), msText(m.LatencyP95MS))
+		},
+			func(m Metrics) float64 { return m.LatencyP50MS }, " ms (p50)"},
+		{"harness overhead per turn", func(m Metrics) string { return msText(m.HarnessPerTurnMS) },
+			func(m Metrics) float64 { return m.HarnessPerTurnMS }, " ms"},
+		{"turn wall / agent call (mean)", func(m Metrics) string {
+			if m.AgentPerTurnMS == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%s / %s", msText(m.WallPerTurnMS), msText(m.AgentPerTurnMS))
+		}, func(m Metrics) float64 { return m.WallPerTurnMS }, " ms (wall)"},
+		{"wall ÷ agent mean/p50/p95", func(m Metrics) string {
+			if m.AgentPerTurnMS == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.2f / %.2f / %.2f", m.WaitRatio, m.WaitRatioP50, m.WaitRatioP95)
+		}, func(m Metrics) float64 { return m.WaitRatio }, " (mean)"},
+		{"wall ÷ model work (model work)", func(m Metrics) string {
+			if m.ModelPerTurnMS == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.2f (%s)", m.WallOverModel, msText(m.ModelPerTurnMS))
+		}, func(m Metrics) float64 { return m.WallOverModel }, ""},
+		{"memory questions: reply/own call/none", func(m Metrics) string {
+			if m.Memory.Asked == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%s: %d / %d / %d", pct(m.MemoryShare), m.Memory.InReply, m.Memory.OwnCall, m.Memory.Unanswered)
+		}, func(m Metrics) float64 { return 100 * m.MemoryShare }, " pts"},
+		{"critic decided by (game/truth/model)", func(m Metrics) string {
+			return fmt.Sprintf("%d / %d / %d", m.DecidedByStage[engine.StageGame], m.DecidedByStage[engine.StageGroundTruth], m.DecidedByStage[engine.StageModel])
+		}, func(m Metrics) float64 { return float64(m.DecidedByStage[engine.StageModel]) }, " (model)"},
+	}
 }
 
 const reviewRow = "person's acceptance (review mode)"
@@ -125,7 +137,7 @@ func msText(ms float64) string {
 
 // Table writes rows of cells (the first is the header) in aligned columns.
 func Table(w io.Writer, rows [][]string) {
-	fmt.Fprint(w, benchview.Table(rows))
+	fmt.Fprint(w, view.Table(rows))
 }
 
 func modelsText(models map[string]string) string {
@@ -207,7 +219,7 @@ func Print(w io.Writer, r *Report, width int) {
 			head = append(head, c.Name)
 		}
 		rows := [][]string{head}
-		for _, mr := range metricRows {
+		for _, mr := range metricRows() {
 			if mr.name == reviewRow && all.ReviewDecisions == 0 {
 				continue // nobody reviewed: no column of dashes
 			}
@@ -344,7 +356,7 @@ func PrintComparison(w io.Writer, a, b *Report, width int) {
 	}
 	ma, mb := a.Summary[len(a.Summary)-1], b.Summary[len(b.Summary)-1]
 	rows := [][]string{{"metric (whole run)", "A", "B", "B - A"}}
-	for _, mr := range metricRows {
+	for _, mr := range metricRows() {
 		if mr.num == nil {
 			continue
 		}
@@ -396,11 +408,11 @@ type ChartSeries struct {
 
 // ScoreChart draws score over turns.
 func ScoreChart(w io.Writer, series []ChartSeries, width, height int) {
-	var vs []benchview.Series
+	var vs []view.Series
 	for _, s := range series {
-		vs = append(vs, benchview.Series{Mark: rune(s.mark), Label: s.label, Scores: s.scores})
+		vs = append(vs, view.Series{Mark: rune(s.mark), Label: s.label, Scores: s.scores})
 	}
-	fmt.Fprint(w, benchview.Chart("Score over turns", vs, width, height))
+	fmt.Fprint(w, view.Chart("Score over turns", vs, width, height))
 }
 
 // deltaText writes a difference with its sign, whole numbers without

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lantern-if/lantern/internal/benchview"
+	"github.com/lantern-if/lantern/internal/bench/view"
 	"github.com/lantern-if/lantern/llm"
 )
 
@@ -451,6 +451,31 @@ func PrintSuite(w io.Writer, s *Suite, width int) {
 		fmt.Fprintf(w, "This is shard %d of %d: join the shards with lantern bench merge.\n", s.Shard.Index, s.Shard.Count)
 	}
 	sweep := len(s.Models) > 1
+	fmt.Fprintln(w)
+	Table(w, suiteRows(s, sweep))
+	if len(s.Roles) > 0 {
+		rrows := [][]string{{"model", "role", "calls", "errors", "prompt tokens", "cache share", "wall time"}}
+		for _, r := range s.Roles {
+			rrows = append(rrows, []string{r.Model, r.Role, fmt.Sprint(r.Calls), fmt.Sprint(r.Errors), fmt.Sprint(r.PromptTokens), pct(r.CacheShare),
+				msText(r.WallMS)})
+		}
+		fmt.Fprintln(w, "\nModel cost by role")
+		Table(w, rrows)
+	}
+	bars := suiteBars(s, sweep)
+	fmt.Fprintln(w)
+	fmt.Fprint(w, view.Bars("Score as a share of the maximum, by game (mean ± standard error over episodes)", bars, max(width/2, 10)))
+	if stopped := stoppedOf(s.Overall); stopped > 0 {
+		fmt.Fprintf(w, "\n%d episode(s) stopped before the game or the turn limit ended them: counted in the episodes, left out of the means.\n", stopped)
+	}
+	if !s.Complete && s.Error != "" {
+		fmt.Fprintf(w, "\nThe suite stopped early: %s\n", s.Error)
+	}
+}
+
+// suiteRows is the suite's per-game table: a row per game (and model),
+// then each model's overall row.
+func suiteRows(s *Suite, sweep bool) [][]string {
 	head := []string{"game"}
 	if sweep {
 		head = append(head, "model")
@@ -485,46 +510,34 @@ func PrintSuite(w io.Writer, s *Suite, width int) {
 		}
 		rows = append(rows, r)
 	}
-	fmt.Fprintln(w)
-	Table(w, rows)
-	if len(s.Roles) > 0 {
-		rrows := [][]string{{"model", "role", "calls", "errors", "prompt tokens", "cache share", "wall time"}}
-		for _, r := range s.Roles {
-			rrows = append(rrows, []string{r.Model, r.Role, fmt.Sprint(r.Calls), fmt.Sprint(r.Errors), fmt.Sprint(r.PromptTokens), pct(r.CacheShare),
-				msText(r.WallMS)})
-		}
-		fmt.Fprintln(w, "\nModel cost by role")
-		Table(w, rrows)
-	}
-	var bars []benchview.Bar
+	return rows
+}
+
+// suiteBars is the chart of the normalised score by game (and model),
+// then overall.
+func suiteBars(s *Suite, sweep bool) []view.Bar {
+	var bars []view.Bar
 	for i, g := range s.Games {
 		label := g.Story
 		if sweep {
 			label += " " + g.Model
 			if i > 0 && s.Games[i-1].Story != g.Story {
-				bars = append(bars, benchview.Bar{})
+				bars = append(bars, view.Bar{})
 			}
 		}
-		bars = append(bars, benchview.Bar{Label: label, Value: g.Normalized, Err: g.NormalizedSE})
+		bars = append(bars, view.Bar{Label: label, Value: g.Normalized, Err: g.NormalizedSE})
 	}
 	if len(bars) > 0 {
-		bars = append(bars, benchview.Bar{})
+		bars = append(bars, view.Bar{})
 	}
 	for _, o := range s.Overall {
 		label := "all"
 		if sweep {
 			label += " " + o.Model
 		}
-		bars = append(bars, benchview.Bar{Label: label, Value: o.Normalized, Err: o.NormalizedSE})
+		bars = append(bars, view.Bar{Label: label, Value: o.Normalized, Err: o.NormalizedSE})
 	}
-	fmt.Fprintln(w)
-	fmt.Fprint(w, benchview.Bars("Score as a share of the maximum, by game (mean ± standard error over episodes)", bars, max(width/2, 10)))
-	if stopped := stoppedOf(s.Overall); stopped > 0 {
-		fmt.Fprintf(w, "\n%d episode(s) stopped before the game or the turn limit ended them: counted in the episodes, left out of the means.\n", stopped)
-	}
-	if !s.Complete && s.Error != "" {
-		fmt.Fprintf(w, "\nThe suite stopped early: %s\n", s.Error)
-	}
+	return bars
 }
 
 func stoppedOf(gs []GameResult) int {

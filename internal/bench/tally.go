@@ -81,31 +81,13 @@ func Summarize(eps []Episode) []Metrics {
 	fastest := map[int]int{}
 	var scoreSum, movesSum float64
 	for i, e := range eps {
-		m := Metrics{Name: fmt.Sprintf("episode %d", e.Episode), Episodes: 1, Ending: e.Ending, Score: float64(e.Score), BestScore: e.Score,
-			Moves: float64(e.Moves), Turns: e.Turns, Deaths: e.Deaths, Milestones: e.Milestone,
-			RepeatedFailedRate: ratio(e.Repeats, e.Actions), LocationsVisited: len(e.Visited), LocationsCovered: len(e.Memories),
-			LocationCoverage: ratio(len(e.Memories), len(e.Visited)), LLMCallsPerTurn: ratio(sum(e.Calls), len(e.Calls)),
-			PromptTokensP50: percentile(e.Prompt, 50), PromptTokensP95: percentile(e.Prompt, 95),
-			LatencyP50MS: float64(percentile(e.LatencyUS, 50)) / 1000, LatencyP95MS: float64(percentile(e.LatencyUS, 95)) / 1000,
-			HarnessPerTurnMS: mean(e.HarnessUS) / 1000}
-		m.setWait(e.WallUS, e.AgentUS)
-		m.setModelWork(e.WallUS, e.AgentUS, e.ModelUS)
-		m.MemoryShare, m.Memory = ratio(e.Memory.Asked, e.Turns), e.Memory
+		out = append(out, episodeMetrics(e))
 		all.Memory.Add(e.Memory)
-		m.SetCritic(e.Critic)
 		critic.Add(e.Critic)
-		m.SetReviews(e.Reviews)
 		if e.Reviews != nil {
 			reviews.Decisions += e.Reviews.Decisions
 			reviews.Accepted += e.Reviews.Accepted
 		}
-		if m.Milestones == nil {
-			m.Milestones = []Milestone{}
-		}
-		if Stopped(e) {
-			m.Stopped = 1
-		}
-		out = append(out, m)
 		if i == 0 || e.Score > all.BestScore {
 			all.BestScore = e.Score
 		}
@@ -159,6 +141,29 @@ func Summarize(eps []Episode) []Metrics {
 	all.SetCritic(critic)
 	all.SetReviews(&reviews)
 	return append(out, all)
+}
+
+// episodeMetrics computes one episode's metrics.
+func episodeMetrics(e Episode) Metrics {
+	m := Metrics{Name: fmt.Sprintf("episode %d", e.Episode), Episodes: 1, Ending: e.Ending, Score: float64(e.Score), BestScore: e.Score,
+		Moves: float64(e.Moves), Turns: e.Turns, Deaths: e.Deaths, Milestones: e.Milestone,
+		RepeatedFailedRate: ratio(e.Repeats, e.Actions), LocationsVisited: len(e.Visited), LocationsCovered: len(e.Memories),
+		LocationCoverage: ratio(len(e.Memories), len(e.Visited)), LLMCallsPerTurn: ratio(sum(e.Calls), len(e.Calls)),
+		PromptTokensP50: percentile(e.Prompt, 50), PromptTokensP95: percentile(e.Prompt, 95),
+		LatencyP50MS: float64(percentile(e.LatencyUS, 50)) / 1000, LatencyP95MS: float64(percentile(e.LatencyUS, 95)) / 1000,
+		HarnessPerTurnMS: mean(e.HarnessUS) / 1000}
+	m.setWait(e.WallUS, e.AgentUS)
+	m.setModelWork(e.WallUS, e.AgentUS, e.ModelUS)
+	m.MemoryShare, m.Memory = ratio(e.Memory.Asked, e.Turns), e.Memory
+	m.SetCritic(e.Critic)
+	m.SetReviews(e.Reviews)
+	if m.Milestones == nil {
+		m.Milestones = []Milestone{}
+	}
+	if Stopped(e) {
+		m.Stopped = 1
+	}
+	return m
 }
 
 // setWait computes what a person waits for from the per-turn wall and

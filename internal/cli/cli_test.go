@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/sharedtest"
@@ -301,4 +302,34 @@ func TestMemoriesCommands(t *testing.T) {
 	if code, _, _ := runCLI(t, "", "memories", "sing"); code != exitUsage {
 		t.Errorf("unknown subcommand: exit %d", code)
 	}
+}
+
+// wantAll fails the test for each of wants out lacks.
+func wantAll(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, out)
+		}
+	}
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// benchJSON is lantern bench --json args, which must succeed.
+func benchJSON(t *testing.T, args ...string) bench.Report {
+	t.Helper()
+	code, out, stderr := runCLI(t, "", append([]string{"bench", "--json"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("bench %v: exit %d\n%s", args, code, stderr)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bench %v: %v\n%s", args, err, out)
+	}
+	return rep
 }

@@ -40,10 +40,7 @@ func checkIntFlags(fs *pflag.FlagSet, ranges ...intRange) error {
 // shows its start and its length, never all of it.
 func clip(s string) string { return sanitize.Clip(s, 200) }
 
-// The largest report files (bench.json, a bench run's report, a seed file)
-// and note a person edits that Lantern reads: anything larger, or not a
-// regular file, is refused before a byte is read.
-const (
-	maxReportBytes = 256 << 20
-	maxNoteBytes   = 1 << 20
-)
+// maxNoteBytes is the largest note a person edits that Lantern reads:
+// anything larger, or not a regular file, is refused before a byte is read
+// (the bench bounds its report files in internal/bench/play).
+const maxNoteBytes = 1 << 20

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,32 +56,6 @@ func storyDecisions(t *testing.T, sd, md5 string) []rundb.Decision {
 		t.Fatal(err)
 	}
 	return ds
-}
-
-// jerichoWalk is one game of Jericho's walkthroughs.json.
-type jerichoWalk struct {
-	Seed        int      `json:"seed"`
-	Walkthrough []string `json:"walkthrough"`
-	MaxScore    int      `json:"max_score"`
-}
-
-// jerichoWalks is Jericho's suite in the shared data: its folder and its
-// walkthroughs by story file (the test skips, or fails when the data is
-// required, without it).
-func jerichoWalks(t *testing.T) (dir string, walks map[string]jerichoWalk) {
-	t.Helper()
-	dir = filepath.Join(sharedtest.Dir(t), "jericho")
-	data, err := os.ReadFile(filepath.Join(dir, "walkthroughs.json"))
-	if err != nil {
-		if sharedtest.Required() {
-			t.Fatal(err)
-		}
-		t.Skipf("jericho suite: %v", err)
-	}
-	if err := json.Unmarshal(data, &walks); err != nil {
-		t.Fatal(err)
-	}
-	return dir, walks
 }
 
 // startLines starts a process whose standard output is read line by line

@@ -1,4 +1,4 @@
-package cli
+package play_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/internal/bench"
+	"github.com/lantern-if/lantern/internal/bench/play"
 )
 
 // TestBenchSuiteFromFolders is the bench's suite path in process, on
@@ -34,54 +35,35 @@ func TestBenchSuiteFromFolders(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := strings.Join(walks[g].Walkthrough, "\n") + "\n"
-		if err := os.WriteFile(filepath.Join(walkDir, storyBase(g)+".txt"), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(walkDir, play.StoryBase(g)+".txt"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	os.WriteFile(filepath.Join(stories, "notes.txt"), []byte("not a story"), 0o644)
 	// Two shards (the second plays from the middle of a story's episodes
 	// on), merged.
+	o := play.Options{Stories: []string{stories}, Agent: "script:" + walkDir, SeedFile: seedFile, Episodes: 1}
 	var shards []string
 	for _, sh := range []string{"1/2", "2/2"} {
 		wd := filepath.Join(dir, "shard-"+sh[:1])
-		code, _, stderr := runCLI(t, "", "bench", "--story", stories, "--agent", "script:"+walkDir, "--seed-file", seedFile,
-			"--episodes", "1", "--max-turns", "100", "--shard", sh, "--workdir", wd)
-		if code != exitOK {
-			t.Fatalf("bench --shard %s: exit %d\n%s", sh, code, lastLines(stderr, 20))
+		o.Shard = sh
+		if c := runSuite(t, o, flags{"max-turns": "100", "workdir": wd}); c.err != nil {
+			t.Fatalf("bench --shard %s: %v\n%s", sh, c.err, lastLines(c.stderr, 20))
 		}
 		shards = append(shards, wd)
 	}
-	code, out, stderr := runCLI(t, "", "bench", "merge", "--json", shards[0], shards[1])
-	if code != exitOK {
-		t.Fatalf("merge: exit %d\n%s", code, lastLines(stderr, 20))
+	c := merge(play.MergeOptions{JSON: true}, shards[0], shards[1])
+	if c.err != nil {
+		t.Fatalf("merge: %v\n%s", c.err, lastLines(c.stderr, 20))
 	}
 	var suite bench.Suite
-	if err := json.Unmarshal([]byte(out), &suite); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	if err := json.Unmarshal([]byte(c.out), &suite); err != nil {
+		t.Fatalf("%v\n%s", err, c.out)
 	}
 	if len(suite.Runs) != len(games) || !suite.Complete {
 		t.Fatalf("%d runs of %d games, complete %v", len(suite.Runs), len(games), suite.Complete)
 	}
-	// A walkthrough that runs out inside an episode: the segment's later
-	// episodes play on in new sessions, each with its own seed, and the
-	// parts make one report.
-	shortStories, shortWalk := filepath.Join(dir, "short-stories"), filepath.Join(dir, "short-walk")
-	os.MkdirAll(shortStories, 0o755)
-	os.MkdirAll(shortWalk, 0o755)
-	if err := os.Symlink(filepath.Join(jdir, "acorncourt.z5"), filepath.Join(shortStories, "acorncourt.z5")); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(shortWalk, "acorncourt.txt"), []byte(strings.Join(walks["acorncourt.z5"].Walkthrough[:5], "\n")+"\n"), 0o644)
-	code, out, stderr = runCLI(t, "", "bench", "--json", "--story", shortStories, "--agent", "script:"+shortWalk, "--seed-file", seedFile,
-		"--episodes", "2", "--workdir", filepath.Join(dir, "short"))
-	var short bench.Suite
-	if code != exitOK || json.Unmarshal([]byte(out), &short) != nil || len(short.Runs) != 1 {
-		t.Fatalf("bench of a short walkthrough: exit %d\n%s\n%s", code, out, lastLines(stderr, 20))
-	}
-	if r := short.Runs[0]; len(r.Episodes) != 2 || r.Episodes[0].Ending != "script ended" || r.Episodes[1].Ending != "script ended" ||
-		r.Episodes[1].Episode != 2 || !slices.Equal(r.Seeds, []int{4, 5}) {
-		t.Errorf("a short walkthrough, two episodes: %d episodes, seeds %v", len(r.Episodes), r.Seeds)
-	}
+	checkShortWalkthrough(t, dir, jdir, seedFile, walks)
 	for _, r := range suite.Runs {
 		w := walks[r.Story]
 		if len(r.Episodes) != 1 || len(r.Seeds) != 1 || r.Seeds[0] != w.Seed {
@@ -91,5 +73,29 @@ func TestBenchSuiteFromFolders(t *testing.T) {
 		if e := r.Episodes[0]; e.Ending != "victory" || e.Score != w.MaxScore {
 			t.Errorf("%s: ended %q with %d, want victory with %d", r.Story, e.Ending, e.Score, w.MaxScore)
 		}
+	}
+}
+
+// checkShortWalkthrough: a walkthrough that runs out inside an episode:
+// the segment's later episodes play on in new sessions, each with its own
+// seed, and the parts make one report.
+func checkShortWalkthrough(t *testing.T, dir, jdir, seedFile string, walks map[string]jerichoWalk) {
+	t.Helper()
+	shortStories, shortWalk := filepath.Join(dir, "short-stories"), filepath.Join(dir, "short-walk")
+	os.MkdirAll(shortStories, 0o755)
+	os.MkdirAll(shortWalk, 0o755)
+	if err := os.Symlink(filepath.Join(jdir, "acorncourt.z5"), filepath.Join(shortStories, "acorncourt.z5")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(shortWalk, "acorncourt.txt"), []byte(strings.Join(walks["acorncourt.z5"].Walkthrough[:5], "\n")+"\n"), 0o644)
+	c := runSuite(t, play.Options{JSON: true, Stories: []string{shortStories}, Agent: "script:" + shortWalk, SeedFile: seedFile, Episodes: 2},
+		flags{"workdir": filepath.Join(dir, "short")})
+	var short bench.Suite
+	if c.err != nil || json.Unmarshal([]byte(c.out), &short) != nil || len(short.Runs) != 1 {
+		t.Fatalf("bench of a short walkthrough: %v\n%s\n%s", c.err, c.out, lastLines(c.stderr, 20))
+	}
+	if r := short.Runs[0]; len(r.Episodes) != 2 || r.Episodes[0].Ending != "script ended" || r.Episodes[1].Ending != "script ended" ||
+		r.Episodes[1].Episode != 2 || !slices.Equal(r.Seeds, []int{4, 5}) {
+		t.Errorf("a short walkthrough, two episodes: %d episodes, seeds %v", len(r.Episodes), r.Seeds)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package play
 
 import (
 	"bytes"
@@ -18,16 +18,16 @@ import (
 // with a warning; cfg narrowed to the one when one answers). A run without
 // a model, or with fewer than two hosts in the list, is left as it is (no
 // hosts).
-func benchHosts(ctx context.Context, cfg *config.Config, o benchOptions, stderr io.Writer) (*config.Config, []string, error) {
-	if strings.HasPrefix(o.agent, "script:") && !o.modelSet {
+func benchHosts(ctx context.Context, cfg *config.Config, o Options) (*config.Config, []string, error) {
+	if strings.HasPrefix(o.Agent, "script:") && !o.ModelSet {
 		return cfg, nil, nil // no model is asked
 	}
-	live, err := liveHosts(ctx, cfg, "lantern bench", stderr)
+	live, err := o.Wiring.LiveHosts(ctx, cfg, o.Stderr)
 	if err != nil {
 		return cfg, nil, err
 	}
 	if len(live) == 1 {
-		cfg = pinHost(cfg, live[0])
+		cfg = o.Wiring.PinHost(cfg, live[0])
 	}
 	return cfg, live, nil
 }
@@ -38,24 +38,49 @@ func benchHosts(ctx context.Context, cfg *config.Config, o benchOptions, stderr 
 // the run's (host-1, host-2, ...), the parts joined into the run's report,
 // which is stored as playBench stores one. Each episode keeps the seed the
 // whole run gives it, so the scores are one host's.
-func playOnHosts(ctx context.Context, cfg *config.Config, o benchOptions, seg benchSegment, hosts []string, stderr io.Writer) (*bench.Report, int, error) {
-	story, name, _, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
+func playOnHosts(ctx context.Context, cfg *config.Config, o Options, seg segment, hosts []string) (*bench.Report, int, error) {
+	st, err := openStory(o.Wiring, cfg.Story, cfg.WorkDir)
 	if err != nil {
 		return nil, exitError, err
 	}
-	info := story.Info()
+	info := st.Story.Info()
 	runDir := o.playDir
 	if runDir == "" {
-		if runDir, err = benchWorkDir(cfg, name, info.Release, o.workdirSet); err != nil {
+		if runDir, err = runWorkDir(cfg, st.Name, info.Release, o.WorkdirSet); err != nil {
 			return nil, exitError, err
 		}
 	}
 	k := min(len(hosts), seg.count)
-	fmt.Fprintf(stderr, "lantern bench: %d episode(s) on %d hosts at once, each episode on one host: %v\n", seg.count, k, hosts[:k])
+	fmt.Fprintf(o.Stderr, "lantern bench: %d episode(s) on %d hosts at once, each episode on one host: %v\n", seg.count, k, hosts[:k])
+	played, code, err := playParallel(ctx, cfg, o, seg, hosts[:k], runDir)
+	if err != nil {
+		return nil, exitError, err
+	}
+	rep := mergeRuns(played, o.Episodes)
+	rep.Requested, rep.Shard, rep.WorkDir, rep.DB = seg.count, seg.shard, runDir, played[0].DB
+	rep.Complete = rep.Complete && len(rep.Episodes) == seg.count && ctx.Err() == nil
+	if !o.WorkdirSet && o.playDir == "" && seg.shard == nil {
+		run, err := runRow(rep)
+		if err != nil {
+			return nil, exitError, err
+		}
+		if rep.ID, rep.Index, err = indexRun(context.Background(), cfg, st.Name, info.Release, info.MD5, run); err != nil {
+			fmt.Fprintln(o.Stderr, "lantern bench:", errText(err))
+			code = exitError
+		}
+	}
+	return rep, code, nil
+}
+
+// playParallel plays one consecutive part of the segment's episodes on
+// each host at once, each in its folder of runDir, its lines prefixed with
+// its host.
+func playParallel(ctx context.Context, cfg *config.Config, o Options, seg segment, hosts []string, runDir string) ([]*bench.Report, int, error) {
+	k := len(hosts)
 	parts := make([]*bench.Report, k)
 	codes := make([]int, k)
 	errs := make([]error, k)
-	out := &lockedLines{w: stderr}
+	out := &lockedLines{w: o.Stderr}
 	var wg sync.WaitGroup
 	first, seed := seg.first, seg.seed
 	for i := range k {
@@ -63,40 +88,25 @@ func playOnHosts(ctx context.Context, cfg *config.Config, o benchOptions, seg be
 		if i < seg.count%k {
 			n++
 		}
-		part := benchSegment{first: first, count: n, seed: seed, shard: &bench.ShardInfo{Index: i + 1, Count: k, FirstEpisode: first, Total: o.episodes}}
+		part := segment{first: first, count: n, seed: seed, shard: &bench.ShardInfo{Index: i + 1, Count: k, FirstEpisode: first, Total: o.Episodes}}
 		po := o
 		po.playDir = filepath.Join(runDir, fmt.Sprintf("host-%d", i+1))
 		host := hosts[i]
 		w := out.prefixed(fmt.Sprintf("[%s] ", host))
 		wg.Go(func() {
-			parts[i], codes[i], errs[i] = playBench(ctx, pinHost(cfg, host), po, part, w)
+			parts[i], codes[i], errs[i] = playBench(ctx, o.Wiring.PinHost(cfg, host), po, part, w)
 		})
 		first, seed = first+n, seed+n
 	}
 	wg.Wait()
 	code := exitOK
-	var played []*bench.Report
 	for i := range k {
 		if errs[i] != nil {
 			return nil, exitError, fmt.Errorf("host %s: %w", hosts[i], errs[i])
 		}
 		code = max(code, codes[i])
-		played = append(played, parts[i])
 	}
-	rep := mergeRuns(played, o.episodes)
-	rep.Requested, rep.Shard, rep.WorkDir, rep.DB = seg.count, seg.shard, runDir, played[0].DB
-	rep.Complete = rep.Complete && len(rep.Episodes) == seg.count && ctx.Err() == nil
-	if !o.workdirSet && o.playDir == "" && seg.shard == nil {
-		run, err := benchRunRow(rep)
-		if err != nil {
-			return nil, exitError, err
-		}
-		if rep.ID, rep.Index, err = indexBenchRun(context.Background(), cfg, name, info.Release, info.MD5, run); err != nil {
-			fmt.Fprintln(stderr, "lantern bench:", errText(err))
-			code = exitError
-		}
-	}
-	return rep, code, nil
+	return parts, code, nil
 }
 
 // lockedLines writes whole lines from several writers to one, each line

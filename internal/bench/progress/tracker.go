@@ -1,4 +1,4 @@
-package benchprogress
+package progress
 
 import (
 	"io"

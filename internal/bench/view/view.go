@@ -1,7 +1,7 @@
-// Package benchview draws a benchmark report's tables and charts as text:
+// Package view draws a benchmark report's tables and charts as text:
 // tables through lipgloss's table (columns measured in terminal cells, so
 // wide characters line up) and score charts through asciigraph.
-package benchview
+package view
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
-// Package benchshard splits a benchmark's work (models × episodes, each
+// Package shard splits a benchmark's work (models × episodes, each
 // episode with its own seed) across machines deterministically, and checks
 // that the parts stored by the shards join back into the whole run.
-package benchshard
+package shard
 
 import (
 	"errors"

@@ -1,8 +1,8 @@
-// Package benchprogress shows how far a headless benchmark has got: a live
+// Package progress shows how far a headless benchmark has got: a live
 // status line (spinner, progress bar, episode, turn, score, model calls,
 // latency, time left) when the output is a terminal, and a plain line at a
 // fixed interval otherwise, so that hours of play are never silent.
-package benchprogress
+package progress
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package benchview
+package view
 
 import (
 	"fmt"

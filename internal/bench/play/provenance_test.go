@@ -1,4 +1,4 @@
-package cli
+package play_test
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,61 +15,10 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/bench"
+	"github.com/lantern-if/lantern/internal/bench/play"
 	"github.com/lantern-if/lantern/memory/rundb"
 	"github.com/lantern-if/lantern/oracle"
 )
-
-// benchWithOracle runs lantern bench --json with the LLM agent against a
-// fresh oracle (a fake Ollama playing the walkthrough), as a machine of its
-// own would.
-func benchWithOracle(t *testing.T, walk string, args ...string) bench.Report {
-	t.Helper()
-	cmds, err := oracle.LoadScript(walk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(oracle.New(oracle.Options{Script: cmds}))
-	defer srv.Close()
-	t.Setenv("OLLAMA_HOST", strings.TrimPrefix(srv.URL, "http://"))
-	return benchJSON(t, append([]string{"--model", "oracle"}, args...)...)
-}
-
-// TestBenchShardsWithOracle: the model-driven bench split in two, each
-// shard against its own oracle, merges to the unsharded run's play: the
-// same episodes, scores by turn, moves and endings.
-func TestBenchShardsWithOracle(t *testing.T) {
-	_, repo := isolate(t)
-	walk := filepath.Join(repo, "game_files", "demo", "walkthrough.txt")
-	common := []string{"--episodes", "3", "--max-turns", "12", "--seed", "12"}
-	whole := benchWithOracle(t, walk, common...)
-	one := benchWithOracle(t, walk, append(common, "--shard", "1/2")...)
-	two := benchWithOracle(t, walk, append(common, "--shard", "2/2")...)
-	code, out, stderr := runCLI(t, "", "bench", "merge", "--json", one.DB, two.DB)
-	if code != exitOK {
-		t.Fatalf("merge: exit %d\n%s", code, stderr)
-	}
-	merged := decodeReport(t, out)
-	type play struct {
-		Episode, Score, Moves, Turns int
-		Ending                       string
-		Scores                       []int
-	}
-	plays := func(r bench.Report) (out []play) {
-		for _, e := range r.Episodes {
-			out = append(out, play{e.Episode, e.Score, e.Moves, e.Turns, e.Ending, e.Scores})
-		}
-		return out
-	}
-	if got, want := plays(merged), plays(whole); !reflect.DeepEqual(got, want) || len(got) != 3 {
-		t.Errorf("merged shards played differently from the whole run\n got %+v\nwant %+v", got, want)
-	}
-	mw, mm := whole.Summary[3], merged.Summary[3]
-	if mw.Score != mm.Score || mw.BestScore != mm.BestScore || mw.Turns != mm.Turns || mw.Moves != mm.Moves || !reflect.DeepEqual(mw.Milestones, mm.Milestones) {
-		t.Errorf("totals differ: whole %+v\nmerged %+v", mw, mm)
-	}
-	t.Logf("LLM calls per turn: whole %.2f, merged %.2f; location coverage: whole %.2f, merged %.2f",
-		mw.LLMCallsPerTurn, mm.LLMCallsPerTurn, mw.LocationCoverage, mm.LocationCoverage)
-}
 
 // bench takes the server flags run takes: --api openai --base-url (the
 // oracle's /v1) and --profile, and plays with them; its bench.json, the
@@ -88,12 +36,12 @@ func TestBenchTakesServerFlags(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("OLLAMA_HOST", "127.0.0.1:9") // not the server the flags name
 	export := filepath.Join(dir, "export")
-	code, out, stderr := runCLI(t, "", "bench", "--json", "--api", "openai", "--base-url", srv.URL+"/v1", "--profile", "zorkgpt", "--model", "oracle",
-		"--episodes", "1", "--max-turns", "6", "--export", export)
-	if code != exitOK {
-		t.Fatalf("bench: exit %d\n%s", code, stderr)
+	c := runBench(t, play.Options{JSON: true, Episodes: 1, Export: export},
+		flags{"api": "openai", "base-url": srv.URL + "/v1", "profile": "zorkgpt", "model": "oracle", "max-turns": "6"})
+	if c.err != nil {
+		t.Fatalf("bench: %v\n%s", c.err, c.stderr)
 	}
-	rep := decodeReport(t, out)
+	rep := decodeReport(t, c.out)
 	if len(rep.Episodes) != 1 || rep.Episodes[0].Turns != 6 || rep.Summary[0].Score == 0 {
 		t.Errorf("bench over --api openai played %+v", rep.Episodes)
 	}
@@ -104,9 +52,9 @@ func TestBenchTakesServerFlags(t *testing.T) {
 	checkProvenance(t, "--json", rep.Format, rep.Provenance, base)
 
 	// bench.json, in the run's own work dir, where stderr says.
-	m := regexp.MustCompile(`report in (\S+)`).FindStringSubmatch(stderr)
+	m := regexp.MustCompile(`report in (\S+)`).FindStringSubmatch(c.stderr)
 	if m == nil || m[1] != filepath.Join(rep.WorkDir, "bench.json") {
-		t.Fatalf("stderr does not say where bench.json is (want in %s):\n%s", rep.WorkDir, stderr)
+		t.Fatalf("stderr does not say where bench.json is (want in %s):\n%s", rep.WorkDir, c.stderr)
 	}
 	data, err := os.ReadFile(m[1])
 	if err != nil {
@@ -117,9 +65,18 @@ func TestBenchTakesServerFlags(t *testing.T) {
 	} else {
 		checkProvenance(t, "bench.json", s.Runs[0].Format, s.Runs[0].Provenance, base)
 	}
+	checkStoredProvenance(t, rep, base)
+	ep := checkExports(t, export, base)
+	checkOneTokenTotal(t, rep, ep)
+	if c := compare(t, m[1], m[1], false, nil); c.err != nil || !strings.Contains(c.out, "B - A") {
+		t.Errorf("--compare of the run's bench.json with itself: %v\n%s", c.err, c.out)
+	}
+}
 
-	// The run as lantern.db stores it: in its own database and in the
-	// work dir's index.
+// checkStoredProvenance: the run as lantern.db stores it, in its own
+// database and in the work dir's index, says how it was made.
+func checkStoredProvenance(t *testing.T, rep bench.Report, base string) {
+	t.Helper()
 	for _, path := range []string{rep.DB, rep.Index} {
 		db, err := rundb.OpenRunDB(path, rep.StoryMD5)
 		if err != nil {
@@ -129,52 +86,62 @@ func TestBenchTakesServerFlags(t *testing.T) {
 		if err != nil || len(runs) != 1 {
 			t.Fatalf("%s: %d runs, %v", path, len(runs), err)
 		}
-		stored, err := storedReport(context.Background(), db, runs[0].ID)
+		stored, err := play.StoredReport(context.Background(), db, runs[0].ID)
 		db.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkProvenance(t, path, stored.Format, stored.Provenance, base)
 	}
+}
 
-	// The exports: CSV and JSON Lines, each row with the format version,
-	// an episode's with the provenance.
-	csvRows := func(name string) []map[string]string {
-		f, err := os.Open(filepath.Join(export, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		all, err := csv.NewReader(f).ReadAll()
-		if err != nil || len(all) < 2 {
-			t.Fatalf("%s: %d rows, %v", name, len(all), err)
-		}
-		var out []map[string]string
-		for _, row := range all[1:] {
-			m := map[string]string{}
-			for i, h := range all[0] {
-				m[h] = row[i]
-			}
-			out = append(out, m)
-		}
-		return out
+// csvRows reads an exported CSV file as rows by heading.
+func csvRows(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	jsonlRows := func(name string) []map[string]any {
-		data, err := os.ReadFile(filepath.Join(export, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []map[string]any
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(line), &m); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			out = append(out, m)
-		}
-		return out
+	defer f.Close()
+	all, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(all) < 2 {
+		t.Fatalf("%s: %d rows, %v", path, len(all), err)
 	}
-	ep := csvRows("episodes.csv")[0]
+	var out []map[string]string
+	for _, row := range all[1:] {
+		m := map[string]string{}
+		for i, h := range all[0] {
+			m[h] = row[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// jsonlRows reads an exported JSON Lines file.
+func jsonlRows(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// checkExports: the CSV and JSON Lines exports, each row with the format
+// version, an episode's with the provenance. It gives the episode's CSV
+// row.
+func checkExports(t *testing.T, export, base string) map[string]string {
+	t.Helper()
+	ep := csvRows(t, filepath.Join(export, "episodes.csv"))[0]
 	var roles []bench.RoleSetup
 	if err := json.Unmarshal([]byte(ep["roles"]), &roles); err != nil || len(roles) != len(config.RoleNames()) {
 		t.Errorf("episodes.csv's roles: %v, %d roles", err, len(roles))
@@ -189,25 +156,29 @@ func TestBenchTakesServerFlags(t *testing.T) {
 	if len(ep["model_digest"]) != 64 {
 		t.Errorf("episodes.csv: model_digest %q", ep["model_digest"])
 	}
-	for _, row := range csvRows("turns.csv") {
+	for _, row := range csvRows(t, filepath.Join(export, "turns.csv")) {
 		if row["format_version"] != "2" {
 			t.Fatalf("turns.csv: row %v", row)
 		}
 	}
-	ej := jsonlRows("episodes.jsonl")[0]
+	ej := jsonlRows(t, filepath.Join(export, "episodes.jsonl"))[0]
 	if ej["format_version"] != 2.0 || ej["api"] != "openai" || ej["base_url"] != base || ej["profile"] != "zorkgpt" || ej["model_digest"] != ep["model_digest"] ||
 		ej["temperature"] != 0.6 || len(ej["roles"].([]any)) != len(config.RoleNames()) || len(ej["model_identities"].([]any)) != 1 {
 		t.Errorf("episodes.jsonl: %v", ej)
 	}
-	for _, row := range jsonlRows("turns.jsonl") {
+	for _, row := range jsonlRows(t, filepath.Join(export, "turns.jsonl")) {
 		if row["format_version"] != 2.0 {
 			t.Fatalf("turns.jsonl: row %v", row)
 		}
 	}
+	return ep
+}
 
-	// One token total: the run's, the per-role table's, a suite's games
-	// and roles tables', the exported episodes', all the same; the
-	// episode's end (its synthesis calls) counts in it.
+// checkOneTokenTotal: one token total: the run's, the per-role table's, a
+// suite's games and roles tables', the exported episodes', all the same;
+// the episode's end (its synthesis calls) counts in it.
+func checkOneTokenTotal(t *testing.T, rep bench.Report, ep map[string]string) {
+	t.Helper()
 	total := rep.PromptTokens()
 	e := rep.Episodes[0]
 	if e.EndCalls == 0 || e.EndPrompt == 0 {
@@ -220,7 +191,7 @@ func TestBenchTakesServerFlags(t *testing.T) {
 	if all.Role != "all" || rep.RolePrompt["all"] != total || int(math.Round(all.PromptPerTurn*turns)) != total || all.Calls != rep.Calls() {
 		t.Errorf("the run's %d tokens in %d calls; the role table's all row %+v, counted %v", total, rep.Calls(), all, rep.RolePrompt)
 	}
-	suite := singleSuite(&rep, 1)
+	suite := play.SingleSuite(&rep, 1)
 	var roleAll bench.RoleCost
 	for _, r := range suite.Roles {
 		if r.Role == "all" {
@@ -232,10 +203,6 @@ func TestBenchTakesServerFlags(t *testing.T) {
 	}
 	if n, err := strconv.Atoi(ep["prompt_tokens"]); err != nil || n+rep.DroppedPrompt != total {
 		t.Errorf("episodes.csv's prompt tokens %q (+%d of no turn), want %d", ep["prompt_tokens"], rep.DroppedPrompt, total)
-	}
-	code, text, _ := runCLI(t, "", "bench", "--compare", m[1], m[1])
-	if code != exitOK || !strings.Contains(text, "B - A") {
-		t.Errorf("--compare of the run's bench.json with itself: exit %d\n%s", code, text)
 	}
 }
 
@@ -268,5 +235,57 @@ func checkProvenance(t *testing.T, where string, format int, p *bench.Provenance
 	if id.Model != "oracle" || id.API != config.APIOpenAI || id.Server != base || id.ID != "oracle:latest" || len(id.Digest) != 64 ||
 		id.Quantization != "none" || id.Parameters != "0B" || id.Error != "" {
 		t.Errorf("%s: the oracle's identity %+v", where, id)
+	}
+}
+
+// TestBenchWritesReport: every single-story run writes bench.json and
+// says where: in its fresh work dir; in the story's folder of a --workdir
+// (which normal play may share, so a later shard there does not take it
+// for its own); in a shard's work dir. Each reads back as the run, and
+// --compare takes it (or the work dir holding it) beside a stored run.
+func TestBenchWritesReport(t *testing.T) {
+	dir, repo := isolate(t)
+	walk := filepath.Join(repo, "game_files", "demo", "walkthrough.txt")
+	common := play.Options{Agent: "script:" + walk, Episodes: 1, JSON: true}
+	given, shard := filepath.Join(dir, "given"), filepath.Join(dir, "shard")
+	twoShard := common
+	twoShard.Shard, twoShard.Episodes = "1/2", 2
+	tests := []struct {
+		name  string
+		o     play.Options
+		f     flags
+		where func(rep bench.Report) string // the folder bench.json must be in
+	}{
+		{"fresh work dir", common, flags{"max-turns": "5"}, func(rep bench.Report) string { return rep.WorkDir }},
+		{"--workdir", common, flags{"max-turns": "5", "workdir": given}, func(bench.Report) string { return filepath.Join(given, "demo-r1") }},
+		{"shard", twoShard, flags{"max-turns": "5", "workdir": shard}, func(bench.Report) string { return shard }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := runBench(t, tc.o, tc.f)
+			if c.err != nil {
+				t.Fatalf("%v\n%s", c.err, c.stderr)
+			}
+			rep := decodeReport(t, c.out)
+			path := reportIn(t, c.stderr)
+			if want := filepath.Join(tc.where(rep), "bench.json"); path != want {
+				t.Errorf("bench.json in %s, want %s", path, want)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, s, err := bench.Read(data)
+			if err != nil || s == nil || len(s.Runs) != 1 || s.Runs[0].StoryMD5 != rep.StoryMD5 || s.Runs[0].Provenance == nil ||
+				s.Runs[0].Provenance.Profile != "lean" || s.Runs[0].Provenance.API != "" {
+				t.Fatalf("bench.json: %v %+v", err, s)
+			}
+			if c := compare(t, filepath.Dir(path), "last", false, nil); c.err != nil || !strings.Contains(c.out, "B - A") {
+				t.Errorf("--compare of the work dir with the last run: %v\n%s", c.err, c.out)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(given, "bench.json")); err == nil {
+		t.Errorf("a --workdir run wrote bench.json at the work dir's top, where a shard would take the folder for its own")
 	}
 }

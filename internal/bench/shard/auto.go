@@ -1,4 +1,4 @@
-package benchshard
+package shard
 
 import (
 	"errors"

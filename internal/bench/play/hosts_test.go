@@ -1,0 +1,114 @@
+package play_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/lantern-if/lantern/internal/bench"
+	"github.com/lantern-if/lantern/internal/bench/play"
+	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/oracle"
+)
+
+// countChats counts the chat calls a handler answers, in either protocol,
+// and the conversations (clients) they came from.
+type countChats struct {
+	next  http.Handler
+	chats atomic.Int64
+	mu    sync.Mutex
+	convs map[string]bool
+}
+
+func (c *countChats) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/api/chat" || r.URL.Path == "/v1/chat/completions" {
+		c.chats.Add(1)
+		c.mu.Lock()
+		if c.convs == nil {
+			c.convs = map[string]bool{}
+		}
+		c.convs[r.Header.Get(llm.ConversationHeader)] = true
+		c.mu.Unlock()
+	}
+	c.next.ServeHTTP(w, r)
+}
+
+func (c *countChats) conversations() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.convs)
+}
+
+// TestBenchSpreadsGamesOverHosts: a bench of 4 episodes with [server] hosts
+// naming two oracle servers plays on both at once, each episode's requests
+// on one host (each host hears one client: the session of its part), and
+// scores as one host does; a dead host first in the list is skipped with a
+// warning and the bench completes. On each protocol.
+func TestBenchSpreadsGamesOverHosts(t *testing.T) {
+	_, repo := isolate(t)
+	cmds, err := oracle.LoadScript(filepath.Join(repo, "game_files", "demo", "walkthrough.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, apiName := range []string{"ollama", "openai"} {
+		t.Run(apiName, func(t *testing.T) { spreadOverHosts(t, apiName, cmds) })
+	}
+}
+
+func spreadOverHosts(t *testing.T, apiName string, cmds []string) {
+	isolate(t)
+	var counts []*countChats
+	var hosts []string
+	for range 2 {
+		c := &countChats{next: oracle.New(oracle.Options{Script: cmds})}
+		srv := httptest.NewServer(c)
+		t.Cleanup(srv.Close)
+		counts = append(counts, c)
+		if apiName == "openai" {
+			hosts = append(hosts, srv.URL+"/v1")
+		} else {
+			hosts = append(hosts, strings.TrimPrefix(srv.URL, "http://"))
+		}
+	}
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:9") // nothing may go to the default server
+	t.Setenv("LANTERN_SERVER_API", apiName)
+	o, f := play.Options{Episodes: 4}, flags{"model": "oracle", "max-turns": "8", "seed": "3"}
+	type played struct{ Episode, Score, Moves, Turns int }
+	plays := func(r bench.Report) (out []played) {
+		for _, e := range r.Episodes {
+			out = append(out, played{e.Episode, e.Score, e.Moves, e.Turns})
+		}
+		return out
+	}
+	dead := "127.0.0.1:9"
+	if apiName == "openai" {
+		dead = "http://127.0.0.1:9/v1"
+	}
+	t.Setenv("LANTERN_SERVER_HOSTS", dead+", "+hosts[0])
+	jo := o
+	jo.JSON = true
+	c := runBench(t, jo, f)
+	if c.err != nil || !strings.Contains(c.stderr, "warning: host "+dead+" does not answer, skipped") {
+		t.Fatalf("a dead host first: %v, want the bench to complete with a warning:\n%s", c.err, c.stderr)
+	}
+	one := decodeReport(t, c.out)
+	first := counts[0].chats.Load()
+	t.Setenv("LANTERN_SERVER_HOSTS", strings.Join(hosts, ", "))
+	two := runJSON(t, o, f)
+	a, b := counts[0].chats.Load()-first, counts[1].chats.Load()
+	t.Logf("chat calls per host: %d and %d", a, b)
+	if a == 0 || b == 0 {
+		t.Errorf("chat calls per host %d and %d: want episodes on both", a, b)
+	}
+	if n := counts[1].conversations(); n != 1 {
+		t.Errorf("the second host heard %d clients, want 1: each episode's requests on one host", n)
+	}
+	if got, want := plays(two), plays(one); !reflect.DeepEqual(got, want) || len(got) != 4 {
+		t.Errorf("two hosts played %+v, one host %+v", got, want)
+	}
+}
