@@ -160,8 +160,8 @@ func TestEndToEndWithTheEngine(t *testing.T) {
 	d.key("m", "b")
 	d.see("All locations")
 	d.key("g")
-	for i := 0; h.m.memory.secs[h.m.memory.bsel].ID != 3; i++ {
-		if i > len(h.m.memory.secs) {
+	for i := 0; h.m.panes.memory.secs[h.m.panes.memory.bsel].ID != 3; i++ {
+		if i > len(h.m.panes.memory.secs) {
 			t.Fatalf("no L3 in the browser:\n%s", h.screen())
 		}
 		d.key("down")

@@ -119,11 +119,11 @@ func TestTypedCommandGoesToTheEngineAsOverride(t *testing.T) {
 	// The input stays open for the next command (the footer says what was
 	// sent); the history recalls it.
 	h.mustSee(`sent "inventory"`)
-	if !h.m.typing() {
+	if !h.m.dialogs.typing() {
 		t.Fatal("the input closed after sending")
 	}
 	h.key("up")
-	if v := h.m.input.Value(); v != "inventory" {
+	if v := h.m.cmdline.input.Value(); v != "inventory" {
 		t.Errorf("history gives %q", v)
 	}
 	h.key("esc")
@@ -177,13 +177,13 @@ func TestReasoningDeltasStayBounded(t *testing.T) {
 	for range 100 {
 		h.events(engine.ReasoningDelta{Turn: 1, Text: chunk, Thinking: true})
 	}
-	if n := len(h.m.reasoning.cur.parts[0].text); n > maxStreamText+10 {
+	if n := len(h.m.panes.reasoning.cur.parts[0].text); n > maxStreamText+10 {
 		t.Errorf("streamed text kept %d bytes", n)
 	}
 	for i := 2; i < 3*maxReasoningTurns; i++ {
 		h.events(engine.TurnStarted{Turn: i, Actor: engine.ActorAgent})
 	}
-	if n := h.m.reasoning.feed.len(); n > maxReasoningTurns+maxReasoningTurns/4 {
+	if n := h.m.panes.reasoning.feed.len(); n > maxReasoningTurns+maxReasoningTurns/4 {
 		t.Errorf("reasoning keeps %d turns", n)
 	}
 }
@@ -358,18 +358,18 @@ func TestMissingModelIsPulledWithProgress(t *testing.T) {
 	m.Update(ollamaMsg{err: missing})
 	h.mustSee("does not have the model qwen3:4b", "P pulls it")
 	cmd := h.key("P")
-	if m.pull == nil {
+	if m.server.pull == nil {
 		t.Fatal("P did not start a pull")
 	}
 	// Drive the pull: the runner sends progress and the end on the channel.
 	models.err = nil
 	go run(cmd)
 	var last string
-	for m.pull != nil {
+	for m.server.pull != nil {
 		select {
-		case msg := <-m.pull.ch:
+		case msg := <-m.server.pull.ch:
 			m.Update(msg)
-			if m.pull != nil {
+			if m.server.pull != nil {
 				last = h.screen()
 			}
 		case <-time.After(5 * time.Second):
@@ -396,7 +396,7 @@ func TestEscEscCancelsTheModelCall(t *testing.T) {
 	if len(h.pending()) != 0 {
 		t.Fatalf("i, esc, esc sent %#v", h.pending())
 	}
-	h.m.Update(escDoneMsg{id: h.m.escID})
+	h.m.Update(escDoneMsg{id: h.m.game.escID})
 	h.key("esc")
 	h.mustSee("esc again cancels")
 	if len(h.pending()) != 0 {
@@ -409,7 +409,7 @@ func TestEscEscCancelsTheModelCall(t *testing.T) {
 	// An esc that comes too late only arms again.
 	h.flush()
 	h.key("esc")
-	h.m.Update(escDoneMsg{id: h.m.escID})
+	h.m.Update(escDoneMsg{id: h.m.game.escID})
 	h.key("esc")
 	if len(h.pending()) != 0 {
 		t.Fatalf("a late esc cancelled: %#v", h.pending())
@@ -487,8 +487,8 @@ func TestSearchAndScrollback(t *testing.T) {
 	h.key("G")
 	r := h.m.lay.panes[pTranscript]
 	h.m.Update(tea.MouseWheelMsg{X: r.x + 2, Y: r.y + 2, Button: tea.MouseWheelUp})
-	if h.m.transcript.feed.offset != 3 {
-		t.Errorf("wheel scrolled to %d", h.m.transcript.feed.offset)
+	if h.m.panes.transcript.feed.offset != 3 {
+		t.Errorf("wheel scrolled to %d", h.m.panes.transcript.feed.offset)
 	}
 }
 
@@ -506,9 +506,9 @@ func paneText(h *harness, p paneID) string {
 func TestTranscriptMemoryStaysBounded(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	for i := 1; i <= 3*maxTranscript; i++ {
-		h.m.transcript.addTurn(turn(i, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane"), 1)
+		h.m.panes.transcript.addTurn(liveTurn(turn(i, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane")), 1)
 	}
-	if n := h.m.transcript.feed.len(); n > maxTranscript+maxTranscript/4 {
+	if n := h.m.panes.transcript.feed.len(); n > maxTranscript+maxTranscript/4 {
 		t.Fatalf("transcript holds %d turns", n)
 	}
 	h.mustSee(fmt.Sprintf("T%d agent", 3*maxTranscript))
@@ -556,7 +556,7 @@ func TestHelpThemesAndBackground(t *testing.T) {
 		t.Errorf("a light background gives theme %q", m.c.theme.Name)
 	}
 	h.key("?")
-	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 82 · ↑/↓ pgup/pgdn scroll")
+	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 91 · ↑/↓ pgup/pgdn scroll")
 	h.key("/", "s", "u", "p", "e", "r", "enter")
 	h.mustSee("Memory pane (m)", "supersede memory", "theme light")
 	h.key("esc", "?")
@@ -626,11 +626,11 @@ func TestSendKeepsTheOrderOfCommands(t *testing.T) {
 func TestRefreshPicksUpHandEdits(t *testing.T) {
 	src := &refreshingMemories{fakeMemories: fakeMemories{secs: sampleSections()}}
 	m := New(context.Background(), Options{Engine: newFakeEngine(), Memories: src, RefreshEvery: time.Hour})
-	if msgs := run(m.loadMemories(true)); len(msgs) != 0 {
+	if msgs := run(loadMemories(m.opts.Memories, true)); len(msgs) != 0 {
 		t.Fatalf("an unchanged file gave %v", msgs)
 	}
 	src.changed = true
-	msgs := run(m.loadMemories(true))
+	msgs := run(loadMemories(m.opts.Memories, true))
 	if len(msgs) != 1 || len(msgs[0].(memoriesMsg).secs) != 2 {
 		t.Fatalf("a changed file gave %v", msgs)
 	}
@@ -670,10 +670,10 @@ func TestPaintMatchesLipgloss(t *testing.T) {
 func TestThinkingShowsHowLong(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	h.events(engine.TurnStarted{Turn: 1, Actor: engine.ActorAgent})
-	h.m.Update(thinkTickMsg{id: h.m.thinkID})
-	h.m.Update(thinkTickMsg{id: h.m.thinkID})
+	h.m.Update(thinkTickMsg{id: h.m.game.thinkID})
+	h.m.Update(thinkTickMsg{id: h.m.game.thinkID})
 	h.mustSee("Reasoning · thinking… 2s")
-	h.m.Update(thinkTickMsg{id: h.m.thinkID - 1}) // a stale tick is ignored
+	h.m.Update(thinkTickMsg{id: h.m.game.thinkID - 1}) // a stale tick is ignored
 	h.mustSee("thinking… 2s")
 	h.events(turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard"))
 	h.mustNotSee("thinking…")

@@ -295,7 +295,7 @@ func TestNoIOInUpdate(t *testing.T) {
 	d.feed(eventsMsg{evs: []engine.Event{opening(), em.opened(3, "Muddy Lane"), engine.Idle{Mode: engine.Paused},
 		engine.MemoryChanged{Location: 3}, engine.ObjectivesChanged{Active: []string{"Find the lamp"}},
 		engine.SupervisorChanged{Turn: 1, Round: 1, Trust: 0.2, Feedback: "Explore."}}})
-	for _, msg := range runQuick(m.loadMemories(true)) {
+	for _, msg := range runQuick(loadMemories(m.opts.Memories, true)) {
 		d.feed(msg)
 	}
 
