@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -115,7 +116,7 @@ func (m *Model) episodeStarted(ev engine.EpisodeStarted) tea.Cmd {
 		g.episode = ev.Episode // numbered by the run database
 	}
 	g.branch = ev.Branch
-	m.markEpisode()
+	g.markEpisode(m.panes)
 	o := ev.Observation
 	m.played(shownTurn{text: o.Text, loc: o.Location, score: o.Score, moves: o.Moves}, ev.Branch)
 	return nil
@@ -149,7 +150,10 @@ func (m *Model) engineError(ev engine.ErrorEvent) tea.Cmd {
 	}
 	m.log.Warn("engine error", "turn", ev.Turn, "fatal", ev.Fatal, "err", ev.Err)
 	if a := m.game.rewinding; a != nil && a.failed(ev.Err) {
-		return m.rewindFailed(ev.Err)
+		// Play stays where it was: the footer and the transcript say so.
+		m.game.rewinding = nil
+		m.panes.transcript.addNote(fmt.Sprintf("The rewind failed; play stays on %s at turn %d: %s", lineName(m.game.line()), m.game.turn, ev.Err), stError)
+		return m.setFlash("rewind failed: "+ev.Err.Error(), true)
 	}
 	sv := m.server
 	if isModelServerError(ev.Err) && sv.models != nil && sv.unreachable() && errors.Is(ev.Err, llm.ErrUnreachable) {
@@ -166,14 +170,6 @@ func (m *Model) engineError(ev engine.ErrorEvent) tea.Cmd {
 	return m.setFlash(ev.Err.Error(), true)
 }
 
-// rewindFailed reports a failed rewind in the footer and the transcript,
-// saying play stays where it was.
-func (m *Model) rewindFailed(err error) tea.Cmd {
-	m.game.rewinding = nil
-	m.panes.transcript.addNote(fmt.Sprintf("The rewind failed; play stays on %s at turn %d: %s", lineName(m.game.line()), m.game.turn, err), stError)
-	return m.setFlash("rewind failed: "+err.Error(), true)
-}
-
 // resumed shows a resumed episode as it stood: its turns from lantern.db
 // (by actor, with their reasoning; a branch's from its root on); the
 // engine's map follows as a MapChanged. Without the database only the last
@@ -185,13 +181,14 @@ func (m *Model) resumed(ev engine.EpisodeStarted) tea.Cmd {
 	left := g.line()
 	if ev.Rewound {
 		ps.replay = nil // the live game went where the person picked
-		m.rewound()
+		m.review.pending = nil
+		g.rewound(ps)
 		if ev.Episode > 0 {
 			g.episode = ev.Episode
 		}
 	} else {
 		g.episode = max(ev.Episode, g.episode+1)
-		m.markEpisode()
+		g.markEpisode(ps)
 	}
 	g.branch = ev.Branch
 	g.follow(ev.Branch)
@@ -208,7 +205,7 @@ func (m *Model) resumed(ev engine.EpisodeStarted) tea.Cmd {
 		cmds = append(cmds, m.setFlash(flash, false)) // the progress message's outcome
 	}
 	g.resumeGen++
-	read := m.storedTurns(ev.Branch.ID)
+	read := storedTurns(m.ctx, m.opts, g.episode, ev.Branch.ID)
 	if read == nil {
 		ps.transcript.addNote(note, stEpisode)
 		ps.transcript.addNote(o.Text, stResponse)
@@ -231,35 +228,17 @@ func (m *Model) resumed(ev engine.EpisodeStarted) tea.Cmd {
 }
 
 // storedTurns reads the turns of the branch id (0: the episode being
-// played's) from lantern.db, in a command; nil without the database.
-func (m *Model) storedTurns(id int64) func() ([]rundb.Turn, error) {
-	br, eps, ctx := m.opts.Branches, m.opts.Episodes, m.ctx
+// played's, episode) from lantern.db, in a command; nil without the database.
+func storedTurns(ctx context.Context, o Options, episode int, id int64) func() ([]rundb.Turn, error) {
+	br, eps := o.Branches, o.Episodes
 	switch {
 	case br != nil && id != 0:
 		return func() ([]rundb.Turn, error) { return br.BranchTurns(ctx, id) }
 	case eps != nil:
-		ep := int64(m.game.episode)
+		ep := int64(episode)
 		return func() ([]rundb.Turn, error) { return eps.Turns(ctx, ep) }
 	}
 	return nil
-}
-
-// markEpisode notes where the episode starts in the transcript and the
-// reasoning, which a rewind clears back to.
-func (m *Model) markEpisode() {
-	m.game.epMark.transcript, m.game.epMark.reasoning = m.panes.transcript.feed.next, m.panes.reasoning.feed.next
-}
-
-// rewound clears what the episode showed (its turns are shown again from
-// lantern.db, up to the turn play goes on from) and what was in flight:
-// the engine abandoned it and paused.
-func (m *Model) rewound() {
-	g := m.game
-	m.panes.transcript.cutFrom(g.epMark.transcript)
-	m.panes.reasoning.cutFrom(g.epMark.reasoning)
-	m.review.pending = nil
-	g.thinking, g.stepping, g.queuedSteps = false, false, 0
-	g.mode, g.lastActor = engine.Paused, ""
 }
 
 // resumedMsg is a resumed episode's turns, read from lantern.db; gen is

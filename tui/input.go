@@ -48,7 +48,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) inFocus() [][]binding {
 	var out [][]binding
 	if r := m.panes.replay; r != nil {
-		out = append(out, r.bindings(m.c, replayActions{leave: m.leaveReplay, timeline: m.timelineOf}))
+		out = append(out, r.bindings(m.c, replayActions{leave: func() tea.Cmd { return m.panes.leaveReplay(m.foot) }, timeline: m.timelineOf}))
 	} else if m.review.pending != nil {
 		out = append(out, m.review.bindings())
 	}
@@ -103,16 +103,26 @@ func (m *Model) paneBindings() []binding {
 		bind(k.Jump, "", func(key tea.KeyPressMsg) tea.Cmd { m.focusPane(paneID(key.String()[0] - '1')); return nil }),
 		bind(k.Memory, "", focus(pMemory)),
 		bind(k.Objectives, "", focus(pObjectives)),
-		bind(k.MapPane, "", do(m.mapKey)),
+		bind(k.MapPane, "", do(func() { m.panes.mapKey(m.focus); m.focusPane(pMap) })),
 		bind(k.Zoom, "full screen", do(func() { m.panes.mapZoom = !m.panes.mapZoom; m.focusPane(pMap) })),
 		bind(k.Search, "search", act(m.openSearch)),
 		bind(k.Episodes, "episodes", act(func() tea.Cmd { return openEpisodes(m.ctx, c, m, ft, o.Episodes) })),
 		bind(k.Timeline, "timeline", act(func() tea.Cmd { return m.timelineOf(domain.Line{}, -1) })),
 		bind(k.Notes, "", act(func() tea.Cmd { return openNotes(m.ctx, c, m, ft, o.Notes, m.dialogWidth()-4) })),
-		bind(k.Knowledge, "", act(m.openKnowledge)),
+		bind(k.Knowledge, "", act(func() tea.Cmd {
+			if o.KnowledgePath == "" {
+				return m.setFlash("no knowledge base for this story", true)
+			}
+			return m.openViewer("Knowledge base", knowledgeLoader(c.md, o.KnowledgePath))
+		})),
 		bind(k.Theme, "", act(m.nextTheme)),
 		bind(k.Copy, "", act(func() tea.Cmd { return m.panes.copy(m.focus, ft, &m.clipboard) })),
-		bind(k.Mouse, "", act(m.toggleMouse)),
+		bind(k.Mouse, "", act(func() tea.Cmd {
+			if m.mouseOff = !m.mouseOff; m.mouseOff {
+				return m.setFlash("mouse off: the terminal selects text (ctrl+o turns the mouse back on)", false)
+			}
+			return m.setFlash("mouse on: click focuses, the wheel scrolls", false)
+		})),
 		bind(k.Help, "help", do(func() { m.open(newHelp(c, m, helpRows(m.helpGroups(), mapLegend()...))) })),
 	}
 }
@@ -154,15 +164,6 @@ func (m *Model) focusHints() []binding {
 		g.zoom.short = "back"
 	}
 	return m.panes.at(m.focus).hints(g)
-}
-
-// footTail are the keys that end the panes' footer before quit and help:
-// the timeline's (outside a replay, whose own T rewinds from it).
-func (m *Model) footTail() []key.Binding {
-	if m.panes.replay != nil {
-		return nil
-	}
-	return []key.Binding{described(m.c.keys.Timeline, "timeline")}
 }
 
 // helpGroups are every binding by context, for the help: the root's, the
@@ -214,15 +215,6 @@ func (m *Model) focusPane(p paneID) {
 	}
 }
 
-// mapKey is M: the map, and in it, the map as Mermaid source.
-func (m *Model) mapKey() {
-	if m.focus == pMap {
-		_, _, mp := m.panes.shown()
-		mp.toggleMermaid()
-	}
-	m.focusPane(pMap)
-}
-
 // openSearch opens the search of the transcript shown.
 func (m *Model) openSearch() tea.Cmd {
 	m.focusPane(pTranscript)
@@ -240,28 +232,6 @@ func (m *Model) openModels() tea.Cmd {
 		save = func(models map[string]string) tea.Cmd { return m.savePrefs("", models) }
 	}
 	return m.server.openModels(m, m.game.roleModels, save)
-}
-
-// openKnowledge shows knowledgebase.md.
-func (m *Model) openKnowledge() tea.Cmd {
-	if m.opts.KnowledgePath == "" {
-		return m.setFlash("no knowledge base for this story", true)
-	}
-	return m.openViewer("Knowledge base", knowledgeLoader(m.c.md, m.opts.KnowledgePath))
-}
-
-func (m *Model) toggleMouse() tea.Cmd {
-	m.mouseOff = !m.mouseOff
-	if m.mouseOff {
-		return m.setFlash("mouse off: the terminal selects text (ctrl+o turns the mouse back on)", false)
-	}
-	return m.setFlash("mouse on: click focuses, the wheel scrolls", false)
-}
-
-// leaveReplay returns to the live game.
-func (m *Model) leaveReplay() tea.Cmd {
-	m.panes.replay = nil
-	return m.setFlash("back to the live game", false)
 }
 
 // timelineOf opens the timeline of line l (the zero line: the one being

@@ -382,32 +382,20 @@ func (m *Model) Render() string {
 	case m.panes.mapZoom:
 		rows = append(rows, m.panes.box(pMap, area, true, "")...)
 	default:
-		rows = append(rows, m.panes.view(m.lay, m.focus, m.paneTitle)...)
+		rows = append(rows, m.panes.view(m.lay, m.focus, func(p paneID) string {
+			if p != pReasoning {
+				return ""
+			}
+			return m.game.thinkingTitle(m.panes.replay != nil)
+		})...)
 	}
-	rows = append(rows, m.game.statusView(m.w, m.statusOf()), m.footerView())
+	status := statusOf{story: m.opts.Story, maxScore: m.opts.MaxScore, replay: m.panes.replay,
+		waiting: m.review.pending != nil && m.panes.replay == nil, typing: m.dialogs.typing()}
+	rows = append(rows, m.game.statusView(m.w, status), m.footerView())
 	if len(rows) > m.h {
 		rows = rows[:m.h]
 	}
 	return strings.Join(rows, "\n")
-}
-
-// paneTitle is what a pane's title says beyond its name: the agent
-// thinking, in the Reasoning pane.
-func (m *Model) paneTitle(p paneID) string {
-	g := m.game
-	if p != pReasoning || !g.thinking || m.panes.replay != nil {
-		return ""
-	}
-	if g.thinkSecs > 0 {
-		return fmt.Sprintf(" · thinking… %ds", g.thinkSecs)
-	}
-	return " · thinking…"
-}
-
-// statusOf is what the status bar needs beyond the game.
-func (m *Model) statusOf() statusOf {
-	return statusOf{story: m.opts.Story, maxScore: m.opts.MaxScore, replay: m.panes.replay,
-		waiting: m.review.pending != nil && m.panes.replay == nil, typing: m.dialogs.typing()}
 }
 
 // footerView is the bottom line: a dialog's line or keys, a proposal
@@ -423,7 +411,13 @@ func (m *Model) footerView() string {
 	// A word (a flash, the armed cancel) takes the pane's keys' place; the
 	// timeline and help keys stay at the end, the timeline's unless the
 	// word would be cut.
-	tail := ft.tail(m.footTail()...)
+	// The timeline's key ends the panes' footer before quit and help
+	// (outside a replay, whose own T rewinds from it).
+	var tl []key.Binding
+	if m.panes.replay == nil {
+		tl = append(tl, described(m.c.keys.Timeline, "timeline"))
+	}
+	tail := ft.tail(tl...)
 	if ft.text != "" {
 		msg := ft.flashView()
 		if ansi.StringWidth(msg)+2+ansi.StringWidth(tail) > w {

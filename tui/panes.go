@@ -200,3 +200,18 @@ func (ps *paneSet) copy(p paneID, ft *footer, clip *string) tea.Cmd {
 	*clip = text
 	return tea.Batch(tea.SetClipboard(text), ft.set(fmt.Sprintf("copied %s (%d characters)", what, len(text)), false))
 }
+
+// leaveReplay returns to the live game.
+func (ps *paneSet) leaveReplay(ft *footer) tea.Cmd {
+	ps.replay = nil
+	return ft.set("back to the live game", false)
+}
+
+// mapKey is M pressed with focus on p: in the map, it shows the map as
+// Mermaid source (again: the drawing).
+func (ps *paneSet) mapKey(p paneID) {
+	if p == pMap {
+		_, _, mp := ps.shown()
+		mp.toggleMermaid()
+	}
+}

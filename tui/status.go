@@ -91,6 +91,34 @@ func (g *game) branchID() int64 {
 	return int64(g.episode)
 }
 
+// markEpisode notes where the episode starts in the transcript and the
+// reasoning, which a rewind clears back to.
+func (g *game) markEpisode(ps *paneSet) {
+	g.epMark.transcript, g.epMark.reasoning = ps.transcript.feed.next, ps.reasoning.feed.next
+}
+
+// rewound clears what the episode showed (its turns are shown again from
+// lantern.db, up to the turn play goes on from) and what was in flight:
+// the engine abandoned it and paused.
+func (g *game) rewound(ps *paneSet) {
+	ps.transcript.cutFrom(g.epMark.transcript)
+	ps.reasoning.cutFrom(g.epMark.reasoning)
+	g.thinking, g.stepping, g.queuedSteps = false, false, 0
+	g.mode, g.lastActor = engine.Paused, ""
+}
+
+// thinkingTitle is what the Reasoning pane's title adds while the agent
+// thinks (not over a replay).
+func (g *game) thinkingTitle(replaying bool) string {
+	switch {
+	case !g.thinking || replaying:
+		return ""
+	case g.thinkSecs > 0:
+		return fmt.Sprintf(" · thinking… %ds", g.thinkSecs)
+	}
+	return " · thinking…"
+}
+
 // at takes where a turn left the game.
 func (g *game) at(turn int, o env.Observation) {
 	g.turn, g.score, g.moves, g.loc = turn, o.Score, o.Moves, o.Location
