@@ -110,6 +110,62 @@ func (d *driver) see(parts ...string) {
 // with a scripted model: step a turn, type a command, add, edit and
 // supersede memories (through the engine, into Memories.md), quit.
 func TestEndToEndWithTheEngine(t *testing.T) {
+	d, sess, stopped := startEndToEnd(t)
+	d.see("Transcript", "Reasoning", "Memory", "Objectives", "Map", "Turn: 0", "paused", "L3 Muddy Lane", "lantern-fake")
+
+	// One agent turn.
+	d.key("n")
+	d.see("Turn: 1", "T1 agent › north", "L4 Orchard", "⇒ played: north", "paused")
+	// Its memory landed at the source location, the lane.
+	d.key("m", "b")
+	d.see("All locations", "L3    Muddy Lane")
+
+	// A command typed by hand.
+	d.key("esc", "i")
+	d.typeText("inventory")
+	d.key("enter", "esc")
+	d.see("T2 human › inventory", "Turn: 2", "manual")
+
+	endToEndMemoryEdits(t, d)
+	file := endToEndMemoriesFile(t, sess)
+
+	// A hand edit in an editor shows in the pane at the next refresh.
+	edited := strings.Replace(file, "**[DISCOVERY] Lunch is edible**", "**[DISCOVERY] Lunch is tasty**", 1)
+	if err := os.WriteFile(filepath.Join(sess.Dir, "Memories.md"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d.update(memTickMsg{})
+	d.see("[DISCOVERY] Lunch is tasty")
+
+	// Replay the episode so far from lantern.db, read-only.
+	d.key("E")
+	d.see("Episodes", "1/main  #1")
+	d.key("enter")
+	d.see("Replay of 1/main", "T1 agent › north", "replay 1/2")
+	d.key("right")
+	d.see("T2 human › inventory", "replay 2/2")
+	d.key("space")
+	d.see("a replay is read-only")
+	d.key("esc")
+	d.see("back to the live game", "Turn: 2")
+
+	// Quit: the engine stops, then the TUI.
+	d.key("q")
+	d.until("quit", func() bool { return d.quit })
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatalf("engine: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the engine did not stop")
+	}
+}
+
+// startEndToEnd opens a session of the demo story on a fake model server,
+// runs its engine and starts a TUI on it, 160×50.
+func startEndToEnd(t *testing.T) (*driver, *session.Session, chan error) {
+	t.Helper()
 	story, err := zmachine.LoadStory(demo.Story())
 	if err != nil {
 		t.Fatal(err)
@@ -130,33 +186,24 @@ func TestEndToEndWithTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
+	t.Cleanup(func() { sess.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	stopped := make(chan error, 1)
 	go func() { stopped <- sess.Engine.Run(ctx) }()
 
 	m := New(ctx, Options{Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Story: "demo", MaxScore: 100, Theme: "dark", RefreshEvery: time.Hour})
-	h := &harness{t: t, m: m}
-	d := newDriver(t, h)
+	d := newDriver(t, &harness{t: t, m: m})
 	d.update(tea.WindowSizeMsg{Width: 160, Height: 50})
 	d.exec(m.Init())
-	d.see("Transcript", "Reasoning", "Memory", "Objectives", "Map", "Turn: 0", "paused", "L3 Muddy Lane", "lantern-fake")
+	return d, sess, stopped
+}
 
-	// One agent turn.
-	d.key("n")
-	d.see("Turn: 1", "T1 agent › north", "L4 Orchard", "⇒ played: north", "paused")
-	// Its memory landed at the source location, the lane.
-	d.key("m", "b")
-	d.see("All locations", "L3    Muddy Lane")
-
-	// A command typed by hand.
-	d.key("esc", "i")
-	d.typeText("inventory")
-	d.key("enter", "esc")
-	d.see("T2 human › inventory", "Turn: 2", "manual")
-
-	// Edit the agent's memory at the lane (through the browser).
+// endToEndMemoryEdits edits the agent's memory at the lane, then adds a
+// memory at the orchard and supersedes it.
+func endToEndMemoryEdits(t *testing.T, d *driver) {
+	t.Helper()
+	h := d.h
 	d.key("m", "b")
 	d.see("All locations")
 	d.key("g")
@@ -187,7 +234,11 @@ func TestEndToEndWithTheEngine(t *testing.T) {
 	d.typeText("Lunch is edible")
 	d.key("ctrl+s")
 	d.see("[DISCOVERY] Lunch is edible", "superseded at T2 by human")
+}
 
+// endToEndMemoriesFile is Memories.md after the edits, checked.
+func endToEndMemoriesFile(t *testing.T, sess *session.Session) string {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(sess.Dir, "Memories.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -198,37 +249,5 @@ func TestEndToEndWithTheEngine(t *testing.T) {
 			t.Errorf("Memories.md lacks %q:\n%s", want, file)
 		}
 	}
-
-	// A hand edit in an editor shows in the pane at the next refresh.
-	path := filepath.Join(sess.Dir, "Memories.md")
-	edited := strings.Replace(file, "**[DISCOVERY] Lunch is edible**", "**[DISCOVERY] Lunch is tasty**", 1)
-	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	d.update(memTickMsg{})
-	d.see("[DISCOVERY] Lunch is tasty")
-
-	// Replay the episode so far from lantern.db, read-only.
-	d.key("E")
-	d.see("Episodes", "1/main  #1")
-	d.key("enter")
-	d.see("Replay of 1/main", "T1 agent › north", "replay 1/2")
-	d.key("right")
-	d.see("T2 human › inventory", "replay 2/2")
-	d.key("space")
-	d.see("a replay is read-only")
-	d.key("esc")
-	d.see("back to the live game", "Turn: 2")
-
-	// Quit: the engine stops, then the TUI.
-	d.key("q")
-	d.until("quit", func() bool { return d.quit })
-	select {
-	case err := <-stopped:
-		if err != nil {
-			t.Fatalf("engine: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the engine did not stop")
-	}
+	return file
 }

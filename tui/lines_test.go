@@ -237,7 +237,13 @@ func TestRewindFooterShowsTheOutcomeAt80x24(t *testing.T) {
 		t.Errorf("footer after the switch: %q", footer)
 	}
 	h.mustSay("Switched to 1/#3 at turn 7; 1/main stays as it was.")
+	rewindFailsThenWithdraws(t, h)
+}
 
+// rewindFailsThenWithdraws: a rewind that fails, then one with u whose
+// footer keeps the progress message until the outcome.
+func rewindFailsThenWithdraws(t *testing.T, h *harness) {
+	t.Helper()
 	// A rewind that fails: its outcome is the failure, and play stays.
 	h.settle(h.key("T"))
 	h.key("up", "up", "enter", "y")
@@ -255,7 +261,7 @@ func TestRewindFooterShowsTheOutcomeAt80x24(t *testing.T) {
 	// its time, then the outcome counts the memories withdrawn.
 	h.settle(h.key("T"))
 	h.key("up", "enter", "u")
-	footer = h.lastRow()
+	footer := h.lastRow()
 	if !strings.Contains(footer, "rewinding to 1/#3:6, withdrawing memories…") || !strings.HasSuffix(footer, "T timeline • q quit • ? help") {
 		t.Fatalf("footer while rewinding: %q", footer)
 	}

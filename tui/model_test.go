@@ -243,7 +243,14 @@ func TestMemoryEditSupersedeAddDeleteUndo(t *testing.T) {
 		t.Fatalf("supersede sent %#v", e)
 	}
 	h.flush()
+	addDeleteUndoMemory(t, h)
+}
 
+// addDeleteUndoMemory adds a memory (refused without a title), deletes
+// one and undoes it, leaves a form with esc, and reloads the pane on
+// MemoryChanged.
+func addDeleteUndoMemory(t *testing.T, h *harness) {
+	t.Helper()
 	// Add one; a missing title is refused in the form.
 	h.key("a")
 	h.mustSee("New memory at L3 Muddy Lane")
@@ -263,7 +270,7 @@ func TestMemoryEditSupersedeAddDeleteUndo(t *testing.T) {
 	h.mustSee(`deleted "Orchard lies north": u undoes`)
 	h.mem.undoPending = 1 // the store counts the deletion (read in a command)
 	h.do("u")
-	want = []engine.Command{engine.MemoryEdit{Op: engine.MemoryDelete, Location: 3, Title: "Orchard lies north"}, engine.MemoryEdit{Op: engine.MemoryUndo}}
+	want := []engine.Command{engine.MemoryEdit{Op: engine.MemoryDelete, Location: 3, Title: "Orchard lies north"}, engine.MemoryEdit{Op: engine.MemoryUndo}}
 	if got := h.pending(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("queued %#v\nwant %#v", got, want)
 	}

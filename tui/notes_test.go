@@ -105,6 +105,12 @@ func TestNotesView(t *testing.T) {
 	if h.m.dialogs.top() != nil {
 		t.Fatal("esc did not close the Notes view")
 	}
+	helpListsNotes(t, h)
+}
+
+// helpListsNotes: the help lists the Notes key.
+func helpListsNotes(t *testing.T, h *harness) {
+	t.Helper()
 	found := false
 	for _, e := range helpRows(h.m.helpGroups()) {
 		found = found || (e.key == "N" && strings.Contains(e.desc, "the agent's notes"))

@@ -45,7 +45,14 @@ func TestReviewKeys(t *testing.T) {
 		t.Fatalf("edit sent %#v", got)
 	}
 	h.flush()
+	reviewRejections(t, h, ask)
+}
 
+// reviewRejections: x and r reject with a reason (r remembers it), esc
+// goes back to the proposal, an auto-accept counts down, a played turn
+// clears the review.
+func reviewRejections(t *testing.T, h *harness, ask func(string)) {
+	t.Helper()
 	ask("east")
 	h.key("x")
 	h.typeText("the door is boarded")
