@@ -738,28 +738,6 @@ func TestSupervisorGaugesAndFeedback(t *testing.T) {
 	h.mustSee("trust +0.3 work -0.2 comfort +0.5", "supervisor (round 1, wary): You keep trying", "the door is open")
 }
 
-// Keys remapped in lantern.toml's [keys] take the place of the defaults,
-// in the keys' effect and in the help footer.
-func TestRemappedKeys(t *testing.T) {
-	eng := newFakeEngine()
-	m := New(context.Background(), Options{Engine: eng, Memories: &fakeMemories{}, Story: "demo", Theme: "dark", RefreshEvery: -1,
-		Keys: map[string]string{"pause": "p", "step": "x", "quit": "ctrl+q"}})
-	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
-	h := &harness{t: t, m: m, eng: eng}
-	h.events(opening(), engine.Idle{Mode: engine.Paused})
-	h.mustSee("p run/pause", "x step", "ctrl+q quit")
-	h.key("space")
-	h.key("n")
-	if got := h.pending(); len(got) != 0 {
-		t.Fatalf("the old keys still act: %#v", got)
-	}
-	h.key("p")
-	h.key("x")
-	if got, want := h.pending(), []engine.Command{engine.Unpause{}, engine.Step{}}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("queued %#v, want %#v", got, want)
-	}
-}
-
 // A resumed session says so, in the right episode, and shows where the
 // story stands.
 func TestResumedTurnIsAnnounced(t *testing.T) {
