@@ -38,7 +38,7 @@ func BenchmarkView5000Turns(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
 			h := newHarness(&testing.T{}, size[0], size[1], "dark")
 			manyTurns(h, 5000)
-			if n := h.m.transcript.feed.len(); n < 5000 {
+			if n := h.m.panes.transcript.feed.len(); n < 5000 {
 				b.Fatalf("transcript holds %d turns", n)
 			}
 			b.ReportAllocs()
@@ -63,7 +63,7 @@ func BenchmarkView5000Turns(b *testing.B) {
 	b.Run("scrolled/200x60", func(b *testing.B) {
 		h := newHarness(&testing.T{}, 200, 60, "dark")
 		manyTurns(h, 5000)
-		h.m.transcript.scroll(10000)
+		h.m.panes.transcript.scroll(10000)
 		b.ReportAllocs()
 		for b.Loop() {
 			_ = h.m.Render()

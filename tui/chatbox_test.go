@@ -82,7 +82,7 @@ func TestQueuedStepsPlayOneAfterAnother(t *testing.T) {
 		h.flush()
 	}
 	h.mustSee("paused", "Turn: 3")
-	if h.m.stepping || h.m.queuedSteps != 0 {
+	if h.m.game.stepping || h.m.game.queuedSteps != 0 {
 		t.Fatal("the steps are not all played")
 	}
 }
@@ -97,24 +97,24 @@ func TestInputBehavesLikeAChatBox(t *testing.T) {
 		h.events(turn(i, engine.ActorAgent, "wait", "Time passes.\nStill.", 3, "Muddy Lane"))
 	}
 	h.key("1", "pgup", "pgup")
-	if h.m.transcript.feed.atBottom() {
+	if h.m.panes.transcript.feed.atBottom() {
 		t.Fatal("the transcript did not scroll up")
 	}
 	h.key("i")
 	h.key("pgdown", "pgdown", "pgdown")
-	if !h.m.transcript.feed.atBottom() {
+	if !h.m.panes.transcript.feed.atBottom() {
 		t.Fatal("pgdn does not scroll the transcript while typing")
 	}
 	h.key("pgup")
 	h.typeText("score")
 	h.key("enter")
-	if !h.m.transcript.feed.atBottom() {
+	if !h.m.panes.transcript.feed.atBottom() {
 		t.Fatal("sending did not follow the transcript")
 	}
 	h.typeText("look")
 	h.key("ctrl+c")
-	if h.m.quitting || h.m.input.Value() != "" || !h.m.typing() {
-		t.Fatalf("ctrl+c on a typed line: quitting %v, line %q", h.m.quitting, h.m.input.Value())
+	if h.m.game.quitting || h.m.cmdline.input.Value() != "" || !h.m.dialogs.typing() {
+		t.Fatalf("ctrl+c on a typed line: quitting %v, line %q", h.m.game.quitting, h.m.cmdline.input.Value())
 	}
 	h.mustSee("line cleared")
 	h.flush()
@@ -126,12 +126,12 @@ func TestInputBehavesLikeAChatBox(t *testing.T) {
 	h.mustSee("pasted 3 lines")
 	h.flush()
 	h.m.Update(tea.PasteMsg{Content: strings.Repeat("x", 5410)})
-	if n := len(h.m.input.Value()); n != 200 {
+	if n := len(h.m.cmdline.input.Value()); n != 200 {
 		t.Fatalf("a long paste left %d characters", n)
 	}
 	h.mustSee("paste cut to 200 of 5410 characters")
 	h.key("ctrl+c", "ctrl+c")
-	if !h.m.quitting {
+	if !h.m.game.quitting {
 		t.Fatal("ctrl+c on an empty line does not quit")
 	}
 }
@@ -156,7 +156,7 @@ func TestResumeRestoresTranscriptMapAndActors(t *testing.T) {
 		m.Update(msg)
 	}
 	h.mustSee("T1 agent › north", "T2 human › south", "Resumed 1/main after turn 2", "3 rooms · 4 links", "║────│Cottage", "L5", "Explore north.")
-	if s := ansi.Strip(m.reasoning.view()[0]); strings.Contains(s, "agent") && strings.Contains(s, "south") {
+	if s := ansi.Strip(m.panes.reasoning.view()[0]); strings.Contains(s, "agent") && strings.Contains(s, "south") {
 		t.Errorf("the person's command is labelled the agent's: %q", s)
 	}
 }
@@ -176,9 +176,9 @@ func TestModelPickerStartsOnTheModelInUseAndSaves(t *testing.T) {
 	}
 	picker := func() *modelPicker {
 		t.Helper()
-		p, ok := topIs[*modelPicker](m)
+		p, ok := topIs[*modelPicker](&m.dialogs)
 		if !ok {
-			t.Fatalf("the picker is not open: %T", m.top())
+			t.Fatalf("the picker is not open: %T", m.dialogs.top())
 		}
 		return p
 	}
@@ -264,7 +264,7 @@ func TestCompletedObjectivesReachable(t *testing.T) {
 	h.mustNotSee("Minus one done")
 	h.key("down", "down", "down", "down", "down", "down")
 	h.mustSee("Minus one done")
-	if _, ok := h.m.objectives.selected(); ok {
+	if _, ok := h.m.panes.objectives.selected(); ok {
 		t.Fatal("a completed objective is offered for editing")
 	}
 }
@@ -273,6 +273,7 @@ func TestCompletedObjectivesReachable(t *testing.T) {
 func TestAgentKeysWithoutServer(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	h.m.opts.Models = &fakeModels{host: "127.0.0.1:9"}
+	h.m.server.models = h.m.opts.Models
 	h.m.Update(ollamaMsg{err: unreachable("127.0.0.1:9")})
 	h.key("space")
 	h.mustSee("the agent needs the model server")
@@ -298,10 +299,10 @@ func TestTabCompletesFromTheGamesActions(t *testing.T) {
 	h.key("backspace")
 	h.typeText("op")
 	h.key("tab")
-	if got := h.m.input.Value(); got != "open mailbox" {
+	if got := h.m.cmdline.input.Value(); got != "open mailbox" {
 		t.Fatalf("tab made %q, want open mailbox", got)
 	}
-	h.m.input.Reset()
+	h.m.cmdline.input.Reset()
 	h.flush()
 	h.events(turn(1, engine.ActorHuman, "north", "North of House", 4, "North of House"))
 	if got := h.m.out.pending(); !reflect.DeepEqual(got, []engine.Command{engine.SuggestActions{}}) {
@@ -310,12 +311,12 @@ func TestTabCompletesFromTheGamesActions(t *testing.T) {
 	h.events(engine.ActionsSuggested{Turn: 0, Actions: []string{"open mailbox"}}) // about turn 0: too late
 	h.typeText("op")
 	h.key("tab")
-	if got := h.m.input.Value(); got != "op" {
+	if got := h.m.cmdline.input.Value(); got != "op" {
 		t.Fatalf("an old turn's list completed %q", got)
 	}
 	h.events(engine.ActionsSuggested{Turn: 1, Actions: []string{"east", "open window"}})
 	h.key("tab")
-	if got := h.m.input.Value(); got != "open window" {
+	if got := h.m.cmdline.input.Value(); got != "open window" {
 		t.Fatalf("tab made %q, want open window", got)
 	}
 }

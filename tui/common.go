@@ -417,3 +417,13 @@ func (c *common) styleInput(ti *textinput.Model) {
 	st.Cursor.Color = s.ProgressFull
 	ti.SetStyles(st)
 }
+
+// newInput is a one-line text input in the theme's colours.
+func (c *common) newInput(prompt, placeholder string) textinput.Model {
+	ti := textinput.New()
+	ti.Prompt = prompt
+	ti.Placeholder = placeholder
+	ti.CharLimit = 200
+	c.styleInput(&ti)
+	return ti
+}

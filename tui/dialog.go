@@ -14,8 +14,8 @@ import (
 // drawn over the panes area (the help, the memory form, the model picker,
 // a Markdown viewer, the episode list, the notes, the timeline) or a line
 // typed in the footer (a command for the story, a search, an objective, a
-// review's edit or reason). The root keeps the open dialogs on a stack: the top one gets
-// the keys and every message the root does not handle itself.
+// review's edit or reason). The root keeps the open dialogs on a stack: the
+// top one gets the keys and every message the root does not handle itself.
 //
 // A dialog never does I/O in update: what it reads or writes goes through
 // the commands it returns, or to the engine through the host.
@@ -28,6 +28,9 @@ type dialog interface {
 	view(w, h int) []string
 	// frame says how the dialog is drawn.
 	frame() frame
+	// bindings are the dialog's keys: the footer shows those with a short
+	// word while an overlay is open, and the help lists them.
+	bindings() []binding
 }
 
 // frame is how a dialog is drawn.
@@ -37,8 +40,6 @@ type frame struct {
 	footer bool
 	// wide: the overlay may take up to 100 columns (a Markdown viewer).
 	wide bool
-	// keys are the footer's keys while the overlay is open.
-	keys []key.Binding
 }
 
 // footerLiner is an overlay that draws the footer itself (every key types
@@ -47,65 +48,73 @@ type footerLiner interface {
 	footerLine(w int) string
 }
 
-// host is what a dialog may ask of the root: send commands to the engine
-// (queued in order, sent by the returned command), rewind (a command whose
-// outcome the root reports when the engine answers), say something in the
-// footer, and the height of the panes area.
+// host is what a component may ask of the root: send commands to the
+// engine (queued in order, sent by the returned command), rewind (a
+// command whose outcome the root reports when the engine answers), say
+// something in the footer, open a dialog or a Markdown viewer, and the
+// sizes of the panes area and of a dialog.
 type host interface {
 	send(cmds ...engine.Command) tea.Cmd
 	rewind(to engine.Rewind, ask rewindAsk) tea.Cmd
 	setFlash(s string, isErr bool) tea.Cmd
 	areaHeight() int
+	dialogWidth() int
+	open(d dialog)
+	openViewer(title string, load func(at mdAt, id int) tea.Cmd) tea.Cmd
 }
 
-func (m *Model) areaHeight() int { return m.lay.area.h }
+// dialogStack is the open dialogs, the top one last: it has the keyboard.
+type dialogStack struct {
+	open    []dialog
+	viewers int // viewers opened (a viewer's answer names its viewer)
+}
 
 // top is the dialog that has the keyboard, or nil.
-func (m *Model) top() dialog {
-	if n := len(m.dialogs); n > 0 {
-		return m.dialogs[n-1]
+func (s *dialogStack) top() dialog {
+	if n := len(s.open); n > 0 {
+		return s.open[n-1]
 	}
 	return nil
 }
 
-// open puts a dialog on top of the stack.
-func (m *Model) open(d dialog) { m.dialogs = append(m.dialogs, d) }
+// push puts a dialog on top of the stack.
+func (s *dialogStack) push(d dialog) { s.open = append(s.open, d) }
 
-// closeDialogs closes every dialog.
-func (m *Model) closeDialogs() { m.dialogs = nil }
+// closeAll closes every dialog.
+func (s *dialogStack) closeAll() { s.open = nil }
 
 // updateTop gives a message to the top dialog and puts what it returns in
 // its place; a dialog it opened meanwhile stays above it.
-func (m *Model) updateTop(msg tea.Msg) tea.Cmd {
-	i := len(m.dialogs) - 1
+func (s *dialogStack) updateTop(msg tea.Msg) tea.Cmd {
+	i := len(s.open) - 1
 	if i < 0 {
 		return nil
 	}
-	d, cmd := m.dialogs[i].update(msg)
-	if i >= len(m.dialogs) {
+	d, cmd := s.open[i].update(msg)
+	if i >= len(s.open) {
 		return cmd // the stack was closed meanwhile (quit)
 	}
 	if d == nil {
-		m.dialogs = append(m.dialogs[:i], m.dialogs[i+1:]...)
+		s.open = append(s.open[:i], s.open[i+1:]...)
 	} else {
-		m.dialogs[i] = d
+		s.open[i] = d
 	}
 	return cmd
 }
 
 // overlay is the uppermost overlay dialog, or nil.
-func (m *Model) overlay() dialog {
-	for i := len(m.dialogs) - 1; i >= 0; i-- {
-		if !m.dialogs[i].frame().footer {
-			return m.dialogs[i]
+func (s *dialogStack) overlay() dialog {
+	for i := len(s.open) - 1; i >= 0; i-- {
+		if !s.open[i].frame().footer {
+			return s.open[i]
 		}
 	}
 	return nil
 }
 
 // typing reports whether the command line is open.
-func (m *Model) typing() bool {
-	for _, d := range m.dialogs {
+func (s *dialogStack) typing() bool {
+	for _, d := range s.open {
 		if _, ok := d.(*commandLine); ok {
 			return true
 		}
@@ -114,15 +123,32 @@ func (m *Model) typing() bool {
 }
 
 // topIs reports whether the top dialog is a T.
-func topIs[T dialog](m *Model) (T, bool) {
-	d, ok := m.top().(T)
+func topIs[T dialog](s *dialogStack) (T, bool) {
+	d, ok := s.top().(T)
 	return d, ok
 }
 
-// dialogView draws the uppermost overlay centred in the panes area.
-func (m *Model) dialogView(d dialog, w, h int) []string {
+// resizer is a dialog that follows a new size with a command: the panes
+// area's width and an overlay's (a narrow one's).
+type resizer interface {
+	resized(areaW, dialogW int) tea.Cmd
+}
+
+// resized tells the open dialogs the new widths.
+func (s *dialogStack) resized(areaW, dialogW int) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, d := range s.open {
+		if r, ok := d.(resizer); ok {
+			cmds = append(cmds, r.resized(areaW, dialogW))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// overlayView draws an overlay dialog dw cells wide (a wide one wider)
+// centred in a panes area w×h.
+func overlayView(c *common, d dialog, dw, w, h int) []string {
 	f := d.frame()
-	dw := m.dialogWidth()
 	if f.wide {
 		dw = min(max(w-4, 20), 100)
 	}
@@ -135,11 +161,10 @@ func (m *Model) dialogView(d dialog, w, h int) []string {
 		}
 		inner = append(inner, fit(l, dw-4))
 	}
-	box := m.c.box(f.title, "", true, dw, bh, inner)
+	box := c.box(f.title, "", true, dw, bh, inner)
 	out := blank(w, h)
 	top := max((h-bh)/2, 0)
-	left := max((w-dw)/2, 0)
-	pad := strings.Repeat(" ", left)
+	pad := strings.Repeat(" ", max((w-dw)/2, 0))
 	for i, l := range box {
 		if top+i < h {
 			out[top+i] = fit(pad+l, w)
@@ -148,30 +173,19 @@ func (m *Model) dialogView(d dialog, w, h int) []string {
 	return out
 }
 
-// dialogFooter is the footer while a dialog is open: a footer dialog's
-// line, an overlay's own footer, or its keys; ok is false when no dialog
-// is open.
-func (m *Model) dialogFooter(w int) (string, bool) {
-	d := m.top()
-	if d == nil {
-		return "", false
-	}
-	f := d.frame()
-	if f.footer {
+// dialogFooter is the footer while dialog d is open: a footer dialog's
+// line, an overlay's own footer, or its keys.
+func dialogFooter(ft *footer, d dialog, w int) string {
+	if d.frame().footer {
 		if ls := d.view(w, 1); len(ls) > 0 {
-			return fit(ls[0], w), true
+			return fit(ls[0], w)
 		}
-		return fit("", w), true
+		return fit("", w)
 	}
 	if fl, ok := d.(footerLiner); ok {
-		return fit(fl.footerLine(w), w), true
+		return fit(fl.footerLine(w), w)
 	}
-	hl := &m.c.helpLine
-	ctx := fmt.Sprintf("dialog %T", d)
-	if hl.w != w || hl.gen != m.c.gen || hl.ctx != ctx {
-		hl.w, hl.gen, hl.ctx, hl.s = w, m.c.gen, ctx, m.helpLineOf(f.keys, w)
-	}
-	return hl.s, true
+	return ft.cachedKeysLine(fmt.Sprintf("dialog %T", d), w, func() []key.Binding { return hints(d.bindings()) }, func() string { return ft.tail() })
 }
 
 // wrapStyled wraps plain text to w cells and styles every line (dialog
@@ -184,7 +198,8 @@ func (c *common) wrapStyled(text string, w int, st styleID) []string {
 	return out
 }
 
-// closeKeys are the footer's keys of a dialog that esc closes.
-func closeKeys() []key.Binding {
-	return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"))}
+// closeOnly are the bindings of a dialog whose update handles its own
+// keys: esc closes it (listed for the footer and the help).
+func closeOnly(k keyMap) []binding {
+	return []binding{bind(described(k.Back, "close"), "close", nil)}
 }

@@ -110,37 +110,7 @@ func (d *driver) see(parts ...string) {
 // with a scripted model: step a turn, type a command, add, edit and
 // supersede memories (through the engine, into Memories.md), quit.
 func TestEndToEndWithTheEngine(t *testing.T) {
-	story, err := zmachine.LoadStory(demo.Story())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := llmtest.New(t)
-	scriptDemo(fake, 1, 0)
-	roles := config.DefaultRoles()
-	for k, r := range roles {
-		r.Model, r.Timeout = fakeModel, 10*time.Second
-		roles[k] = r
-	}
-	client, err := llm.New(llm.Options{Host: fake.Host(), Roles: roles})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := session.Open(session.Options{Story: story, Name: demo.FileName, WorkDir: t.TempDir(), Client: client,
-		Engine: engine.Config{StartPaused: true, CriticThreshold: -0.2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stopped := make(chan error, 1)
-	go func() { stopped <- sess.Engine.Run(ctx) }()
-
-	m := New(ctx, Options{Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Story: "demo", MaxScore: 100, Theme: "dark", RefreshEvery: time.Hour})
-	h := &harness{t: t, m: m}
-	d := newDriver(t, h)
-	d.update(tea.WindowSizeMsg{Width: 160, Height: 50})
-	d.exec(m.Init())
+	d, sess, stopped := startEndToEnd(t)
 	d.see("Transcript", "Reasoning", "Memory", "Objectives", "Map", "Turn: 0", "paused", "L3 Muddy Lane", "lantern-fake")
 
 	// One agent turn.
@@ -156,53 +126,12 @@ func TestEndToEndWithTheEngine(t *testing.T) {
 	d.key("enter", "esc")
 	d.see("T2 human › inventory", "Turn: 2", "manual")
 
-	// Edit the agent's memory at the lane (through the browser).
-	d.key("m", "b")
-	d.see("All locations")
-	d.key("g")
-	for i := 0; h.m.memory.secs[h.m.memory.bsel].ID != 3; i++ {
-		if i > len(h.m.memory.secs) {
-			t.Fatalf("no L3 in the browser:\n%s", h.screen())
-		}
-		d.key("down")
-	}
-	d.key("enter")
-	d.see("[SUCCESS] Orchard lies north")
-	d.key("e", "ctrl+u")
-	d.typeText("The orchard is north of the lane")
-	d.key("ctrl+s")
-	d.see("[SUCCESS] The orchard is north of the lane")
-
-	// Add a memory here, then supersede it.
-	d.key("esc")
-	d.see("L4 Orchard")
-	d.key("a")
-	d.typeText("Lunch in the grass")
-	d.key("tab")
-	d.typeText("A packed lunch lies in the grass.")
-	d.key("tab", "left", "left") // NOTE → DANGER → DISCOVERY
-	d.key("ctrl+s")
-	d.see("[DISCOVERY] Lunch in the grass")
-	d.key("s", "ctrl+u")
-	d.typeText("Lunch is edible")
-	d.key("ctrl+s")
-	d.see("[DISCOVERY] Lunch is edible", "superseded at T2 by human")
-
-	data, err := os.ReadFile(filepath.Join(sess.Dir, "Memories.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := string(data)
-	for _, want := range []string{"The orchard is north of the lane", "**[DISCOVERY - SUPERSEDED] Lunch in the grass**", `by human: "Lunch is edible"`, "**[DISCOVERY] Lunch is edible**"} {
-		if !strings.Contains(file, want) {
-			t.Errorf("Memories.md lacks %q:\n%s", want, file)
-		}
-	}
+	endToEndMemoryEdits(t, d)
+	file := endToEndMemoriesFile(t, sess)
 
 	// A hand edit in an editor shows in the pane at the next refresh.
-	path := filepath.Join(sess.Dir, "Memories.md")
 	edited := strings.Replace(file, "**[DISCOVERY] Lunch is edible**", "**[DISCOVERY] Lunch is tasty**", 1)
-	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(sess.Dir, "Memories.md"), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	d.update(memTickMsg{})
@@ -231,4 +160,94 @@ func TestEndToEndWithTheEngine(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the engine did not stop")
 	}
+}
+
+// startEndToEnd opens a session of the demo story on a fake model server,
+// runs its engine and starts a TUI on it, 160×50.
+func startEndToEnd(t *testing.T) (*driver, *session.Session, chan error) {
+	t.Helper()
+	story, err := zmachine.LoadStory(demo.Story())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := llmtest.New(t)
+	scriptDemo(fake, 1, 0)
+	roles := config.DefaultRoles()
+	for k, r := range roles {
+		r.Model, r.Timeout = fakeModel, 10*time.Second
+		roles[k] = r
+	}
+	client, err := llm.New(llm.Options{Host: fake.Host(), Roles: roles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := session.Open(session.Options{Story: story, Name: demo.FileName, WorkDir: t.TempDir(), Client: client,
+		Engine: engine.Config{StartPaused: true, CriticThreshold: -0.2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	stopped := make(chan error, 1)
+	go func() { stopped <- sess.Engine.Run(ctx) }()
+
+	m := New(ctx, Options{Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Story: "demo", MaxScore: 100, Theme: "dark", RefreshEvery: time.Hour})
+	d := newDriver(t, &harness{t: t, m: m})
+	d.update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	d.exec(m.Init())
+	return d, sess, stopped
+}
+
+// endToEndMemoryEdits edits the agent's memory at the lane, then adds a
+// memory at the orchard and supersedes it.
+func endToEndMemoryEdits(t *testing.T, d *driver) {
+	t.Helper()
+	h := d.h
+	d.key("m", "b")
+	d.see("All locations")
+	d.key("g")
+	for i := 0; h.m.panes.memory.secs[h.m.panes.memory.bsel].ID != 3; i++ {
+		if i > len(h.m.panes.memory.secs) {
+			t.Fatalf("no L3 in the browser:\n%s", h.screen())
+		}
+		d.key("down")
+	}
+	d.key("enter")
+	d.see("[SUCCESS] Orchard lies north")
+	d.key("e", "ctrl+u")
+	d.typeText("The orchard is north of the lane")
+	d.key("ctrl+s")
+	d.see("[SUCCESS] The orchard is north of the lane")
+
+	// Add a memory here, then supersede it.
+	d.key("esc")
+	d.see("L4 Orchard")
+	d.key("a")
+	d.typeText("Lunch in the grass")
+	d.key("tab")
+	d.typeText("A packed lunch lies in the grass.")
+	d.key("tab", "left", "left") // NOTE → DANGER → DISCOVERY
+	d.key("ctrl+s")
+	d.see("[DISCOVERY] Lunch in the grass")
+	d.key("s", "ctrl+u")
+	d.typeText("Lunch is edible")
+	d.key("ctrl+s")
+	d.see("[DISCOVERY] Lunch is edible", "superseded at T2 by human")
+}
+
+// endToEndMemoriesFile is Memories.md after the edits, checked.
+func endToEndMemoriesFile(t *testing.T, sess *session.Session) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(sess.Dir, "Memories.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := string(data)
+	for _, want := range []string{"The orchard is north of the lane", "**[DISCOVERY - SUPERSEDED] Lunch in the grass**", `by human: "Lunch is edible"`, "**[DISCOVERY] Lunch is edible**"} {
+		if !strings.Contains(file, want) {
+			t.Errorf("Memories.md lacks %q:\n%s", want, file)
+		}
+	}
+	return file
 }

@@ -1,9 +1,9 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -22,8 +22,8 @@ func (m *Model) handleEvents(msg eventsMsg) tea.Cmd {
 		}
 	}
 	if msg.closed {
-		m.stopped = true
-		if m.quitting {
+		m.game.stopped = true
+		if m.game.quitting {
 			cmds = append(cmds, tea.Quit)
 		}
 	} else {
@@ -32,76 +32,74 @@ func (m *Model) handleEvents(msg eventsMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// handleEvent applies a turn's events; the others go to handleState.
 func (m *Model) handleEvent(ev engine.Event) tea.Cmd {
+	rp := m.panes.reasoning
 	switch ev := ev.(type) {
 	case engine.TurnStarted:
-		m.thinking = ev.Actor == engine.ActorAgent
-		m.reasoning.started(ev)
-		if m.thinking {
-			m.thinkSecs = 0
-			m.thinkID++
-			return thinkTick(m.thinkID)
-		}
+		rp.started(ev.Turn, ev.Actor)
+		return m.game.started(ev)
 	case engine.ReasoningDelta:
-		m.reasoning.delta(ev)
+		rp.delta(ev)
 	case engine.ProposalMade:
-		m.reasoning.proposal(ev)
+		rp.proposal(ev.Turn, proposed{action: ev.Action, reasoning: ev.Reasoning, thinking: ev.Thinking})
 	case engine.CriticVerdict:
-		m.reasoning.verdict(ev)
+		rp.verdict(ev.Turn, engine.Verdict{Action: ev.Action, Score: ev.Score, Justification: ev.Justification, Accepted: ev.Accepted, Stage: ev.Stage})
 	case engine.ReviewRequested:
-		return m.reviewRequested(ev)
+		m.game.thinking = false
+		return m.review.requested(ev)
 	case engine.ReviewMode:
-		m.reviewOn = ev.On
+		m.review.on = ev.On
 	case engine.EpisodeStarted:
 		return m.episodeStarted(ev)
 	case engine.TurnResult:
-		cmd := m.turnResult(ev)
-		m.input.SetSuggestions(nil) // what could be done before the turn
-		if _, typing := topIs[*commandLine](m); typing {
-			return tea.Batch(cmd, m.suggest())
-		}
-		return cmd
+		m.played(liveTurn(ev), ev.Line)
+		_, typing := topIs[*commandLine](&m.dialogs)
+		return m.cmdline.played(typing)
 	case engine.ActionsSuggested:
-		m.suggestions(ev)
+		m.cmdline.suggestions(ev)
+	default:
+		return m.handleState(ev)
+	}
+	return nil
+}
+
+// handleState applies the events that change what the panes and the
+// status bar show besides the turns.
+func (m *Model) handleState(ev engine.Event) tea.Cmd {
+	ps, g := m.panes, m.game
+	switch ev := ev.(type) {
 	case engine.MemoryChanged:
-		return m.loadMemories(false)
+		return loadMemories(m.opts.Memories, false)
 	case engine.MapChanged:
-		m.mapp.setMap(ev.Map)
+		ps.mapp.setMap(ev.Map)
 	case engine.ObjectivesChanged:
-		m.objectives.counts(len(ev.Active), len(ev.Completed))
-		return m.loadObjectives()
+		ps.objectives.counts(len(ev.Active), len(ev.Completed))
+		return loadObjectives(m.opts.Objectives)
 	case engine.TurnCompleted:
-		m.metrics, m.haveMetrics = ev, true
+		g.metrics = &ev
 	case engine.SupervisorChanged:
-		m.supervisor, m.haveSupervisor = ev, true
-		m.reasoning.supervised(ev)
+		g.supervisor = &ev
+		ps.reasoning.supervised(ev)
 	case engine.ErrorEvent:
 		return m.engineError(ev)
 	case engine.Idle:
-		m.mode, m.thinking = ev.Mode, false
-		if m.stepping && ev.Mode == engine.Paused {
-			if m.queuedSteps > 0 {
-				m.queuedSteps--
-				m.mode = engine.Stepping
-				return m.send(engine.Step{})
-			}
-			m.stepping = false
-		}
+		return g.idle(ev)
 	case engine.Settling:
-		m.transcript.addNote(fmt.Sprintf("Finishing the work of the last %d turn(s) before going back…", ev.Turns), stSystem)
+		ps.transcript.addNote(fmt.Sprintf("Finishing the work of the last %d turn(s) before going back…", ev.Turns), stSystem)
 	case engine.EpisodeEnded:
 		name := fmt.Sprintf("Episode %d", ev.Episode)
 		if ev.Line.Parent != 0 {
 			name = lineName(ev.Line) // a branch ended, not its episode's main line
 		}
-		m.transcript.addNote(fmt.Sprintf("%s ended (%s): score %d in %d moves, %d turns.", name, ev.Reason, ev.Score, ev.Moves, ev.Turns), stEpisode)
+		ps.transcript.addNote(fmt.Sprintf("%s ended (%s): score %d in %d moves, %d turns.", name, ev.Reason, ev.Score, ev.Moves, ev.Turns), stEpisode)
 	case engine.Stopped:
-		m.stopped, m.thinking, m.rewinding = true, false, nil
+		g.stopped, g.thinking, g.rewinding = true, false, nil
 		if ev.Err != nil {
 			m.log.Error("engine stopped", "err", ev.Err)
-			m.transcript.addNote("The engine stopped: "+ev.Err.Error()+" (q quits)", stError)
-		} else if !m.quitting {
-			m.transcript.addNote("The engine has stopped (q quits).", stSystem)
+			ps.transcript.addNote("The engine stopped: "+ev.Err.Error()+" (q quits)", stError)
+		} else if !g.quitting {
+			ps.transcript.addNote("The engine has stopped (q quits).", stSystem)
 		}
 	}
 	return nil
@@ -112,37 +110,38 @@ func (m *Model) episodeStarted(ev engine.EpisodeStarted) tea.Cmd {
 	if ev.Resumed {
 		return m.resumed(ev)
 	}
-	m.episode++
+	g := m.game
+	g.episode++
 	if ev.Episode > 0 {
-		m.episode = ev.Episode // numbered by the run database
+		g.episode = ev.Episode // numbered by the run database
 	}
-	m.branch = ev.Branch
-	m.follow(ev.Branch)
-	m.markEpisode()
-	return m.turnResult(engine.TurnResult{Line: ev.Branch, Observation: ev.Observation})
+	g.branch = ev.Branch
+	g.markEpisode(m.panes)
+	o := ev.Observation
+	m.played(shownTurn{text: o.Text, loc: o.Location, score: o.Score, moves: o.Moves}, ev.Branch)
+	return nil
 }
 
-// turnResult shows a turn played. The turn names its own line: the
+// played shows a turn played on line l. The turn names its own line: the
 // status bar reports it on that line, whatever an earlier event said.
-func (m *Model) turnResult(ev engine.TurnResult) tea.Cmd {
-	o := ev.Observation
-	m.follow(ev.Line)
-	m.pending = nil
-	m.transcript.addTurn(ev, m.episode)
-	m.reasoning.played(ev)
-	m.mapp.turn(ev)
-	m.turn, m.score, m.moves, m.loc = ev.Turn, o.Score, o.Moves, o.Location
-	m.memory.moved(o.Location)
-	if ev.Turn > 0 {
-		m.lastActor = ev.Actor
-		m.thinking = false
+func (m *Model) played(t shownTurn, l engine.Branch) {
+	g, ps := m.game, m.panes
+	g.follow(l)
+	m.review.pending = nil
+	ps.transcript.addTurn(t, g.episode)
+	ps.reasoning.played(t)
+	ps.mapp.moved(t.loc)
+	g.turn, g.score, g.moves, g.loc = t.turn, t.score, t.moves, t.loc
+	ps.memory.moved(t.loc)
+	if t.turn > 0 {
+		g.lastActor = t.actor
+		g.thinking = false
 	}
-	if ev.Actor == engine.ActorAgent && m.notice.kind != noticeNone {
+	if t.actor == engine.ActorAgent && m.server.noticed() {
 		// The agent was answered: the server is back.
-		m.notice = notice{}
+		m.server.notice = notice{}
 	}
-	m.log.Debug("turn", "turn", ev.Turn, "actor", ev.Actor, "action", ev.Action, "score", o.Score, "loc", o.Location.ID)
-	return nil
+	m.log.Debug("turn", "turn", t.turn, "actor", t.actor, "action", t.action, "score", t.score, "loc", t.loc.ID)
 }
 
 func (m *Model) engineError(ev engine.ErrorEvent) tea.Cmd {
@@ -150,86 +149,25 @@ func (m *Model) engineError(ev engine.ErrorEvent) tea.Cmd {
 		return nil
 	}
 	m.log.Warn("engine error", "turn", ev.Turn, "fatal", ev.Fatal, "err", ev.Err)
-	if a := m.rewinding; a != nil && a.failed(ev.Err) {
-		return m.rewindFailed(ev.Err)
+	if a := m.game.rewinding; a != nil && a.failed(ev.Err) {
+		// Play stays where it was: the footer and the transcript say so.
+		m.game.rewinding = nil
+		m.panes.transcript.addNote(fmt.Sprintf("The rewind failed; play stays on %s at turn %d: %s", lineName(m.game.line()), m.game.turn, ev.Err), stError)
+		return m.setFlash("rewind failed: "+ev.Err.Error(), true)
 	}
-	if isModelServerError(ev.Err) && m.opts.Models != nil && m.notice.kind == noticeUnreachable && errors.Is(ev.Err, llm.ErrUnreachable) {
+	sv := m.server
+	if isModelServerError(ev.Err) && sv.models != nil && sv.unreachable() && errors.Is(ev.Err, llm.ErrUnreachable) {
 		return nil // one notice says it already; the skipped calls add nothing
 	}
-	m.reasoning.failed(ev.Turn, shortError(ev.Err))
-	if isModelServerError(ev.Err) && m.opts.Models != nil {
-		m.notice = modelNotice(m.opts.Models.Host(), m.roleModels[config.RoleAgent], ev.Err)
+	m.panes.reasoning.failed(ev.Turn, shortError(ev.Err))
+	if isModelServerError(ev.Err) && sv.models != nil {
+		sv.notice = modelNotice(sv.models.Host(), m.game.roleModels[config.RoleAgent], ev.Err)
 		return nil
 	}
 	if ev.Fatal {
-		m.transcript.addNote("Error: "+ev.Err.Error(), stError)
+		m.panes.transcript.addNote("Error: "+ev.Err.Error(), stError)
 	}
 	return m.setFlash(ev.Err.Error(), true)
-}
-
-// thinkTickMsg counts the seconds the agent has been thinking.
-type thinkTickMsg struct{ id int }
-
-func thinkTick(id int) tea.Cmd {
-	return tea.Tick(time.Second, func(time.Time) tea.Msg { return thinkTickMsg{id: id} })
-}
-
-// handleOllama takes the result of a check of the model server.
-func (m *Model) handleOllama(msg ollamaMsg) tea.Cmd {
-	m.checking = false
-	if msg.err == nil {
-		m.log.Info("ollama", "host", m.opts.Models.Host(), "version", msg.version)
-		wasNotice := m.notice.kind != noticeNone
-		m.notice = notice{}
-		if wasNotice {
-			return m.setFlash(fmt.Sprintf("Ollama %s at %s is ready", msg.version, m.opts.Models.Host()), false)
-		}
-		return nil
-	}
-	m.log.Warn("ollama", "host", m.opts.Models.Host(), "err", msg.err)
-	m.notice = modelNotice(m.opts.Models.Host(), m.roleModels[config.RoleAgent], msg.err)
-	return nil
-}
-
-// retryOllama checks the server again.
-func (m *Model) retryOllama() tea.Cmd {
-	if m.opts.Models == nil || m.checking {
-		return nil
-	}
-	m.checking = true
-	return tea.Batch(checkOllama(m.ctx, m.opts.Models), m.setFlash("asking Ollama at "+m.opts.Models.Host()+"…", false))
-}
-
-// startPull downloads the missing model with a progress bar.
-func (m *Model) startPull() tea.Cmd {
-	if m.opts.Models == nil || m.pull != nil || m.notice.kind != noticeNoModel {
-		return nil
-	}
-	ps := &pullState{model: m.notice.model, status: "starting", ch: make(chan pullMsg, 16)}
-	ps.bar = newProgressBar(m.c)
-	m.pull = ps
-	return tea.Batch(runPull(m.ctx, m.opts.Models, ps.model, ps.ch), readPull(ps.ch))
-}
-
-func (m *Model) handlePull(msg pullMsg) tea.Cmd {
-	ps := m.pull
-	if ps == nil {
-		return nil
-	}
-	if msg.done {
-		m.pull = nil
-		if msg.err != nil {
-			m.log.Warn("pull", "model", ps.model, "err", msg.err)
-			return m.setFlash("pull failed: "+msg.err.Error(), true)
-		}
-		m.log.Info("pull", "model", ps.model, "done", true)
-		return tea.Batch(m.setFlash("pulled "+ps.model, false), m.retryOllama())
-	}
-	ps.status = msg.p.Status
-	if msg.p.Total > 0 {
-		ps.percent = float64(msg.p.Completed) / float64(msg.p.Total)
-	}
-	return readPull(ps.ch)
 }
 
 // resumed shows a resumed episode as it stood: its turns from lantern.db
@@ -239,46 +177,41 @@ func (m *Model) handlePull(msg pullMsg) tea.Cmd {
 // the episode's transcript and reasoning are cleared: the branch's turns up
 // to the one play goes on from.
 func (m *Model) resumed(ev engine.EpisodeStarted) tea.Cmd {
-	o := ev.Observation
-	left := m.line()
+	g, ps, o := m.game, m.panes, ev.Observation
+	left := g.line()
 	if ev.Rewound {
-		m.replay = nil // the live game went where the person picked
-		m.rewound()
+		ps.replay = nil // the live game went where the person picked
+		m.review.pending = nil
+		g.rewound(ps)
 		if ev.Episode > 0 {
-			m.episode = ev.Episode
+			g.episode = ev.Episode
 		}
 	} else {
-		m.episode = max(ev.Episode, m.episode+1)
-		m.markEpisode()
+		g.episode = max(ev.Episode, g.episode+1)
+		g.markEpisode(ps)
 	}
-	m.branch = ev.Branch
-	m.follow(ev.Branch)
-	m.mapp.turn(engine.TurnResult{Turn: ev.Turn, Observation: o})
-	m.turn, m.score, m.moves, m.loc = ev.Turn, o.Score, o.Moves, o.Location
-	m.memory.moved(o.Location)
-	note := fmt.Sprintf("Resumed %s after turn %d (the session before stopped there).", lineName(m.line()), ev.Turn)
+	g.branch = ev.Branch
+	g.follow(ev.Branch)
+	ps.mapp.moved(o.Location)
+	g.at(ev.Turn, o)
+	ps.memory.moved(o.Location)
+	note := fmt.Sprintf("Resumed %s after turn %d (the session before stopped there).", lineName(g.line()), ev.Turn)
 	upto := 0
 	var cmds []tea.Cmd
 	if ev.Rewound {
 		var flash string
-		note, flash = rewoundOutcome(ev, m.line(), m.rewinding, left)
-		upto, m.rewinding = ev.Turn, nil
+		note, flash = rewoundOutcome(ev, g.line(), g.rewinding, left)
+		upto, g.rewinding = ev.Turn, nil
 		cmds = append(cmds, m.setFlash(flash, false)) // the progress message's outcome
 	}
-	m.resumeGen++
-	br, eps, ctx, gen := m.opts.Branches, m.opts.Episodes, m.ctx, m.resumeGen
-	var read func() ([]rundb.Turn, error)
-	switch id := ev.Branch.ID; {
-	case br != nil && id != 0:
-		read = func() ([]rundb.Turn, error) { return br.BranchTurns(ctx, id) }
-	case eps != nil:
-		ep := int64(m.episode)
-		read = func() ([]rundb.Turn, error) { return eps.Turns(ctx, ep) }
-	default:
-		m.transcript.addNote(note, stEpisode)
-		m.transcript.addNote(o.Text, stResponse)
+	g.resumeGen++
+	read := storedTurns(m.ctx, m.opts, g.episode, ev.Branch.ID)
+	if read == nil {
+		ps.transcript.addNote(note, stEpisode)
+		ps.transcript.addNote(o.Text, stResponse)
 		return tea.Batch(cmds...)
 	}
+	gen := g.resumeGen
 	return tea.Batch(append(cmds, func() tea.Msg {
 		turns, err := read()
 		if upto > 0 {
@@ -294,20 +227,18 @@ func (m *Model) resumed(ev engine.EpisodeStarted) tea.Cmd {
 	})...)
 }
 
-// markEpisode notes where the episode starts in the transcript and the
-// reasoning, which a rewind clears back to.
-func (m *Model) markEpisode() {
-	m.epMark.transcript, m.epMark.reasoning = m.transcript.feed.next, m.reasoning.feed.next
-}
-
-// rewound clears what the episode showed (its turns are shown again from
-// lantern.db, up to the turn play goes on from) and what was in flight:
-// the engine abandoned it and paused.
-func (m *Model) rewound() {
-	m.transcript.cutFrom(m.epMark.transcript)
-	m.reasoning.cutFrom(m.epMark.reasoning)
-	m.pending, m.thinking, m.stepping, m.queuedSteps = nil, false, false, 0
-	m.mode, m.lastActor = engine.Paused, ""
+// storedTurns reads the turns of the branch id (0: the episode being
+// played's, episode) from lantern.db, in a command; nil without the database.
+func storedTurns(ctx context.Context, o Options, episode int, id int64) func() ([]rundb.Turn, error) {
+	br, eps := o.Branches, o.Episodes
+	switch {
+	case br != nil && id != 0:
+		return func() ([]rundb.Turn, error) { return br.BranchTurns(ctx, id) }
+	case eps != nil:
+		ep := int64(episode)
+		return func() ([]rundb.Turn, error) { return eps.Turns(ctx, ep) }
+	}
+	return nil
 }
 
 // resumedMsg is a resumed episode's turns, read from lantern.db; gen is
@@ -320,12 +251,13 @@ type resumedMsg struct {
 }
 
 func (m *Model) handleResumed(msg resumedMsg) tea.Cmd {
-	if msg.gen != m.resumeGen {
+	tp, g := m.panes.transcript, m.game
+	if msg.gen != g.resumeGen {
 		return nil
 	}
 	if msg.err != nil || len(msg.turns) == 0 {
-		m.transcript.addNote(msg.note, stEpisode)
-		m.transcript.addNote(msg.last, stResponse)
+		tp.addNote(msg.note, stEpisode)
+		tp.addNote(msg.last, stResponse)
 		if msg.err != nil {
 			m.log.Warn("resume: turns", "err", msg.err)
 			return m.setFlash("the earlier turns could not be read: "+msg.err.Error(), true)
@@ -333,12 +265,12 @@ func (m *Model) handleResumed(msg resumedMsg) tea.Cmd {
 		return nil
 	}
 	for _, t := range msg.turns {
-		showStored(m.transcript, m.reasoning, t, m.episode)
+		showStored(tp, m.panes.reasoning, t, g.episode)
 	}
 	if last := msg.turns[len(msg.turns)-1]; last.Turn > 0 {
-		m.lastActor = engine.Actor(last.Actor)
+		g.lastActor = engine.Actor(last.Actor)
 	}
-	m.transcript.addNote(msg.note, stEpisode)
+	tp.addNote(msg.note, stEpisode)
 	return nil
 }
 

@@ -61,6 +61,7 @@ func TestGoldenViews(t *testing.T) {
 	t.Run("unreachable_80x24", func(t *testing.T) {
 		h := newHarness(t, 80, 24, "dark")
 		h.m.opts.Models = &fakeModels{host: "127.0.0.1:9"}
+		h.m.server.models = h.m.opts.Models
 		scene(h)
 		h.m.Update(ollamaMsg{err: unreachable("127.0.0.1:9")})
 		golden(t, "unreachable_80x24", h.m.Render())

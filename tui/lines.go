@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
 )
@@ -33,27 +31,6 @@ func lineAt(l domain.Line, turn int) string { return lineName(l) + ":" + strconv
 // known reports whether a line names anything (an event of an engine
 // that knows no lines leaves it zero).
 func known(l domain.Line) bool { return l.Episode != 0 || l.ID != 0 }
-
-// line is the line being played, its episode always named (an event
-// that does not say is the episode's being played).
-func (m *Model) line() domain.Line {
-	l := m.branch
-	if l.Episode == 0 {
-		l.Episode = int64(max(m.episode, 1))
-	}
-	return l
-}
-
-// follow takes the line an event names as the one being played.
-func (m *Model) follow(l domain.Line) {
-	if !known(l) {
-		return
-	}
-	m.branch = l
-	if l.Episode != 0 {
-		m.episode = int(l.Episode)
-	}
-}
 
 // forkedFrom is where a line forked, as a turn of its parent line (""
 // for an episode's main line); lines has the episode's lines by ID, and a
@@ -95,24 +72,6 @@ func (a rewindAsk) progress() string {
 func (a rewindAsk) failed(err error) bool {
 	var re *engine.RewindError
 	return errors.Is(err, engine.ErrNoRewind) || (errors.As(err, &re) && re.Turn == a.turn)
-}
-
-// rewind sends a rewind the timeline asked for (the host's side): the
-// footer says it is under way until the engine's answer replaces it with
-// the outcome.
-func (m *Model) rewind(to engine.Rewind, ask rewindAsk) tea.Cmd {
-	m.rewinding = &ask
-	cmd := tea.Batch(m.send(to), m.setFlash(ask.progress(), false))
-	m.flashHold = m.flashID // no timeout: the outcome takes its place
-	return cmd
-}
-
-// rewindFailed reports a failed rewind in the footer and the transcript,
-// saying play stays where it was.
-func (m *Model) rewindFailed(err error) tea.Cmd {
-	m.rewinding = nil
-	m.transcript.addNote(fmt.Sprintf("The rewind failed; play stays on %s at turn %d: %s", lineName(m.line()), m.turn, err), stError)
-	return m.setFlash("rewind failed: "+err.Error(), true)
 }
 
 // withdrawn says how many memories a rewind withdrew, 0 included.

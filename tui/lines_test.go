@@ -20,7 +20,7 @@ import (
 // line, whatever the pane's width wraps.
 func (h *harness) transcriptText() string {
 	var out []string
-	for _, e := range h.m.transcript.feed.entries {
+	for _, e := range h.m.panes.transcript.feed.entries {
 		out = append(out, e.it.plain())
 	}
 	return strings.Join(out, "\n")
@@ -66,7 +66,7 @@ func TestStatusNamesTheLine(t *testing.T) {
 			t.Run(fmt.Sprintf("%s at %d", c.name, w), func(t *testing.T) {
 				h := newHarness(t, w, 30, "dark")
 				scene(h)
-				h.m.episode, h.m.branch = c.episode, c.line
+				h.m.game.episode, h.m.game.branch = c.episode, c.line
 				status := h.statusRow()
 				if ansi.StringWidth(status) != w {
 					t.Errorf("status is %d cells wide, not %d: %q", ansi.StringWidth(status), w, status)
@@ -237,7 +237,13 @@ func TestRewindFooterShowsTheOutcomeAt80x24(t *testing.T) {
 		t.Errorf("footer after the switch: %q", footer)
 	}
 	h.mustSay("Switched to 1/#3 at turn 7; 1/main stays as it was.")
+	rewindFailsThenWithdraws(t, h)
+}
 
+// rewindFailsThenWithdraws: a rewind that fails, then one with u whose
+// footer keeps the progress message until the outcome.
+func rewindFailsThenWithdraws(t *testing.T, h *harness) {
+	t.Helper()
 	// A rewind that fails: its outcome is the failure, and play stays.
 	h.settle(h.key("T"))
 	h.key("up", "up", "enter", "y")
@@ -247,7 +253,7 @@ func TestRewindFooterShowsTheOutcomeAt80x24(t *testing.T) {
 		t.Errorf("footer after a failed rewind: %q", footer)
 	}
 	h.mustSay("The rewind failed; play stays on 1/#3 at turn 7: rewind to turn 5: the state after it is corrupt")
-	if h.m.rewinding != nil {
+	if h.m.game.rewinding != nil {
 		t.Error("the failed rewind is still awaited")
 	}
 
@@ -255,11 +261,11 @@ func TestRewindFooterShowsTheOutcomeAt80x24(t *testing.T) {
 	// its time, then the outcome counts the memories withdrawn.
 	h.settle(h.key("T"))
 	h.key("up", "enter", "u")
-	footer = h.lastRow()
+	footer := h.lastRow()
 	if !strings.Contains(footer, "rewinding to 1/#3:6, withdrawing memories…") || !strings.HasSuffix(footer, "T timeline • q quit • ? help") {
 		t.Fatalf("footer while rewinding: %q", footer)
 	}
-	h.m.Update(flashDoneMsg{id: h.m.flashID})
+	h.m.Update(flashDoneMsg{id: h.m.foot.id})
 	if got := h.lastRow(); got != footer {
 		t.Fatalf("the progress message went before the outcome: %q", got)
 	}
@@ -278,7 +284,7 @@ func TestRewindFooterShowsTheOutcomeAt80x24(t *testing.T) {
 	h.mustSay("Rewound to 1/#3:6: play goes on, paused, on the new branch 1/#5; the turns after 6 stay on 1/#3.",
 		"0 memories withdrawn (the agent's, written after turn 6")
 	h.mustSee("Ep 1/#5 │")
-	h.m.Update(flashDoneMsg{id: h.m.flashID})
+	h.m.Update(flashDoneMsg{id: h.m.foot.id})
 	if footer := h.lastRow(); !strings.HasSuffix(footer, "T timeline • q quit • ? help") || strings.Contains(footer, "rewound") {
 		t.Errorf("footer once the outcome went: %q", footer)
 	}

@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/managers/mapper"
 )
@@ -41,29 +41,28 @@ func (p *mapPane) setMap(s mapper.Snapshot) {
 	p.ver++
 }
 
-// turn follows a played turn: the current room.
-func (p *mapPane) turn(ev engine.TurnResult) {
-	if ev.Observation.Location.ID != p.here.ID {
+// moved follows the player: the current room.
+func (p *mapPane) moved(loc env.Location) {
+	if loc.ID != p.here.ID {
 		p.offset, p.pan = 0, 0 // centre on the new room
 	}
-	p.here = ev.Observation.Location
+	p.here = loc
 	p.ver++
 }
 
 // replayTurn builds a replay's map from a recorded turn as the engine
 // built it (turn 0 or the first turn shown: where the episode stands).
-func (p *mapPane) replayTurn(ev engine.TurnResult, first bool) {
+func (p *mapPane) replayTurn(t shownTurn, first bool) {
 	if p.replay == nil {
 		p.replay = mapper.New()
 	}
-	loc := ev.Observation.Location
 	if first {
-		p.replay.Visit(loc.ID, loc.Name)
+		p.replay.Visit(t.loc.ID, t.loc.Name)
 	} else {
-		p.replay.ProcessTurn(p.here.ID, ev.Action, loc.ID, loc.Name)
+		p.replay.ProcessTurn(p.here.ID, t.action, t.loc.ID, t.loc.Name)
 	}
 	p.setMap(p.replay.Snapshot())
-	p.turn(ev)
+	p.moved(t.loc)
 }
 
 func (p *mapPane) toggleMermaid() {
@@ -283,4 +282,32 @@ func (p *mapPane) view() []string {
 		out = append(out, strings.Repeat(" ", p.w))
 	}
 	return out
+}
+
+// bindings are the Map pane's keys (f, the zoom, is the root's: it works
+// from any pane).
+func (p *mapPane) bindings() []binding {
+	k := p.c.keys
+	return []binding{
+		bind(described(k.View, "show the map as Mermaid source (again: the drawing)"), "Mermaid", do(p.toggleMermaid)),
+		bind(keyOf("←/→", "pan the map sideways", "left", "right"), "", func(k tea.KeyPressMsg) tea.Cmd {
+			// Rooms beyond a narrow pane's edge.
+			if k.String() == "left" {
+				p.panBy(-1)
+			} else {
+				p.panBy(1)
+			}
+			return nil
+		}),
+	}
+}
+
+// hints are the Map pane's footer: its keys and the zoom's, then the
+// game's; the zoomed map takes the whole area, so no pane key.
+func (p *mapPane) hints(g gameKeys) []binding {
+	own := p.bindings()[0]
+	if g.zoomed {
+		return append([]binding{g.zoom, own, g.arrows}, g.game...)
+	}
+	return append(append([]binding{own, g.zoom, g.arrows}, g.game...), g.next)
 }

@@ -79,20 +79,20 @@ func TestMapZoomFillsTheScreenAndComesBack(t *testing.T) {
 	em := newEngineMap()
 	h.events(opening(), em.opened(3, "Muddy Lane"))
 	h.key("f")
-	if !h.m.mapZoom || h.m.focus != pMap {
-		t.Fatalf("f: zoom %v, focus %v", h.m.mapZoom, h.m.focus)
+	if !h.m.panes.mapZoom || h.m.focus != pMap {
+		t.Fatalf("f: zoom %v, focus %v", h.m.panes.mapZoom, h.m.focus)
 	}
 	h.mustSee("╭─ Map", "f back")
 	if s := h.m.Render(); strings.Contains(s, "Transcript") {
 		t.Error("the zoomed map shares the screen with the transcript")
 	}
-	if w, _ := h.m.inner(pMap); h.m.mapp.w <= w {
-		t.Errorf("zoomed map %d wide, no wider than the pane's %d", h.m.mapp.w, w)
+	if w, _ := h.m.inner(pMap); h.m.panes.mapp.w <= w {
+		t.Errorf("zoomed map %d wide, no wider than the pane's %d", h.m.panes.mapp.w, w)
 	}
 	h.key("f")
 	h.mustSee("Transcript", "f full screen")
 	h.key("f", "tab")
-	if h.m.mapZoom {
+	if h.m.panes.mapZoom {
 		t.Error("moving to another pane kept the map zoomed")
 	}
 }
@@ -235,7 +235,7 @@ func TestMapPansToRoomsAtTheSides(t *testing.T) {
 	}
 	h.mustSee("║Study")
 	last := evs[len(evs)-2].(engine.TurnResult)
-	h.m.mapp.panBy(3)
+	h.m.panes.mapp.panBy(3)
 	h.events(engine.TurnResult{Turn: last.Turn + 1, Actor: engine.ActorHuman, Action: "south",
 		Observation: env.Observation{Location: env.Location{ID: 9, Name: "Hallway"}}})
 	h.mustSee("║Hallway")

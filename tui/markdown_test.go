@@ -279,9 +279,9 @@ func TestViewerFollowsWidthAndTheme(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	h.m.opts.KnowledgePath = path
 	h.doRendering("K")
-	v, ok := h.m.top().(*viewer)
+	v, ok := h.m.dialogs.top().(*viewer)
 	if !ok {
-		t.Fatalf("K opened %T", h.m.top())
+		t.Fatalf("K opened %T", h.m.dialogs.top())
 	}
 	before := v.lines
 	_, cmd := h.m.Update(tea.WindowSizeMsg{Width: 90, Height: 40})
@@ -345,9 +345,9 @@ func TestNotesMarkdown(t *testing.T) {
 	h.do("N")
 	h.mustSee("Frayed rope at the well:", "• climb down once", "• tie it first")
 	h.mustNotSee("`well`")
-	v, ok := h.m.top().(*notesView)
+	v, ok := h.m.dialogs.top().(*notesView)
 	if !ok {
-		t.Fatalf("N opened %T", h.m.top())
+		t.Fatalf("N opened %T", h.m.dialogs.top())
 	}
 	for _, n := range v.notes {
 		if _, ok := v.c.md.cached(n.Content, v.at()); !ok {
@@ -369,7 +369,7 @@ func TestViewerKeysRenderNothing(t *testing.T) {
 	h := newHarness(t, 80, 24, "dark")
 	h.m.opts.KnowledgePath = path
 	h.doRendering("K")
-	v := h.m.top().(*viewer)
+	v := h.m.dialogs.top().(*viewer)
 	first := &v.lines[0]
 	for _, k := range []string{"down", "down", "pgdown", "up", "end", "home"} {
 		h.key(k)
@@ -430,7 +430,7 @@ func TestNotesResized(t *testing.T) {
 	h.mustSee("│   " + t.Name() + " first")
 	_, cmd := h.m.Update(tea.WindowSizeMsg{Width: 70, Height: 30}) // a narrower dialog
 	h.mustSee("│   **" + t.Name() + "** first")                    // plain, until rendered
-	v := h.m.top().(*notesView)
+	v := h.m.dialogs.top().(*notesView)
 	if _, ok := v.c.md.cached(content, v.at()); ok {
 		t.Fatal("the resize rendered in Update")
 	}

@@ -20,6 +20,7 @@ import (
 type memForm struct {
 	c       *common
 	h       host
+	ft      *footer
 	src     MemorySource // read only from the check command
 	log     *slog.Logger
 	op      engine.MemoryOp
@@ -61,8 +62,8 @@ type formPlace struct {
 	orig memory.Memory
 }
 
-func newMemForm(m *Model, op engine.MemoryOp, at formPlace) *memForm {
-	f := &memForm{c: m.c, h: m, src: m.opts.Memories, log: m.log, op: op, loc: at.loc, locName: at.name, orig: at.orig}
+func newMemForm(p *memoryPane, op engine.MemoryOp, at formPlace) *memForm {
+	f := &memForm{c: p.c, h: p.host, ft: p.ft, src: p.src, log: p.log, op: op, loc: at.loc, locName: at.name, orig: at.orig}
 	orig := at.orig
 	f.title = textinput.New()
 	f.title.Prompt = ""
@@ -164,6 +165,9 @@ type formCheckMsg struct {
 
 func (f *memForm) frame() frame { return frame{title: "Memory"} }
 
+// bindings: every key types into the form, which draws its own keys.
+func (f *memForm) bindings() []binding { return nil }
+
 func (f *memForm) footerLine(int) string {
 	s := f.c.styles
 	return s.HelpKey.Render(" ctrl+s") + s.HelpDesc.Render(" save · ") + s.HelpKey.Render("tab") + s.HelpDesc.Render(" next field · ") +
@@ -211,7 +215,7 @@ func (f *memForm) commit() (dialog, tea.Cmd) {
 	}
 	what := map[engine.MemoryOp]string{engine.MemoryAdd: "added", engine.MemoryEditText: "edited", engine.MemorySupersede: "superseded"}[f.op]
 	f.log.Info("memory edit", "op", f.op, "location", f.loc)
-	return nil, tea.Batch(f.h.send(cmds...), f.h.setFlash("memory "+what, false))
+	return nil, tea.Batch(f.h.send(cmds...), f.ft.set("memory "+what, false))
 }
 
 func (f *memForm) handle(msg tea.Msg) (formResult, tea.Cmd) {
@@ -388,26 +392,6 @@ func (f *memForm) commands() ([]engine.Command, error) {
 // body draws the form's body (the dialog frame is drawn around it).
 func (f *memForm) body() []string {
 	s := f.c.styles
-	label := func(i int, name string) string {
-		if f.focus == i {
-			return s.FieldFocused.Render("› " + name)
-		}
-		return s.Field.Render("  " + name)
-	}
-	choice := func(i int, opts []string, cur int, st func(string) lipgloss.Style) string {
-		var b strings.Builder
-		for j, o := range opts {
-			if j > 0 {
-				b.WriteString(" ")
-			}
-			if j == cur {
-				b.WriteString(st(o).Reverse(f.focus == i).Render("[" + o + "]"))
-			} else {
-				b.WriteString(s.Subtle.Render(" " + o + " "))
-			}
-		}
-		return b.String()
-	}
 	var cats, stats []string
 	for _, c := range formCategories() {
 		cats = append(cats, string(c))
@@ -424,15 +408,15 @@ func (f *memForm) body() []string {
 	out := []string{
 		s.DialogTitle.Render(f.heading()),
 		"",
-		label(0, "Title    ") + " " + f.title.View(),
-		label(1, "Text"),
+		f.label(0, "Title    ") + " " + f.title.View(),
+		f.label(1, "Text"),
 	}
 	for _, l := range strings.Split(f.text.View(), "\n") {
 		out = append(out, "    "+l)
 	}
 	out = append(out,
-		label(2, "Category ")+" "+choice(2, cats, f.cat, catStyle),
-		label(3, "Status   ")+" "+choice(3, stats, f.status, statStyle),
+		f.label(2, "Category ")+" "+f.choice(2, cats, f.cat, catStyle),
+		f.label(3, "Status   ")+" "+f.choice(3, stats, f.status, statStyle),
 		"",
 	)
 	if f.op == engine.MemorySupersede {
@@ -442,9 +426,32 @@ func (f *memForm) body() []string {
 		// Wrapped, never cut: every answer to the question shows.
 		out = append(out, f.c.wrapStyled(f.err, f.w-4, stError)...)
 	}
-	out = append(out, s.HelpKey.Render("tab")+s.HelpDesc.Render(" next field · ")+
+	return append(out, s.HelpKey.Render("tab")+s.HelpDesc.Render(" next field · ")+
 		s.HelpKey.Render("←/→")+s.HelpDesc.Render(" choose · ")+
 		s.HelpKey.Render("ctrl+s")+s.HelpDesc.Render(" save · ")+
 		s.HelpKey.Render("esc")+s.HelpDesc.Render(" cancel"))
-	return out
+}
+
+// label is a field's name, marked when the field has the keyboard.
+func (f *memForm) label(i int, name string) string {
+	if f.focus == i {
+		return f.c.styles.FieldFocused.Render("› " + name)
+	}
+	return f.c.styles.Field.Render("  " + name)
+}
+
+// choice draws a field's options, the chosen one in brackets.
+func (f *memForm) choice(i int, opts []string, cur int, st func(string) lipgloss.Style) string {
+	var b strings.Builder
+	for j, o := range opts {
+		if j > 0 {
+			b.WriteString(" ")
+		}
+		if j == cur {
+			b.WriteString(st(o).Reverse(f.focus == i).Render("[" + o + "]"))
+		} else {
+			b.WriteString(f.c.styles.Subtle.Render(" " + o + " "))
+		}
+	}
+	return b.String()
 }

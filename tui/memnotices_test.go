@@ -44,7 +44,7 @@ func TestMemoryPaneShowsBrokenEntriesAndKeptMemories(t *testing.T) {
 	for _, msg := range run(h.events(opening(), engine.Idle{Mode: engine.Paused})) {
 		m.Update(msg)
 	}
-	for _, msg := range run(m.loadMemories(false)) {
+	for _, msg := range run(loadMemories(m.opts.Memories, false)) {
 		m.Update(msg)
 	}
 	h.mustSee("⚠ Memories.md line 12: an entry needs a", "**Orchard lies north** *(Ep1, T1)*", `kept "Cottage door is boarded" at L3`)
@@ -74,14 +74,14 @@ func TestMemoryPaneShowsAMistypedHeader(t *testing.T) {
 	for _, msg := range run(h.events(opening(), engine.Idle{Mode: engine.Paused})) {
 		m.Update(msg)
 	}
-	for _, msg := range run(m.loadMemories(false)) {
+	for _, msg := range run(loadMemories(m.opts.Memories, false)) {
 		m.Update(msg)
 	}
 	h.mustSee("⚠ Memories.md line 3:", "## Locaton three: Muddy Lane", "hidden from the agent", "Repair: lantern memories")
 	if err := store.Add(3, "Muddy Lane", memory.Memory{Category: memory.CategoryNote, Status: memory.StatusActive, Title: "Boot", Text: "A boot."}); err != nil {
 		t.Fatal(err)
 	}
-	for _, msg := range run(m.loadMemories(false)) { // as a MemoryChanged makes it
+	for _, msg := range run(loadMemories(m.opts.Memories, false)) { // as a MemoryChanged makes it
 		m.Update(msg)
 	}
 	h.mustSee("Deep mud", "Boot", `header was repaired as "## Location 3: Muddy Lane"`)

@@ -2,8 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory"
 )
@@ -41,6 +45,10 @@ type headerRepairs interface {
 // category and status, and a browser over every location.
 type memoryPane struct {
 	c        *common
+	host     host
+	ft       *footer
+	src      MemorySource // read only from commands
+	log      *slog.Logger
 	has      bool // a store is attached
 	loaded   bool
 	secs     []memory.Section
@@ -53,9 +61,14 @@ type memoryPane struct {
 	offset   int
 	w, h     int
 	err      string
+	// undoArmed is the flash that offered to bring back a deletion by
+	// hand: u while it shows does.
+	undoArmed int
 }
 
-func newMemoryPane(c *common, has bool) *memoryPane { return &memoryPane{c: c, has: has} }
+func newMemoryPane(c *common, h host, ft *footer, src MemorySource, log *slog.Logger) *memoryPane {
+	return &memoryPane{c: c, host: h, ft: ft, src: src, log: log, has: src != nil}
+}
 
 func (p *memoryPane) setSize(w, h int) { p.w, p.h = w, h }
 
@@ -271,45 +284,55 @@ func supersededBy(m memory.Memory) string {
 	return b.String()
 }
 
-// lines lays the pane out; sel is the index of the selected row's first line
-// (-1 when none).
+// lines lays the pane out; selFrom and selTo are the selected row's
+// lines (-1 when none).
 func (p *memoryPane) lines() (out []line, selFrom, selTo int) {
-	selFrom, selTo = -1, -1
-	w := p.w
 	switch {
 	case !p.has:
-		return wrap("No memory store is attached.", w, stMuted, ""), -1, -1
+		return wrap("No memory store is attached.", p.w, stMuted, ""), -1, -1
 	case !p.loaded:
-		return wrap("Reading Memories.md…", w, stMuted, ""), -1, -1
+		return wrap("Reading Memories.md…", p.w, stMuted, ""), -1, -1
 	case p.browsing:
-		out = append(out, mkLine(seg{fmt.Sprintf("All locations (%d)", len(p.secs)), stEpisode}, seg{" · enter opens", stMeta}))
-		for i, s := range p.secs {
-			vis := 0
-			for _, m := range s.Memories {
-				if m.Visible() {
-					vis++
-				}
-			}
-			right := fmt.Sprintf("%d memories", len(s.Memories))
-			if hidden := len(s.Memories) - vis; hidden > 0 {
-				right += fmt.Sprintf(" (%d superseded)", hidden)
-			}
-			l := mkLine(seg{fmt.Sprintf("L%-4d ", s.ID), stMeta}, seg{oneLine(s.Name), stText}, seg{"  " + right, stMuted})
-			if i == p.bsel {
-				selFrom, selTo = len(out), len(out)+1
-			}
-			out = append(out, l)
-		}
-		if len(p.secs) == 0 {
-			out = append(out, wrap("Memories.md holds no locations yet.", w, stMuted, "")...)
-		}
-		for _, pr := range p.problems {
-			if pr.Header { // a location header mistyped hides a whole room
-				out = append(out, p.problemLine(pr)...)
-			}
-		}
-		return out, selFrom, selTo
+		return p.browserLines()
 	}
+	return p.locationLines()
+}
+
+// browserLines are every location with its count of memories.
+func (p *memoryPane) browserLines() (out []line, selFrom, selTo int) {
+	selFrom, selTo = -1, -1
+	out = append(out, mkLine(seg{fmt.Sprintf("All locations (%d)", len(p.secs)), stEpisode}, seg{" · enter opens", stMeta}))
+	for i, s := range p.secs {
+		vis := 0
+		for _, m := range s.Memories {
+			if m.Visible() {
+				vis++
+			}
+		}
+		right := fmt.Sprintf("%d memories", len(s.Memories))
+		if hidden := len(s.Memories) - vis; hidden > 0 {
+			right += fmt.Sprintf(" (%d superseded)", hidden)
+		}
+		l := mkLine(seg{fmt.Sprintf("L%-4d ", s.ID), stMeta}, seg{oneLine(s.Name), stText}, seg{"  " + right, stMuted})
+		if i == p.bsel {
+			selFrom, selTo = len(out), len(out)+1
+		}
+		out = append(out, l)
+	}
+	if len(p.secs) == 0 {
+		out = append(out, wrap("Memories.md holds no locations yet.", p.w, stMuted, "")...)
+	}
+	for _, pr := range p.problems {
+		if pr.Header { // a location header mistyped hides a whole room
+			out = append(out, p.problemLine(pr)...)
+		}
+	}
+	return out, selFrom, selTo
+}
+
+// locationLines are the shown location's memories.
+func (p *memoryPane) locationLines() (out []line, selFrom, selTo int) {
+	selFrom, selTo = -1, -1
 	id, name := p.location()
 	head := []seg{{fmt.Sprintf("L%d %s", id, oneLine(name)), stEpisode}}
 	sec, ok := p.section(id)
@@ -318,39 +341,42 @@ func (p *memoryPane) lines() (out []line, selFrom, selTo int) {
 	}
 	out = append(out, mkLine(head...))
 	out = append(out, p.problemLines(id, name)...)
-	ms := sec.Memories
-	if len(ms) == 0 {
-		out = append(out, wrap("No memories here yet. a adds one; b browses every location.", w, stMuted, "")...)
+	if len(sec.Memories) == 0 {
+		out = append(out, wrap("No memories here yet. a adds one; b browses every location.", p.w, stMuted, "")...)
 		return out, -1, -1
 	}
-	for i, m := range ms {
+	for i, m := range sec.Memories {
 		start := len(out)
-		cat := "[" + string(m.Category) + "]"
-		title := stCommand
-		tag := ""
-		switch m.Status {
-		case memory.StatusTentative:
-			tag = " tentative"
-		case memory.StatusSuperseded:
-			title = stSuperseded
-		}
-		segs := []seg{{cat, categoryStyle(m.Category)}, {" ", stText}, {oneLine(m.Title), title}}
-		if tag != "" {
-			segs = append(segs, seg{tag, stTentative})
-		}
-		segs = append(segs, seg{meta(m), stMeta})
-		out = append(out, mkLine(segs...))
-		if m.Status == memory.StatusSuperseded {
-			out = append(out, wrap(supersededBy(m), w, stSuperseded, "  ")...)
-		}
-		if strings.TrimSpace(m.Text) != "" {
-			out = append(out, wrap(m.Text, w, stMemoryText, "  ")...)
-		}
+		out = append(out, p.memoryLines(m)...)
 		if i == p.sel {
 			selFrom, selTo = start, len(out)
 		}
 	}
 	return out, selFrom, selTo
+}
+
+// memoryLines are one memory: its category, title, status and where it
+// comes from, then its text.
+func (p *memoryPane) memoryLines(m memory.Memory) []line {
+	title, tag := stCommand, ""
+	switch m.Status {
+	case memory.StatusTentative:
+		tag = " tentative"
+	case memory.StatusSuperseded:
+		title = stSuperseded
+	}
+	segs := []seg{{"[" + string(m.Category) + "]", categoryStyle(m.Category)}, {" ", stText}, {oneLine(m.Title), title}}
+	if tag != "" {
+		segs = append(segs, seg{tag, stTentative})
+	}
+	out := []line{mkLine(append(segs, seg{meta(m), stMeta})...)}
+	if m.Status == memory.StatusSuperseded {
+		out = append(out, wrap(supersededBy(m), p.w, stSuperseded, "  ")...)
+	}
+	if strings.TrimSpace(m.Text) != "" {
+		out = append(out, wrap(m.Text, p.w, stMemoryText, "  ")...)
+	}
+	return out
 }
 
 func (p *memoryPane) view() []string {
@@ -381,3 +407,136 @@ func (p *memoryPane) view() []string {
 
 // scroll moves the selection (the list scrolls with it).
 func (p *memoryPane) scroll(n int) { p.move(-n) }
+
+// bindings are the Memory pane's keys.
+func (p *memoryPane) bindings() []binding {
+	k := p.c.keys
+	return []binding{
+		bind(described(k.View, "read memory (in the list of locations: open one)"), "read", act(p.read)),
+		bind(described(k.Edit, "edit memory"), "edit", func(tea.KeyPressMsg) tea.Cmd { return p.openForm(engine.MemoryEditText) }),
+		bind(described(k.Add, "add memory"), "add", func(tea.KeyPressMsg) tea.Cmd { return p.openForm(engine.MemoryAdd) }),
+		bind(k.Supersede, "supersede", func(tea.KeyPressMsg) tea.Cmd { return p.openForm(engine.MemorySupersede) }),
+		bind(described(k.Delete, "delete memory"), "delete", act(p.deleteMemory)),
+		bind(k.Browse, "browse", do(p.toggleBrowser)),
+		bind(k.Undo, "undo", act(p.undo)),
+		{key: described(k.Back, "back (from the list, or another location)"), run: do(func() { p.back() }), active: p.canGoBack},
+	}
+}
+
+// hints are the Memory pane's footer: its own keys, then the pane key.
+func (p *memoryPane) hints(g gameKeys) []binding { return append(p.bindings(), g.next) }
+
+// canGoBack reports whether esc has something to leave.
+func (p *memoryPane) canGoBack() bool { return p.browsing || p.loc != p.here.ID }
+
+// read opens the memory selected as Markdown, or the location selected
+// in the list of locations.
+func (p *memoryPane) read() tea.Cmd {
+	if p.browsing {
+		p.open()
+		return nil
+	}
+	sel, ok := p.selected()
+	if !ok {
+		return nil
+	}
+	loc, name := p.location()
+	var b strings.Builder
+	fmt.Fprintf(&b, "## [%s] %s\n\n", sel.Category, sel.Title)
+	fmt.Fprintf(&b, "*L%d %s · %s%s*\n\n", loc, name, strings.ToLower(string(sel.Status)), meta(sel))
+	if !sel.Superseded.IsZero() {
+		fmt.Fprintf(&b, "> %s\n\n", supersededBy(sel))
+	}
+	b.WriteString(sel.Text)
+	b.WriteString("\n")
+	md, cache := b.String(), p.c.md
+	return p.host.openViewer("Memory", func(at mdAt, id int) tea.Cmd {
+		return renderViewer(cache, id, md, at)
+	})
+}
+
+// openForm opens the memory form for the selected memory (or a new one).
+func (p *memoryPane) openForm(op engine.MemoryOp) tea.Cmd {
+	loc, name := p.location()
+	if loc <= 0 {
+		return p.ft.set("no location yet", true)
+	}
+	sel, ok := p.selected()
+	if op != engine.MemoryAdd && !ok {
+		return p.ft.set("no memory selected here (a adds one)", true)
+	}
+	f := newMemForm(p, op, formPlace{loc: loc, name: name, orig: sel})
+	f.setWidth(p.host.dialogWidth())
+	p.host.open(f)
+	return f.focusField(0)
+}
+
+func (p *memoryPane) deleteMemory() tea.Cmd {
+	sel, ok := p.selected()
+	if !ok {
+		return p.ft.set("no memory selected", true)
+	}
+	loc, _ := p.location()
+	p.log.Info("memory delete", "location", loc, "title", sel.Title)
+	return tea.Batch(p.host.send(engine.MemoryEdit{Op: engine.MemoryDelete, Location: loc, Title: sel.Title}),
+		p.ft.set(fmt.Sprintf("deleted %q: u undoes", sel.Title), false))
+}
+
+// undoCheckMsg says whether a deletion made in this session can be undone.
+type undoCheckMsg struct{ pending int }
+
+// undo is u: a deletion made here comes back first; with none, u asks,
+// and u again brings back the memories the last deletion by hand removed
+// (as `lantern memories undo` does). Both go to the session as commands.
+func (p *memoryPane) undo() tea.Cmd {
+	src := p.src
+	if src == nil {
+		return p.undoSessionDelete()
+	}
+	if p.ft.showing(p.undoArmed) {
+		p.undoArmed = 0
+		p.log.Info("memory restore generation")
+		return tea.Batch(p.host.send(engine.MemoryEdit{Op: engine.MemoryRestoreHand}),
+			p.ft.set("undo: the memories last deleted by hand come back", false))
+	}
+	// The store is asked off the update loop: it may be busy saving.
+	return func() tea.Msg { return undoCheckMsg{pending: src.Stats().UndoPending} }
+}
+
+func (p *memoryPane) undoSessionDelete() tea.Cmd {
+	return tea.Batch(p.host.send(engine.MemoryEdit{Op: engine.MemoryUndo}), p.ft.set("undo: the last deleted memory comes back", false))
+}
+
+// undoChecked acts on the answer of undo's check.
+func (p *memoryPane) undoChecked(msg undoCheckMsg) tea.Cmd {
+	if msg.pending > 0 {
+		return p.undoSessionDelete()
+	}
+	cmd := p.ft.set("no deletion here · u again undoes the last hand deletion", false)
+	p.undoArmed = p.ft.id
+	return cmd
+}
+
+// loaded takes the store's sections read by a command, and says what the
+// store put back or repaired.
+func (p *memoryPane) take(msg memoriesMsg) tea.Cmd {
+	if msg.err != nil {
+		p.log.Warn("memories", "err", msg.err)
+		return p.ft.set("Memories.md: "+msg.err.Error(), true)
+	}
+	p.setSections(msg.secs)
+	p.setProblems(msg.problems)
+	var notes []string
+	for _, k := range msg.kept {
+		// The guard put back an agent's memory the editor could not have
+		// seen: say so, so a second deletion is a choice.
+		notes = append(notes, k.String())
+	}
+	for _, r := range msg.repaired {
+		notes = append(notes, fmt.Sprintf("Memories.md line %d: the header was repaired as %q; its memories reach the agent again", r.Line, r.Fix))
+	}
+	if len(notes) > 0 {
+		return p.ft.set(strings.Join(notes, "; "), false)
+	}
+	return nil
+}

@@ -18,12 +18,21 @@ import (
 // made in the session first; with none it asks, and u again asks the
 // session to bring back the memories a save by hand deleted.
 func TestUndoBringsBackAHandDeletion(t *testing.T) {
+	store := handSavedStore(t)
+	undoByHandThenInSession(t, store)
+}
+
+// handSavedStore is Memories.md with three memories at L3, two of them
+// then deleted by a save by hand.
+func handSavedStore(t *testing.T) *memory.Store {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "Memories.md")
 	store, err := memory.Open(path, memory.WithSettle(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	first := store
+	t.Cleanup(func() { first.Close() })
 	for _, title := range []string{"Lamp in the hall", "Key under the mat", "Troll bridge"} {
 		if err := store.Add(3, "Muddy Lane", memory.Memory{Category: memory.CategoryNote, Status: memory.StatusActive, Title: title, Text: title + " noted.", Episode: 1, Turn: 1}); err != nil {
 			t.Fatal(err)
@@ -35,7 +44,7 @@ func TestUndoBringsBackAHandDeletion(t *testing.T) {
 	if store, err = memory.Open(path, memory.WithSettle(0)); err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	t.Cleanup(func() { store.Close() })
 	// A save by hand keeps only the first memory.
 	data, _ := os.ReadFile(path)
 	var kept []string
@@ -58,6 +67,13 @@ func TestUndoBringsBackAHandDeletion(t *testing.T) {
 		t.Fatalf("after the save by hand: %d memories, want 1", n)
 	}
 
+	return store
+}
+
+// undoByHandThenInSession: u asks first, u again restores the hand
+// deletion; a deletion in the session comes back first.
+func undoByHandThenInSession(t *testing.T, store *memory.Store) {
+	t.Helper()
 	eng := newFakeEngine()
 	m := New(context.Background(), Options{Engine: eng, Memories: store, Story: "demo", Theme: "dark", RefreshEvery: -1})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})

@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/themes"
 )
 
-// Model is the root model.
+// Model is the root model: it owns the layout and the focus, routes the
+// keys to the top dialog or the focused pane (then to the game's keys),
+// applies the engine's events to the components, and composes their views.
 type Model struct {
 	ctx  context.Context
 	opts Options
@@ -28,91 +29,18 @@ type Model struct {
 	w, h  int
 	lay   layout
 	focus paneID
-	panes
-	gameView
 
-	// dialogs are the open dialogs, the top one last: it has the keyboard.
-	dialogs []dialog
-	viewers int // viewers opened (a viewer's answer names its viewer)
-	commandState
-	footerState
-	reviewState
+	panes   *paneSet     // the panes, a replay's, the map's zoom
+	game    *game        // the status bar's game, the engine's keys
+	dialogs dialogStack  // the open dialogs
+	cmdline *commandLine // the command line, kept while it is closed
+	foot    *footer      // the footer's flash
+	review  *reviewer    // review mode
+	server  *server      // the model server's notice and pulls
 
-	replay    *replay // a past episode shown instead of the live one
-	notice    notice
-	checking  bool // a check of the model server is in flight
-	pull      *pullState
 	mouseOff  bool   // the terminal's own selection instead of the mouse
 	clipboard string // what y copied last
 	themeSet  bool   // a theme was chosen (flag or t); the background no longer decides
-}
-
-// panes are the live panes.
-type panes struct {
-	transcript *transcriptPane
-	reasoning  *reasoningPane
-	memory     *memoryPane
-	objectives *objectivesPane
-	mapp       *mapPane
-	mapZoom    bool // the map pane takes the whole panes area
-}
-
-// gameView is the game as the status bar shows it, from the events.
-type gameView struct {
-	episode, turn, score, moves int
-	loc                         env.Location
-	mode                        engine.Mode
-	lastActor                   engine.Actor
-	thinking                    bool
-	thinkSecs, thinkID          int
-	metrics                     engine.TurnCompleted
-	haveMetrics                 bool
-	supervisor                  engine.SupervisorChanged
-	haveSupervisor              bool
-	roleModels                  map[string]string
-	stopped, quitting           bool
-	stepping                    bool // a step was sent and its turn has not ended
-	queuedSteps                 int  // n pressed while a step was in flight
-	// branch is the line being played: each turn's own line, else the
-	// last EpisodeStarted's (m.line() names it).
-	branch engine.Branch
-	// rewinding is the rewind asked for until the engine answers.
-	rewinding *rewindAsk
-	// epMark is where the episode starts in the transcript and the
-	// reasoning (their items' sequence numbers); a rewind clears back to it.
-	epMark    struct{ transcript, reasoning int }
-	resumeGen int // resumes (and rewinds) announced
-}
-
-// commandState is the command line's: its text is kept while it is
-// closed, with the commands sent before.
-type commandState struct {
-	input   textinput.Model
-	history []string
-	histAt  int
-	// suggested is 1 + the turn whose actions were asked for (0: none).
-	suggested int
-}
-
-// footerState is what the footer says for a moment, and the keys armed
-// for a second press.
-type footerState struct {
-	flash     string
-	flashErr  bool
-	flashID   int
-	flashHold int // the flash that stays until another replaces it (a rewind under way)
-	escArmed  bool
-	escID     int
-	endArmed  bool // X pressed once: X again ends the episode
-	undoArmed int  // u asked to bring back a deletion by hand while this flash shows
-}
-
-// reviewState is review mode's: pending is the proposal waiting for the
-// person.
-type reviewState struct {
-	reviewOn     bool
-	pending      *engine.ReviewRequested
-	reviewTickID int
 }
 
 // New makes the root model.
@@ -139,52 +67,41 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	c := newCommon(th)
 	c.keys.remap(opts.Keys)
-	m := &Model{
-		ctx: ctx, opts: opts, log: log, c: c, out: &outbox{}, themeSet: themeSet,
-		panes: panes{transcript: newTranscript(c), reasoning: newReasoning(c),
-			memory: newMemoryPane(c, opts.Memories != nil), objectives: newObjectivesPane(c, opts.Objectives != nil),
-			mapp: newMapPane(c)},
-		gameView: gameView{mode: engine.Paused, roleModels: map[string]string{}},
-	}
-	if opts.Models != nil {
-		if r, ok := opts.Models.Role(config.RoleAgent); ok {
-			m.roleModels[config.RoleAgent] = r.Model
-		}
-		if !opts.Models.Loopback() {
-			m.transcript.addNote("The Ollama server "+opts.Models.Host()+" is not on this machine: the game's text, the memories and the prompts go to it over the network.", stWarning)
-		}
-	}
-	m.input = m.newInput("› ", "a command for the story, e.g. inventory")
-	// Tab completes from what the game lets the player do here (the
-	// engine's ActionsSuggested); ctrl+n/ctrl+p pick another match.
-	m.input.ShowSuggestions = true
-	m.reviewOn = opts.Review
+	m := &Model{ctx: ctx, opts: opts, log: log, c: c, out: &outbox{}, themeSet: themeSet, foot: &footer{c: c}}
+	m.build()
 	m.resize(80, 24)
 	return m
 }
 
-func (m *Model) newInput(prompt, placeholder string) textinput.Model {
-	ti := textinput.New()
-	ti.Prompt = prompt
-	ti.Placeholder = placeholder
-	ti.CharLimit = 200
-	m.c.styleInput(&ti)
-	return ti
+// build makes the components.
+func (m *Model) build() {
+	c, opts, ft := m.c, m.opts, m.foot
+	m.panes = &paneSet{c: c, transcript: newTranscript(c), reasoning: newReasoning(c),
+		memory: newMemoryPane(c, m, ft, opts.Memories, m.log), objectives: newObjectivesPane(c, m, ft, opts.Objectives != nil),
+		mapp: newMapPane(c)}
+	m.game = &game{c: c, h: m, ft: ft, mode: engine.Paused, roleModels: map[string]string{}}
+	m.cmdline = newCommandLine(c, m, ft, m.log, m.panes, m.game)
+	m.review = &reviewer{c: c, h: m, ft: ft, panes: m.panes, on: opts.Review, autoAccept: opts.AutoAccept}
+	m.server = &server{c: c, ctx: m.ctx, models: opts.Models, ft: ft, log: m.log}
+	if opts.Models != nil {
+		if r, ok := opts.Models.Role(config.RoleAgent); ok {
+			m.game.roleModels[config.RoleAgent] = r.Model
+		}
+		if !opts.Models.Loopback() {
+			m.panes.transcript.addNote("The Ollama server "+opts.Models.Host()+" is not on this machine: the game's text, the memories and the prompts go to it over the network.", stWarning)
+		}
+	}
 }
 
 // Init starts the event reader, the model-server check, the memory read and
 // asks the terminal for its background colour.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{readEvents(m.opts.Engine.Events()), tea.RequestBackgroundColor, m.loadMemories(false)}
-	if m.opts.Models != nil {
-		m.checking = true
-		cmds = append(cmds, checkOllama(m.ctx, m.opts.Models))
-	}
+	cmds := []tea.Cmd{readEvents(m.opts.Engine.Events()), tea.RequestBackgroundColor, loadMemories(m.opts.Memories, false), m.server.check()}
 	if m.opts.RefreshEvery > 0 && m.opts.Memories != nil {
 		cmds = append(cmds, memTick(m.opts.RefreshEvery))
 	}
 	if m.opts.Objectives != nil {
-		cmds = append(cmds, m.loadObjectives())
+		cmds = append(cmds, loadObjectives(m.opts.Objectives))
 	}
 	return tea.Batch(cmds...)
 }
@@ -200,15 +117,11 @@ type (
 	}
 	memTickMsg    struct{}
 	objectivesMsg struct{ active, completed []string }
-	flashDoneMsg  struct{ id int }
-	escDoneMsg    struct{ id int }
-	forceQuitMsg  struct{}
 )
 
 // loadMemories reads the store's sections (after a refresh from disk when
 // refresh is set) off the Update goroutine.
-func (m *Model) loadMemories(refresh bool) tea.Cmd {
-	src := m.opts.Memories
+func loadMemories(src MemorySource, refresh bool) tea.Cmd {
 	if src == nil {
 		return nil
 	}
@@ -237,8 +150,7 @@ func memTick(d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return memTickMsg{} })
 }
 
-func (m *Model) loadObjectives() tea.Cmd {
-	src := m.opts.Objectives
+func loadObjectives(src ObjectiveSource) tea.Cmd {
 	if src == nil {
 		return nil
 	}
@@ -256,11 +168,32 @@ func (m *Model) send(cmds ...engine.Command) tea.Cmd {
 }
 
 // setFlash shows a short message in the footer for a few seconds.
-func (m *Model) setFlash(s string, isErr bool) tea.Cmd {
-	m.flash, m.flashErr = s, isErr
-	m.flashID++
-	id := m.flashID
-	return tea.Tick(5*time.Second, func(time.Time) tea.Msg { return flashDoneMsg{id: id} })
+func (m *Model) setFlash(s string, isErr bool) tea.Cmd { return m.foot.set(s, isErr) }
+
+func (m *Model) areaHeight() int { return m.lay.area.h }
+
+func (m *Model) dialogWidth() int { return min(max(m.w-6, 20), 84) }
+
+// open puts a dialog on top of the stack.
+func (m *Model) open(d dialog) { m.dialogs.push(d) }
+
+// openViewer shows a Markdown viewer and returns the command that fills it.
+func (m *Model) openViewer(title string, load func(at mdAt, id int) tea.Cmd) tea.Cmd {
+	m.dialogs.viewers++
+	id := m.dialogs.viewers
+	at := mdAt{viewerWidth(m.lay.area.w), m.c.theme.Palette}
+	m.open(&viewer{c: m.c, h: m, id: id, title: title, loading: true, want: at})
+	return load(at, id)
+}
+
+// rewind sends a rewind the timeline asked for (the host's side): the
+// footer says it is under way until the engine's answer replaces it with
+// the outcome.
+func (m *Model) rewind(to engine.Rewind, ask rewindAsk) tea.Cmd {
+	m.game.rewinding = &ask
+	cmd := tea.Batch(m.send(to), m.setFlash(ask.progress(), false))
+	m.foot.holdIt() // no timeout: the outcome takes its place
+	return cmd
 }
 
 // Update handles a message.
@@ -274,7 +207,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return m.resizeDialogs()
+		return m.dialogs.resized(m.lay.area.w, m.dialogWidth())
 	case tea.BackgroundColorMsg:
 		if !m.themeSet {
 			m.setTheme(themes.Default(msg.IsDark()))
@@ -285,72 +218,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case sendFailedMsg:
 		m.log.Warn("send", "cmd", fmt.Sprintf("%T", msg.cmd), "err", msg.err)
 		if _, ok := msg.cmd.(engine.Rewind); ok {
-			m.rewinding = nil
+			m.game.rewinding = nil
 		}
 		return m.setFlash(fmt.Sprintf("the engine did not take the command: %v", msg.err), true)
-	case memoriesMsg:
-		if msg.err != nil {
-			m.log.Warn("memories", "err", msg.err)
-			return m.setFlash("Memories.md: "+msg.err.Error(), true)
-		}
-		m.memory.setSections(msg.secs)
-		m.memory.setProblems(msg.problems)
-		var notes []string
-		for _, k := range msg.kept {
-			// The guard put back an agent's memory the editor could not have
-			// seen: say so, so a second deletion is a choice.
-			notes = append(notes, k.String())
-		}
-		for _, r := range msg.repaired {
-			notes = append(notes, fmt.Sprintf("Memories.md line %d: the header was repaired as %q; its memories reach the agent again", r.Line, r.Fix))
-		}
-		if len(notes) > 0 {
-			return m.setFlash(strings.Join(notes, "; "), false)
-		}
-		return nil
-	case memTickMsg:
-		return tea.Batch(m.loadMemories(true), memTick(m.opts.RefreshEvery))
-	case objectivesMsg:
-		m.objectives.set(msg.active, msg.completed)
-		return nil
-	case ollamaMsg:
-		return m.handleOllama(msg)
-	case pullMsg:
-		return m.handlePull(msg)
-	case replayMsg:
-		return m.handleReplay(msg)
-	case resumedMsg:
-		return m.handleResumed(msg)
-	case undoCheckMsg:
-		return m.handleUndo(msg)
-	case flashMsg:
-		return m.setFlash(msg.text, msg.err)
-	case flashDoneMsg:
-		if msg.id == m.flashID && msg.id != m.flashHold {
-			m.flash = ""
-		}
-		return nil
-	case reviewTickMsg:
-		if msg.id == m.reviewTickID && m.pending != nil && !m.pending.Deadline.IsZero() {
-			return reviewTick(msg.id) // the footer's countdown
-		}
-	case thinkTickMsg:
-		if msg.id == m.thinkID && m.thinking {
-			m.thinkSecs++
-			return thinkTick(msg.id)
-		}
-		return nil
-	case escDoneMsg:
-		if msg.id == m.escID {
-			m.escArmed = false
-		}
-		return nil
-	case forceQuitMsg:
-		m.log.Warn("quit: the engine did not stop in time")
-		return tea.Quit
 	case tea.KeyPressMsg:
-		if m.endArmed && !key.Matches(msg, m.c.keys.EndEpisode) {
-			m.endArmed = false // any other key: the episode goes on
+		if m.game.endArmed && !key.Matches(msg, m.c.keys.EndEpisode) {
+			m.game.endArmed = false // any other key: the episode goes on
 		}
 		return m.handleKey(msg)
 	case tea.MouseClickMsg:
@@ -358,9 +231,49 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.MouseWheelMsg:
 		return m.handleWheel(msg.Mouse())
 	}
-	// The rest (cursor blinks, pastes, a dialog's answers) is the top
-	// dialog's.
-	return m.updateTop(msg)
+	return m.updateComponents(msg)
+}
+
+// updateComponents gives a message of a component's command to the
+// component; the rest (cursor blinks, pastes, a dialog's answers) is the
+// top dialog's.
+func (m *Model) updateComponents(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case memoriesMsg:
+		return m.panes.memory.take(msg)
+	case memTickMsg:
+		return tea.Batch(loadMemories(m.opts.Memories, true), memTick(m.opts.RefreshEvery))
+	case objectivesMsg:
+		m.panes.objectives.set(msg.active, msg.completed)
+	case ollamaMsg:
+		return m.server.checked(msg, m.game.roleModels[config.RoleAgent])
+	case pullMsg:
+		return m.server.pulled(msg)
+	case replayMsg:
+		return m.panes.startReplay(msg, m.foot)
+	case resumedMsg:
+		return m.handleResumed(msg)
+	case undoCheckMsg:
+		return m.panes.memory.undoChecked(msg)
+	case flashMsg:
+		return m.setFlash(msg.text, msg.err)
+	case flashDoneMsg:
+		m.foot.done(msg.id)
+	case reviewTickMsg:
+		return m.review.ticked(msg)
+	case thinkTickMsg:
+		return m.game.ticked(msg)
+	case escDoneMsg:
+		if msg.id == m.game.escID {
+			m.game.escArmed = false
+		}
+	case forceQuitMsg:
+		m.log.Warn("quit: the engine did not stop in time")
+		return tea.Quit
+	default:
+		return m.dialogs.updateTop(msg)
+	}
+	return nil
 }
 
 func (m *Model) resize(w, h int) {
@@ -376,8 +289,8 @@ func (m *Model) setTheme(name string) {
 		return
 	}
 	m.c.setTheme(th)
-	m.c.styleInput(&m.input)
-	for _, d := range m.dialogs {
+	m.cmdline.setStyles()
+	for _, d := range m.dialogs.open {
 		if r, ok := d.(restyler); ok {
 			r.setStyles()
 		}
@@ -417,54 +330,13 @@ func (m *Model) savePrefs(theme string, models map[string]string) tea.Cmd {
 	}
 }
 
-// noticeLines is the notice (and a pull's progress) wrapped to the screen.
-func (m *Model) noticeLines() []string {
-	var out []string
-	w := m.w
-	if m.notice.kind != noticeNone && !m.notice.hidden {
-		for i, l := range wrap(m.notice.text, w-2, stWarning, "") {
-			prefix := "  "
-			if i == 0 {
-				prefix = "⚠ "
-			}
-			out = append(out, m.c.render(line{segs: append([]seg{{prefix, stWarning}}, l.segs...), width: l.width + 2}, w, "", false))
-		}
-	}
-	if p := m.pull; p != nil {
-		label := fmt.Sprintf("Pulling %s: %s ", p.model, orDash(p.status))
-		bw := max(w-len(label)-2, 10)
-		p.bar.SetWidth(bw)
-		out = append(out, fit(m.c.styles.Info.Render(label)+p.bar.ViewAs(p.percent), w))
-	}
-	return out
-}
-
 // relayout places the panes for the screen size and what else is on it.
 func (m *Model) relayout() {
-	top := len(m.noticeLines())
+	top := len(m.server.lines(m.w))
 	h := max(m.h-2-top, 3)
 	m.lay = computeLayout(m.w, h, top, m.focus)
-	m.transcript.setSize(m.inner(pTranscript))
-	m.reasoning.setSize(m.inner(pReasoning))
-	if r := m.replay; r != nil {
-		r.transcript.setSize(m.inner(pTranscript))
-		r.reasoning.setSize(m.inner(pReasoning))
-		r.mapp.setSize(m.inner(pMap))
-	}
-	m.memory.setSize(m.inner(pMemory))
-	m.objectives.setSize(m.inner(pObjectives))
-	m.mapp.setSize(m.inner(pMap))
-	if m.focus != pMap {
-		m.mapZoom = false
-	}
-	if m.mapZoom {
-		w, h := max(m.lay.area.w-4, 0), max(m.lay.area.h-2, 0)
-		m.mapp.setSize(w, h)
-		if r := m.replay; r != nil {
-			r.mapp.setSize(w, h)
-		}
-	}
-	for _, d := range m.dialogs {
+	m.panes.setSizes(m.lay, m.focus, m.inner)
+	for _, d := range m.dialogs.open {
 		if f, ok := d.(*memForm); ok {
 			f.setWidth(m.dialogWidth())
 		}
@@ -482,8 +354,6 @@ func (m *Model) inner(p paneID) (int, int) {
 	return max(r.w-4, 0), max(r.h-2, 0)
 }
 
-func (m *Model) dialogWidth() int { return min(max(m.w-6, 20), 84) }
-
 // View draws the screen.
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
@@ -500,105 +370,64 @@ func (m *Model) View() tea.View {
 	return v
 }
 
-// shown are the panes on screen: the live ones, or a replay's.
-func (m *Model) shown() (*transcriptPane, *reasoningPane, *mapPane) {
-	if r := m.replay; r != nil {
-		return r.transcript, r.reasoning, r.mapp
-	}
-	return m.transcript, m.reasoning, m.mapp
-}
-
 // Render is the whole screen as text (View's content; the golden tests and
 // the benchmark use it).
 func (m *Model) Render() string {
 	rows := make([]string, 0, m.h)
-	rows = append(rows, m.noticeLines()...)
+	rows = append(rows, m.server.lines(m.w)...)
 	area := m.lay.area
-	switch d := m.overlay(); {
+	switch d := m.dialogs.overlay(); {
 	case d != nil:
-		rows = append(rows, m.dialogView(d, area.w, area.h)...)
-	case m.mapZoom:
-		rows = append(rows, m.paneBox(pMap, area)...)
+		rows = append(rows, overlayView(m.c, d, m.dialogWidth(), area.w, area.h)...)
+	case m.panes.mapZoom:
+		rows = append(rows, m.panes.box(pMap, area, true, "")...)
 	default:
-		rows = append(rows, m.panesView()...)
+		rows = append(rows, m.panes.view(m.lay, m.focus, func(p paneID) string {
+			if p != pReasoning {
+				return ""
+			}
+			return m.game.thinkingTitle(m.panes.replay != nil)
+		})...)
 	}
-	rows = append(rows, m.statusView(), m.footerView())
+	status := statusOf{story: m.opts.Story, maxScore: m.opts.MaxScore, replay: m.panes.replay,
+		waiting: m.review.pending != nil && m.panes.replay == nil, typing: m.dialogs.typing()}
+	rows = append(rows, m.game.statusView(m.w, status), m.footerView())
 	if len(rows) > m.h {
 		rows = rows[:m.h]
 	}
 	return strings.Join(rows, "\n")
 }
 
-// panesView draws the panes area.
-func (m *Model) panesView() []string {
-	l := m.lay
-	area := l.area
-	if l.tabs {
-		r := l.panes[m.focus]
-		return append([]string{m.c.tabBarView(l, m.focus)}, m.paneBox(m.focus, r)...)
+// footerView is the bottom line: a dialog's line or keys, a proposal
+// waiting, a message, or the keys in focus.
+func (m *Model) footerView() string {
+	w, ft := m.w, m.foot
+	if d := m.dialogs.top(); d != nil {
+		return dialogFooter(ft, d, w)
 	}
-	grid := make([][]string, 0, 3)
-	// Columns: group panes by x, top to bottom.
-	xs := []int{}
-	for _, r := range l.panes {
-		if r.empty() {
-			continue
+	if m.review.pending != nil && m.panes.replay == nil {
+		return m.review.line(w)
+	}
+	// A word (a flash, the armed cancel) takes the pane's keys' place; the
+	// timeline and help keys stay at the end, the timeline's unless the
+	// word would be cut.
+	// The timeline's key ends the panes' footer before quit and help
+	// (outside a replay, whose own T rewinds from it).
+	var tl []key.Binding
+	if m.panes.replay == nil {
+		tl = append(tl, described(m.c.keys.Timeline, "timeline"))
+	}
+	tail := ft.tail(tl...)
+	if ft.text != "" {
+		msg := ft.flashView()
+		if ansi.StringWidth(msg)+2+ansi.StringWidth(tail) > w {
+			tail = ft.tail()
 		}
-		found := false
-		for _, x := range xs {
-			found = found || x == r.x
-		}
-		if !found {
-			xs = append(xs, r.x)
-		}
+		return ft.withTail(msg, w, tail)
 	}
-	for _, x := range xs {
-		var col []string
-		for y := area.y; y < area.y+area.h; {
-			next := -1
-			for i, r := range l.panes {
-				if !r.empty() && r.x == x && r.y == y {
-					next = i
-				}
-			}
-			if next < 0 {
-				break
-			}
-			r := l.panes[next]
-			col = append(col, m.paneBox(paneID(next), r)...)
-			y += r.h
-		}
-		grid = append(grid, col)
+	if m.game.escArmed && m.game.thinking {
+		return ft.withTail(m.c.styles.Notice.Render(" esc again cancels the model call in flight"), w, tail)
 	}
-	return hjoin(grid...)
-}
-
-// paneBox draws one pane in its border.
-func (m *Model) paneBox(p paneID, r rect) []string {
-	var body []string
-	var info string
-	tp, rp, mp := m.shown()
-	switch p {
-	case pTranscript:
-		body, info = tp.view(), tp.info()
-	case pReasoning:
-		body, info = rp.view(), rp.info()
-	case pMemory:
-		body, info = m.memory.view(), m.memory.info()
-	case pObjectives:
-		body, info = m.objectives.view(), m.objectives.info()
-	case pMap:
-		body, info = mp.view(), mp.info()
-	}
-	title := paneNames()[p]
-	if r := m.replay; r != nil && (p == pTranscript || p == pReasoning || p == pMap) {
-		title += " · replay of " + lineName(r.line)
-	}
-	if p == pReasoning && m.thinking && m.replay == nil {
-		title += " · thinking…"
-		if m.thinkSecs > 0 {
-			title += fmt.Sprintf(" %ds", m.thinkSecs)
-		}
-	}
-	return m.c.box(title, info, p == m.focus, r.w, r.h, body)
+	ctx := fmt.Sprint("panes ", m.focus, m.panes.replay != nil, m.panes.mapZoom)
+	return ft.cachedKeysLine(ctx, w, func() []key.Binding { return hints(m.focusHints()) }, func() string { return tail })
 }

@@ -119,11 +119,11 @@ func TestTypedCommandGoesToTheEngineAsOverride(t *testing.T) {
 	// The input stays open for the next command (the footer says what was
 	// sent); the history recalls it.
 	h.mustSee(`sent "inventory"`)
-	if !h.m.typing() {
+	if !h.m.dialogs.typing() {
 		t.Fatal("the input closed after sending")
 	}
 	h.key("up")
-	if v := h.m.input.Value(); v != "inventory" {
+	if v := h.m.cmdline.input.Value(); v != "inventory" {
 		t.Errorf("history gives %q", v)
 	}
 	h.key("esc")
@@ -177,13 +177,13 @@ func TestReasoningDeltasStayBounded(t *testing.T) {
 	for range 100 {
 		h.events(engine.ReasoningDelta{Turn: 1, Text: chunk, Thinking: true})
 	}
-	if n := len(h.m.reasoning.cur.parts[0].text); n > maxStreamText+10 {
+	if n := len(h.m.panes.reasoning.cur.parts[0].text); n > maxStreamText+10 {
 		t.Errorf("streamed text kept %d bytes", n)
 	}
 	for i := 2; i < 3*maxReasoningTurns; i++ {
 		h.events(engine.TurnStarted{Turn: i, Actor: engine.ActorAgent})
 	}
-	if n := h.m.reasoning.feed.len(); n > maxReasoningTurns+maxReasoningTurns/4 {
+	if n := h.m.panes.reasoning.feed.len(); n > maxReasoningTurns+maxReasoningTurns/4 {
 		t.Errorf("reasoning keeps %d turns", n)
 	}
 }
@@ -243,7 +243,14 @@ func TestMemoryEditSupersedeAddDeleteUndo(t *testing.T) {
 		t.Fatalf("supersede sent %#v", e)
 	}
 	h.flush()
+	addDeleteUndoMemory(t, h)
+}
 
+// addDeleteUndoMemory adds a memory (refused without a title), deletes
+// one and undoes it, leaves a form with esc, and reloads the pane on
+// MemoryChanged.
+func addDeleteUndoMemory(t *testing.T, h *harness) {
+	t.Helper()
 	// Add one; a missing title is refused in the form.
 	h.key("a")
 	h.mustSee("New memory at L3 Muddy Lane")
@@ -263,7 +270,7 @@ func TestMemoryEditSupersedeAddDeleteUndo(t *testing.T) {
 	h.mustSee(`deleted "Orchard lies north": u undoes`)
 	h.mem.undoPending = 1 // the store counts the deletion (read in a command)
 	h.do("u")
-	want = []engine.Command{engine.MemoryEdit{Op: engine.MemoryDelete, Location: 3, Title: "Orchard lies north"}, engine.MemoryEdit{Op: engine.MemoryUndo}}
+	want := []engine.Command{engine.MemoryEdit{Op: engine.MemoryDelete, Location: 3, Title: "Orchard lies north"}, engine.MemoryEdit{Op: engine.MemoryUndo}}
 	if got := h.pending(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("queued %#v\nwant %#v", got, want)
 	}
@@ -358,18 +365,18 @@ func TestMissingModelIsPulledWithProgress(t *testing.T) {
 	m.Update(ollamaMsg{err: missing})
 	h.mustSee("does not have the model qwen3:4b", "P pulls it")
 	cmd := h.key("P")
-	if m.pull == nil {
+	if m.server.pull == nil {
 		t.Fatal("P did not start a pull")
 	}
 	// Drive the pull: the runner sends progress and the end on the channel.
 	models.err = nil
 	go run(cmd)
 	var last string
-	for m.pull != nil {
+	for m.server.pull != nil {
 		select {
-		case msg := <-m.pull.ch:
+		case msg := <-m.server.pull.ch:
 			m.Update(msg)
-			if m.pull != nil {
+			if m.server.pull != nil {
 				last = h.screen()
 			}
 		case <-time.After(5 * time.Second):
@@ -396,7 +403,7 @@ func TestEscEscCancelsTheModelCall(t *testing.T) {
 	if len(h.pending()) != 0 {
 		t.Fatalf("i, esc, esc sent %#v", h.pending())
 	}
-	h.m.Update(escDoneMsg{id: h.m.escID})
+	h.m.Update(escDoneMsg{id: h.m.game.escID})
 	h.key("esc")
 	h.mustSee("esc again cancels")
 	if len(h.pending()) != 0 {
@@ -409,7 +416,7 @@ func TestEscEscCancelsTheModelCall(t *testing.T) {
 	// An esc that comes too late only arms again.
 	h.flush()
 	h.key("esc")
-	h.m.Update(escDoneMsg{id: h.m.escID})
+	h.m.Update(escDoneMsg{id: h.m.game.escID})
 	h.key("esc")
 	if len(h.pending()) != 0 {
 		t.Fatalf("a late esc cancelled: %#v", h.pending())
@@ -487,8 +494,8 @@ func TestSearchAndScrollback(t *testing.T) {
 	h.key("G")
 	r := h.m.lay.panes[pTranscript]
 	h.m.Update(tea.MouseWheelMsg{X: r.x + 2, Y: r.y + 2, Button: tea.MouseWheelUp})
-	if h.m.transcript.feed.offset != 3 {
-		t.Errorf("wheel scrolled to %d", h.m.transcript.feed.offset)
+	if h.m.panes.transcript.feed.offset != 3 {
+		t.Errorf("wheel scrolled to %d", h.m.panes.transcript.feed.offset)
 	}
 }
 
@@ -506,9 +513,9 @@ func paneText(h *harness, p paneID) string {
 func TestTranscriptMemoryStaysBounded(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	for i := 1; i <= 3*maxTranscript; i++ {
-		h.m.transcript.addTurn(turn(i, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane"), 1)
+		h.m.panes.transcript.addTurn(liveTurn(turn(i, engine.ActorAgent, "wait", "Time passes.", 3, "Muddy Lane")), 1)
 	}
-	if n := h.m.transcript.feed.len(); n > maxTranscript+maxTranscript/4 {
+	if n := h.m.panes.transcript.feed.len(); n > maxTranscript+maxTranscript/4 {
 		t.Fatalf("transcript holds %d turns", n)
 	}
 	h.mustSee(fmt.Sprintf("T%d agent", 3*maxTranscript))
@@ -556,7 +563,7 @@ func TestHelpThemesAndBackground(t *testing.T) {
 		t.Errorf("a light background gives theme %q", m.c.theme.Name)
 	}
 	h.key("?")
-	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 82 · ↑/↓ pgup/pgdn scroll")
+	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 91 · ↑/↓ pgup/pgdn scroll")
 	h.key("/", "s", "u", "p", "e", "r", "enter")
 	h.mustSee("Memory pane (m)", "supersede memory", "theme light")
 	h.key("esc", "?")
@@ -626,11 +633,11 @@ func TestSendKeepsTheOrderOfCommands(t *testing.T) {
 func TestRefreshPicksUpHandEdits(t *testing.T) {
 	src := &refreshingMemories{fakeMemories: fakeMemories{secs: sampleSections()}}
 	m := New(context.Background(), Options{Engine: newFakeEngine(), Memories: src, RefreshEvery: time.Hour})
-	if msgs := run(m.loadMemories(true)); len(msgs) != 0 {
+	if msgs := run(loadMemories(m.opts.Memories, true)); len(msgs) != 0 {
 		t.Fatalf("an unchanged file gave %v", msgs)
 	}
 	src.changed = true
-	msgs := run(m.loadMemories(true))
+	msgs := run(loadMemories(m.opts.Memories, true))
 	if len(msgs) != 1 || len(msgs[0].(memoriesMsg).secs) != 2 {
 		t.Fatalf("a changed file gave %v", msgs)
 	}
@@ -670,10 +677,10 @@ func TestPaintMatchesLipgloss(t *testing.T) {
 func TestThinkingShowsHowLong(t *testing.T) {
 	h := newHarness(t, 120, 40, "dark")
 	h.events(engine.TurnStarted{Turn: 1, Actor: engine.ActorAgent})
-	h.m.Update(thinkTickMsg{id: h.m.thinkID})
-	h.m.Update(thinkTickMsg{id: h.m.thinkID})
+	h.m.Update(thinkTickMsg{id: h.m.game.thinkID})
+	h.m.Update(thinkTickMsg{id: h.m.game.thinkID})
 	h.mustSee("Reasoning · thinking… 2s")
-	h.m.Update(thinkTickMsg{id: h.m.thinkID - 1}) // a stale tick is ignored
+	h.m.Update(thinkTickMsg{id: h.m.game.thinkID - 1}) // a stale tick is ignored
 	h.mustSee("thinking… 2s")
 	h.events(turn(1, engine.ActorAgent, "north", "Orchard", 4, "Orchard"))
 	h.mustNotSee("thinking…")
@@ -729,28 +736,6 @@ func TestSupervisorGaugesAndFeedback(t *testing.T) {
 	h.events(engine.TurnStarted{Turn: 3, Actor: engine.ActorAgent},
 		engine.SupervisorChanged{Turn: 3, Round: 1, Trust: 0.3, Work: -0.2, Comfort: 0.5, Mood: "wary", Feedback: "You keep trying the door.", Contradicted: []string{"the door is open"}})
 	h.mustSee("trust +0.3 work -0.2 comfort +0.5", "supervisor (round 1, wary): You keep trying", "the door is open")
-}
-
-// Keys remapped in lantern.toml's [keys] take the place of the defaults,
-// in the keys' effect and in the help footer.
-func TestRemappedKeys(t *testing.T) {
-	eng := newFakeEngine()
-	m := New(context.Background(), Options{Engine: eng, Memories: &fakeMemories{}, Story: "demo", Theme: "dark", RefreshEvery: -1,
-		Keys: map[string]string{"pause": "p", "step": "x", "quit": "ctrl+q"}})
-	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
-	h := &harness{t: t, m: m, eng: eng}
-	h.events(opening(), engine.Idle{Mode: engine.Paused})
-	h.mustSee("p run/pause", "x step", "ctrl+q quit")
-	h.key("space")
-	h.key("n")
-	if got := h.pending(); len(got) != 0 {
-		t.Fatalf("the old keys still act: %#v", got)
-	}
-	h.key("p")
-	h.key("x")
-	if got, want := h.pending(), []engine.Command{engine.Unpause{}, engine.Step{}}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("queued %#v, want %#v", got, want)
-	}
 }
 
 // A resumed session says so, in the right episode, and shows where the

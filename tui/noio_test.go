@@ -269,6 +269,19 @@ func runQuick(cmd tea.Cmd) []tea.Msg {
 // never from the one that runs Update. Every outside call is also checked
 // to have been made, so the paths that read and write are covered.
 func TestNoIOInUpdate(t *testing.T) {
+	g, eng, d := guardedModel(t)
+	playPanesAndDialogs(d)
+	playTheGame(d)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	checkNoIO(t, g)
+	checkEditsSent(t, eng)
+}
+
+// guardedModel is a model whose every outside call the guard checks,
+// opened, sized and given an episode's first events.
+func guardedModel(t *testing.T) (*ioGuard, guardedEngine, *ioDriver) {
+	t.Helper()
 	g := &ioGuard{update: goid(), calls: map[string]int{}}
 	mem := &guardedMemories{g: g}
 	mem.secs = sampleSections()
@@ -295,10 +308,15 @@ func TestNoIOInUpdate(t *testing.T) {
 	d.feed(eventsMsg{evs: []engine.Event{opening(), em.opened(3, "Muddy Lane"), engine.Idle{Mode: engine.Paused},
 		engine.MemoryChanged{Location: 3}, engine.ObjectivesChanged{Active: []string{"Find the lamp"}},
 		engine.SupervisorChanged{Turn: 1, Round: 1, Trust: 0.2, Feedback: "Explore."}}})
-	for _, msg := range runQuick(m.loadMemories(true)) {
+	for _, msg := range runQuick(loadMemories(m.opts.Memories, true)) {
 		d.feed(msg)
 	}
 
+	return g, eng, d
+}
+
+// playPanesAndDialogs plays the panes' keys and opens every dialog.
+func playPanesAndDialogs(d *ioDriver) {
 	// The memory pane: read, browse, edit (the form compares with the file),
 	// supersede, add, delete, undo twice.
 	d.keys("m", "down", "v", "esc", "b", "b")
@@ -321,6 +339,10 @@ func TestNoIOInUpdate(t *testing.T) {
 	d.keys("N", "e", "ctrl+u")
 	d.text("The rope is frayed.")
 	d.keys("enter", "d", "d", "esc", "K", "esc")
+}
+
+// playTheGame plays the game's keys, a review and a rewind.
+func playTheGame(d *ioDriver) {
 	// The game: type a command, paste a long block (asked, then played),
 	// search, review, steps, theme, copy, pull, retry, end, quit.
 	d.keys("i")
@@ -343,8 +365,11 @@ func TestNoIOInUpdate(t *testing.T) {
 		Branch: engine.Branch{ID: 3, Parent: 1, ForkTurn: 5}}}})
 	d.keys("X", "X", "q")
 
-	g.mu.Lock()
-	defer g.mu.Unlock()
+}
+
+// checkNoIO: no outside call came from Update, and every kind was made.
+func checkNoIO(t *testing.T, g *ioGuard) {
+	t.Helper()
 	if len(g.bad) > 0 {
 		t.Errorf("Update did I/O itself (call it from a tea.Cmd): %v", g.bad)
 	}
@@ -360,6 +385,11 @@ func TestNoIOInUpdate(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("the scenario never reached %v (calls: %v)", missing, g.calls)
 	}
+}
+
+// checkEditsSent: the person's edits reached the engine as commands.
+func checkEditsSent(t *testing.T, eng guardedEngine) {
+	t.Helper()
 	// The person's edits reached the engine as commands.
 	var kinds []string
 	for _, c := range eng.commands() {

@@ -112,7 +112,9 @@ func (v *notesView) selected() (rundb.Note, bool) {
 	return v.notes[v.sel], true
 }
 
-func (v *notesView) frame() frame { return frame{title: "Notes", keys: closeKeys()} }
+func (v *notesView) frame() frame { return frame{title: "Notes"} }
+
+func (v *notesView) bindings() []binding { return closeOnly(v.c.keys) }
 
 func (v *notesView) view(w, h int) []string {
 	v.w = w
@@ -167,15 +169,15 @@ func (v *notesView) view(w, h int) []string {
 	return out
 }
 
-// openNotes shows the Notes view.
-func (m *Model) openNotes() tea.Cmd {
-	if m.opts.Notes == nil {
-		return m.setFlash("no run database attached", true)
+// openNotes shows the Notes view, a dialog w cells wide inside.
+func openNotes(ctx context.Context, c *common, h host, ft *footer, src NoteSource, w int) tea.Cmd {
+	if src == nil {
+		return ft.set("no run database attached", true)
 	}
-	v := &notesView{c: m.c, h: m, ctx: m.ctx, src: m.opts.Notes, input: m.newInput("note: ", ""), w: m.dialogWidth() - 4}
+	v := &notesView{c: c, h: h, ctx: ctx, src: src, input: c.newInput("note: ", ""), w: w}
 	v.input.CharLimit = 2000
-	m.open(v)
-	return listNotes(m.ctx, m.opts.Notes, nil, "", m.c.md, v.at())
+	h.open(v)
+	return listNotes(ctx, src, nil, "", c.md, v.at())
 }
 
 // update takes the notes read and the keys.

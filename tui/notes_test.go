@@ -102,11 +102,17 @@ func TestNotesView(t *testing.T) {
 	}
 	h.mustNotSee("Apples in the orchard")
 	h.do("esc")
-	if h.m.top() != nil {
+	if h.m.dialogs.top() != nil {
 		t.Fatal("esc did not close the Notes view")
 	}
+	helpListsNotes(t, h)
+}
+
+// helpListsNotes: the help lists the Notes key.
+func helpListsNotes(t *testing.T, h *harness) {
+	t.Helper()
 	found := false
-	for _, e := range helpEntries(h.m.c.keys) {
+	for _, e := range helpRows(h.m.helpGroups()) {
 		found = found || (e.key == "N" && strings.Contains(e.desc, "the agent's notes"))
 	}
 	if !found {
@@ -118,7 +124,7 @@ func TestNotesViewWithoutDatabase(t *testing.T) {
 	h := newHarness(t, 80, 24, "dark")
 	scene(h)
 	h.do("N") // a flash, whose expiry is a tick: nothing to render
-	if h.m.top() != nil || !strings.Contains(h.screen(), "no run database attached") {
+	if h.m.dialogs.top() != nil || !strings.Contains(h.screen(), "no run database attached") {
 		t.Errorf("N without a database:\n%s", h.screen())
 	}
 }

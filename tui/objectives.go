@@ -3,6 +3,10 @@ package tui
 import (
 	"fmt"
 	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/lantern-if/lantern/engine"
 )
 
 // ObjectiveSource is the read side of the objectives manager: the current
@@ -16,6 +20,8 @@ type ObjectiveSource interface {
 // completes and drops them through engine.ObjectiveEdit commands.
 type objectivesPane struct {
 	c                 *common
+	host              host
+	ft                *footer
 	has               bool
 	active, completed []string
 	nActive, nDone    int // from ObjectivesChanged, when there is no source
@@ -25,8 +31,8 @@ type objectivesPane struct {
 	w, h              int
 }
 
-func newObjectivesPane(c *common, has bool) *objectivesPane {
-	return &objectivesPane{c: c, has: has}
+func newObjectivesPane(c *common, h host, ft *footer, has bool) *objectivesPane {
+	return &objectivesPane{c: c, host: h, ft: ft, has: has}
 }
 
 func (p *objectivesPane) setSize(w, h int) { p.w, p.h = w, h }
@@ -118,4 +124,69 @@ func (p *objectivesPane) view() []string {
 		out = append(out, strings.Repeat(" ", p.w))
 	}
 	return out
+}
+
+// bindings are the Objectives pane's keys.
+func (p *objectivesPane) bindings() []binding {
+	k := p.c.keys
+	return []binding{
+		bind(described(k.Add, "add objective"), "add", func(tea.KeyPressMsg) tea.Cmd { return p.openInput("add", "") }),
+		bind(described(k.Edit, "edit objective"), "edit", act(p.edit)),
+		bind(k.Complete, "complete", func(tea.KeyPressMsg) tea.Cmd { return p.op(string(engine.ObjectiveComplete)) }),
+		bind(k.Drop, "drop", func(tea.KeyPressMsg) tea.Cmd { return p.op(string(engine.ObjectiveDrop)) }),
+		bind(described(k.Undo, "bring back the objective dropped last"), "undrop", act(p.undrop)),
+		bind(joined("choose an objective", k.Up, k.Down), "choose", nil),
+	}
+}
+
+// hints are the Objectives pane's footer: its own keys, then the pane key.
+func (p *objectivesPane) hints(g gameKeys) []binding { return append(p.bindings(), g.next) }
+
+func (p *objectivesPane) edit() tea.Cmd {
+	o, ok := p.selected()
+	if !ok {
+		return p.ft.set("no objective selected (a adds one)", true)
+	}
+	return p.openInput("edit", o)
+}
+
+// op completes or drops the selected objective (asks which when none is).
+func (p *objectivesPane) op(op string) tea.Cmd {
+	if o, ok := p.selected(); ok {
+		word := fmt.Sprintf("%s: %s", op, o)
+		if op == string(engine.ObjectiveDrop) {
+			p.dropped = o
+			word = fmt.Sprintf("dropped %q · u brings it back", o)
+		}
+		return tea.Batch(p.host.send(engine.ObjectiveEdit{Op: engine.ObjectiveOp(op), Text: o}), p.ft.set(word, false))
+	}
+	return p.openInput(op, "")
+}
+
+// undrop is u: the objective dropped last comes back (as the person's).
+func (p *objectivesPane) undrop() tea.Cmd {
+	o := p.dropped
+	if o == "" {
+		return p.ft.set("nothing dropped here to bring back", false)
+	}
+	p.dropped = ""
+	return tea.Batch(p.host.send(engine.ObjectiveEdit{Op: engine.ObjectiveAdd, Text: o}), p.ft.set(fmt.Sprintf("brought back %q", o), false))
+}
+
+// openInput asks for an objective's text (to add, or to name the one to
+// complete or drop).
+func (p *objectivesPane) openInput(op, value string) tea.Cmd {
+	d := &objectiveLine{p: p, ti: p.c.newInput("objective: ", ""), op: op}
+	switch op {
+	case "add":
+		d.ti.Prompt = "new objective: "
+	case "edit":
+		d.ti.Prompt = "objective: "
+		d.editing = value
+	default:
+		d.ti.Prompt = op + " objective (text or ID): "
+	}
+	d.ti.SetValue(value)
+	p.host.open(d)
+	return d.ti.Focus()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -203,7 +204,9 @@ func newModelPicker(m Models, known map[string]string) *modelPicker {
 	return p
 }
 
-func (p *modelPicker) frame() frame { return frame{title: "Model per role", keys: closeKeys()} }
+func (p *modelPicker) frame() frame { return frame{title: "Model per role"} }
+
+func (p *modelPicker) bindings() []binding { return closeOnly(p.c.keys) }
 
 func (p *modelPicker) setModels(ms []llm.ModelSummary, err error) {
 	p.loaded = true
@@ -363,4 +366,132 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// server is the model server as the screen shows it: the notice of a
+// problem (until it is solved), a check in flight, a pull's progress.
+type server struct {
+	c        *common
+	ctx      context.Context
+	models   Models // nil: no model server configured
+	ft       *footer
+	log      *slog.Logger
+	notice   notice
+	checking bool
+	pull     *pullState
+}
+
+// unreachable reports whether the agent's calls cannot be answered.
+func (sv *server) unreachable() bool { return sv.notice.kind == noticeUnreachable }
+
+// noticed reports whether a notice stands (shown or hidden).
+func (sv *server) noticed() bool { return sv.notice.kind != noticeNone }
+
+// check starts a check of the server.
+func (sv *server) check() tea.Cmd {
+	if sv.models == nil {
+		return nil
+	}
+	sv.checking = true
+	return checkOllama(sv.ctx, sv.models)
+}
+
+// checked takes the result of a check (agent: the agent's model).
+func (sv *server) checked(msg ollamaMsg, agent string) tea.Cmd {
+	sv.checking = false
+	if msg.err == nil {
+		sv.log.Info("ollama", "host", sv.models.Host(), "version", msg.version)
+		was := sv.noticed()
+		sv.notice = notice{}
+		if was {
+			return sv.ft.set(fmt.Sprintf("Ollama %s at %s is ready", msg.version, sv.models.Host()), false)
+		}
+		return nil
+	}
+	sv.log.Warn("ollama", "host", sv.models.Host(), "err", msg.err)
+	sv.notice = modelNotice(sv.models.Host(), agent, msg.err)
+	return nil
+}
+
+// retry checks the server again.
+func (sv *server) retry() tea.Cmd {
+	if sv.models == nil || sv.checking {
+		return nil
+	}
+	return tea.Batch(sv.check(), sv.ft.set("asking Ollama at "+sv.models.Host()+"…", false))
+}
+
+// startPull downloads the missing model with a progress bar.
+func (sv *server) startPull() tea.Cmd {
+	if sv.models == nil || sv.pull != nil || sv.notice.kind != noticeNoModel {
+		return nil
+	}
+	ps := &pullState{model: sv.notice.model, status: "starting", ch: make(chan pullMsg, 16)}
+	ps.bar = newProgressBar(sv.c)
+	sv.pull = ps
+	return tea.Batch(runPull(sv.ctx, sv.models, ps.model, ps.ch), readPull(ps.ch))
+}
+
+// pulled takes a pull's progress, or its end.
+func (sv *server) pulled(msg pullMsg) tea.Cmd {
+	ps := sv.pull
+	if ps == nil {
+		return nil
+	}
+	if msg.done {
+		sv.pull = nil
+		if msg.err != nil {
+			sv.log.Warn("pull", "model", ps.model, "err", msg.err)
+			return sv.ft.set("pull failed: "+msg.err.Error(), true)
+		}
+		sv.log.Info("pull", "model", ps.model, "done", true)
+		return tea.Batch(sv.ft.set("pulled "+ps.model, false), sv.retry())
+	}
+	ps.status = msg.p.Status
+	if msg.p.Total > 0 {
+		ps.percent = float64(msg.p.Completed) / float64(msg.p.Total)
+	}
+	return readPull(ps.ch)
+}
+
+// hide gives the notice's rows back to the panes (r checks again); it
+// reports whether there was a notice to hide.
+func (sv *server) hide(thinking bool) (tea.Cmd, bool) {
+	if !sv.noticed() || sv.notice.hidden || thinking {
+		return nil, false
+	}
+	sv.notice.hidden = true
+	return sv.ft.set("notice hidden: r checks the model server again", false), true
+}
+
+// lines are the notice (and a pull's progress) wrapped to w.
+func (sv *server) lines(w int) []string {
+	var out []string
+	if sv.noticed() && !sv.notice.hidden {
+		for i, l := range wrap(sv.notice.text, w-2, stWarning, "") {
+			prefix := "  "
+			if i == 0 {
+				prefix = "⚠ "
+			}
+			out = append(out, sv.c.render(line{segs: append([]seg{{prefix, stWarning}}, l.segs...), width: l.width + 2}, w, "", false))
+		}
+	}
+	if p := sv.pull; p != nil {
+		label := fmt.Sprintf("Pulling %s: %s ", p.model, orDash(p.status))
+		p.bar.SetWidth(max(w-len(label)-2, 10))
+		out = append(out, fit(sv.c.styles.Info.Render(label)+p.bar.ViewAs(p.percent), w))
+	}
+	return out
+}
+
+// openModels opens the model picker and asks the server for its models;
+// save keeps a choice for next time (nil: nowhere).
+func (sv *server) openModels(h host, current map[string]string, save func(map[string]string) tea.Cmd) tea.Cmd {
+	if sv.models == nil {
+		return sv.ft.set("no model server is configured", true)
+	}
+	p := newModelPicker(sv.models, current)
+	p.c, p.h, p.save = sv.c, h, save
+	h.open(p)
+	return listModels(sv.ctx, sv.models)
 }

@@ -2,8 +2,10 @@ package tui
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -19,142 +21,278 @@ type restyler interface{ setStyles() }
 
 // commandLine is the command input: Enter sends a command for the story
 // (it runs at the next turn boundary, marked human) and keeps the line
-// open; Esc leaves it. The text and the history stay in the root, so the
-// line comes back as it was left.
-type commandLine struct{ m *Model }
+// open; Esc leaves it. The root keeps the component, so the line comes
+// back as it was left, with the commands sent before.
+type commandLine struct {
+	c     *common
+	h     host
+	ft    *footer
+	log   *slog.Logger
+	panes *paneSet
+	game  *game
+
+	input   textinput.Model
+	history []string
+	histAt  int
+	// suggested is 1 + the turn whose actions were asked for (0: none).
+	suggested int
+	closed    bool
+}
+
+func newCommandLine(c *common, h host, ft *footer, log *slog.Logger, ps *paneSet, g *game) *commandLine {
+	d := &commandLine{c: c, h: h, ft: ft, log: log, panes: ps, game: g}
+	d.input = c.newInput("› ", "a command for the story, e.g. inventory")
+	// Tab completes from what the game lets the player do here (the
+	// engine's ActionsSuggested); ctrl+n/ctrl+p pick another match.
+	d.input.ShowSuggestions = true
+	return d
+}
+
+// open puts the line in the footer, as it was left.
+func (d *commandLine) open() tea.Cmd {
+	d.histAt, d.closed = len(d.history), false
+	d.h.open(d)
+	return tea.Batch(d.input.Focus(), d.suggest())
+}
 
 func (d *commandLine) frame() frame { return frame{footer: true} }
 
+func (d *commandLine) setStyles() { d.c.styleInput(&d.input) }
+
 func (d *commandLine) view(w, _ int) []string {
-	m := d.m
-	s := m.c.styles
+	s := d.c.styles
 	hint := s.HelpDesc.Render("  enter sends · tab completes · esc leaves")
-	if m.flash != "" {
+	if d.ft.text != "" {
 		st := s.Flash
-		if m.flashErr {
+		if d.ft.isErr {
 			st = s.Error
 		}
-		hint = st.Render("  " + oneLine(m.flash))
+		hint = st.Render("  " + oneLine(d.ft.text))
 	}
-	iw := max(min(w-ansi.StringWidth(m.input.Prompt)-28, 60), 10)
-	m.input.SetWidth(iw)
-	return []string{m.input.View() + hint}
+	iw := max(min(w-ansi.StringWidth(d.input.Prompt)-28, 60), 10)
+	d.input.SetWidth(iw)
+	return []string{d.input.View() + hint}
 }
 
 func (d *commandLine) update(msg tea.Msg) (dialog, tea.Cmd) {
-	m := d.m
+	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		return m.inputKey(d, msg)
+		var ok bool
+		if cmd, ok = dispatch(d.bindings(), msg, nil); !ok {
+			d.input, cmd = d.input.Update(msg)
+		}
 	case tea.PasteMsg:
-		return d, m.paste(msg.Content)
+		cmd = d.paste(msg.Content)
+	default:
+		d.input, cmd = d.input.Update(msg)
 	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(msg)
+	if d.closed {
+		return nil, cmd
+	}
 	return d, cmd
 }
 
-// inputKey: the command line's keys.
-func (m *Model) inputKey(d *commandLine, k tea.KeyPressMsg) (dialog, tea.Cmd) {
-	switch k.String() {
-	case "esc":
-		// Esc only leaves the input; it never arms the cancel.
-		m.input.Blur()
-		return nil, nil
-	case "pgup", "pgdown", "ctrl+end":
-		// The transcript scrolls while typing.
-		switch k.String() {
-		case "pgup":
-			m.scrollPane(pTranscript, m.pageOf(pTranscript))
-		case "pgdown":
-			m.scrollPane(pTranscript, -m.pageOf(pTranscript))
-		default:
-			m.scrollPane(pTranscript, -(1 << 20))
-		}
-		return d, nil
-	case "end":
-		if m.input.Position() >= len([]rune(m.input.Value())) {
-			m.scrollPane(pTranscript, -(1 << 20)) // at the line's end: the transcript follows
-			return d, nil
-		}
-	case "enter":
-		return d, m.sendLine()
-	case "up":
-		if m.histAt > 0 {
-			m.histAt--
-			m.input.SetValue(m.history[m.histAt])
-			m.input.CursorEnd()
-		}
-		return d, nil
-	case "down":
-		if m.histAt < len(m.history) {
-			m.histAt++
-			v := ""
-			if m.histAt < len(m.history) {
-				v = m.history[m.histAt]
-			}
-			m.input.SetValue(v)
-			m.input.CursorEnd()
-		}
-		return d, nil
-	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(k)
-	return d, cmd
+// firstKey is a binding of the keyMap's first key only (a text input
+// types the letters the other keys may be).
+func firstKey(kb key.Binding, name, desc string) key.Binding {
+	return keyOf(name, desc, kb.Keys()[0])
 }
 
-// suggest asks the engine what the game lets the player do here, for the
-// command line's tab completion (once per turn while the line is open).
-func (m *Model) suggest() tea.Cmd {
-	if m.suggested == m.turn+1 {
+// bindings are the command line's keys; the others type.
+func (d *commandLine) bindings() []binding {
+	k := d.c.keys
+	return []binding{
+		bind(keyOf("enter", "send (a multi-line paste plays line by line)"), "", act(d.sendLine)),
+		bind(keyOf("esc", "leave the input"), "", do(func() { d.input.Blur(); d.closed = true })),
+		bind(joined("earlier commands", firstKey(k.Up, "↑", ""), firstKey(k.Down, "↓", "")), "", d.browse),
+		bind(joined("scroll the transcript", firstKey(k.PageUp, "pgup", ""), firstKey(k.PageDown, "pgdn", "")), "", d.page),
+		{key: firstKey(k.Bottom, "end", "follow the transcript (at the line's end)"), run: do(d.follow), active: d.atEnd},
+		bind(keyOf("ctrl+end", "follow the transcript"), "", do(d.follow)),
+		bind(keyOf("ctrl+c", "clear the line (again: quit)"), "", nil),
+	}
+}
+
+// browse goes through the commands sent before.
+func (d *commandLine) browse(k tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(k, firstKey(d.c.keys.Up, "", "")) {
+		if d.histAt > 0 {
+			d.histAt--
+			d.input.SetValue(d.history[d.histAt])
+			d.input.CursorEnd()
+		}
 		return nil
 	}
-	m.suggested = m.turn + 1
-	return m.send(engine.SuggestActions{})
+	if d.histAt < len(d.history) {
+		d.histAt++
+		v := ""
+		if d.histAt < len(d.history) {
+			v = d.history[d.histAt]
+		}
+		d.input.SetValue(v)
+		d.input.CursorEnd()
+	}
+	return nil
 }
 
-// suggestions takes the game's answer for the command line, if it is
-// still about the turn play stands at.
-func (m *Model) suggestions(ev engine.ActionsSuggested) {
-	if ev.Turn == m.turn {
-		m.input.SetSuggestions(ev.Actions)
+// page scrolls the transcript while typing.
+func (d *commandLine) page(k tea.KeyPressMsg) tea.Cmd {
+	n := max(d.panes.transcript.feed.h-1, 1)
+	if key.Matches(k, firstKey(d.c.keys.PageDown, "", "")) {
+		n = -n
 	}
+	d.panes.scroll(pTranscript, n)
+	return nil
+}
+
+// follow scrolls the transcript to its newest line.
+func (d *commandLine) follow() { d.panes.scroll(pTranscript, -(1 << 20)) }
+
+// atEnd reports whether the cursor is at the line's end (end then
+// follows the transcript).
+func (d *commandLine) atEnd() bool { return d.input.Position() >= len([]rune(d.input.Value())) }
+
+// suggest asks the engine what the game lets the player do here, for the
+// tab completion (once per turn while the line is open).
+func (d *commandLine) suggest() tea.Cmd {
+	if d.suggested == d.game.turn+1 {
+		return nil
+	}
+	d.suggested = d.game.turn + 1
+	return d.h.send(engine.SuggestActions{})
+}
+
+// suggestions takes the game's answer, if it is still about the turn
+// play stands at.
+func (d *commandLine) suggestions(ev engine.ActionsSuggested) {
+	if ev.Turn == d.game.turn {
+		d.input.SetSuggestions(ev.Actions)
+	}
+}
+
+// played forgets what could be done before the turn, and asks again while
+// the line is open.
+func (d *commandLine) played(open bool) tea.Cmd {
+	d.input.SetSuggestions(nil)
+	if open {
+		return d.suggest()
+	}
+	return nil
 }
 
 // sendLine sends the typed command.
-func (m *Model) sendLine() tea.Cmd {
-	text := oneLine(m.input.Value())
+func (d *commandLine) sendLine() tea.Cmd {
+	text := oneLine(d.input.Value())
 	if text == "" {
 		return nil
 	}
-	m.input.Reset()
-	m.transcript.feed.toBottom() // sending follows the transcript
-	if n := len(m.history); n == 0 || m.history[n-1] != text {
-		m.history = append(m.history, text)
-		if len(m.history) > maxHistory {
-			m.history = m.history[1:]
+	d.input.Reset()
+	d.panes.transcript.feed.toBottom() // sending follows the transcript
+	if n := len(d.history); n == 0 || d.history[n-1] != text {
+		d.history = append(d.history, text)
+		if len(d.history) > maxHistory {
+			d.history = d.history[1:]
 		}
 	}
-	m.histAt = len(m.history)
-	m.log.Info("override", "text", text)
+	d.histAt = len(d.history)
+	d.log.Info("override", "text", text)
 	note := "it runs now"
-	if m.mode == engine.Running || m.thinking {
+	if d.game.mode == engine.Running || d.game.thinking {
 		note = "it runs at the turn boundary"
 	}
-	return tea.Batch(m.send(engine.Override{Text: text}), m.setFlash(fmt.Sprintf("sent %q: %s", text, note), false))
+	return tea.Batch(d.h.send(engine.Override{Text: text}), d.ft.set(fmt.Sprintf("sent %q: %s", text, note), false))
+}
+
+// maxCommand is the longest command the input takes.
+const maxCommand = 200
+
+// pasteAsk is the most pasted lines played without asking first.
+const pasteAsk = 5
+
+// paste takes a paste (lines end in LF, CR LF or CR, as terminals send
+// them): one line joins what is typed (cut at maxCommand, with a word);
+// several lines are sent as commands, one per line, in order, as if each
+// were typed and sent.
+func (d *commandLine) paste(content string) tea.Cmd {
+	var lines []string
+	for _, l := range strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(content), "\n") {
+		if l = oneLine(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	switch len(lines) {
+	case 0:
+		return nil
+	case 1:
+		return d.pasteOne(lines[0])
+	}
+	cut := 0
+	cmds := make([]engine.Command, 0, len(lines))
+	for _, l := range lines {
+		if r := []rune(l); len(r) > maxCommand {
+			l = string(r[:maxCommand])
+			cut++
+		}
+		cmds = append(cmds, engine.Override{Text: l})
+	}
+	note := fmt.Sprintf("pasted %d lines: each plays as a command, in order", len(cmds))
+	if cut > 0 {
+		note += fmt.Sprintf(" (%d cut at %d characters)", cut, maxCommand)
+	}
+	if len(cmds) > pasteAsk {
+		d.h.open(&confirmPaste{d: d, cmds: cmds, note: note})
+		return nil
+	}
+	return d.playPaste(cmds, note)
+}
+
+// pasteOne puts a pasted line where the cursor is.
+func (d *commandLine) pasteOne(l string) tea.Cmd {
+	v := []rune(d.input.Value())
+	at := min(len(v), d.input.Position())
+	text := string(v[:at]) + l
+	rest := string(v[at:])
+	all := []rune(text + rest)
+	if len(all) <= maxCommand {
+		d.input.SetValue(text + rest)
+		d.input.SetCursor(len([]rune(text)))
+		return nil
+	}
+	d.input.SetValue(string(all[:maxCommand]))
+	d.input.CursorEnd()
+	return d.ft.set(fmt.Sprintf("paste cut to %d of %d characters", maxCommand, len(all)), true)
+}
+
+// playPaste sends a paste's commands, one turn each, and keeps them in the
+// history.
+func (d *commandLine) playPaste(cmds []engine.Command, note string) tea.Cmd {
+	for _, c := range cmds {
+		if o, ok := c.(engine.Override); ok {
+			d.history = append(d.history, o.Text)
+		}
+	}
+	if n := len(d.history); n > maxHistory {
+		d.history = d.history[n-maxHistory:]
+	}
+	d.histAt = len(d.history)
+	d.panes.transcript.feed.toBottom()
+	d.log.Info("paste", "commands", len(cmds))
+	return tea.Batch(d.h.send(cmds...), d.ft.set(note, strings.Contains(note, " cut at ")))
 }
 
 // confirmPaste asks before a long paste plays one turn per line.
 type confirmPaste struct {
-	m    *Model
+	d    *commandLine
 	cmds []engine.Command
 	note string
 }
 
 func (d *confirmPaste) frame() frame { return frame{footer: true} }
 
+func (d *confirmPaste) bindings() []binding { return nil }
+
 func (d *confirmPaste) view(int, int) []string {
-	s := d.m.c.styles
+	s := d.d.c.styles
 	return []string{s.Notice.Render(fmt.Sprintf(" Play the %d pasted lines as %d turns? ", len(d.cmds), len(d.cmds))) +
 		s.HelpKey.Render("y") + s.HelpDesc.Render(" play them · ") + s.HelpKey.Render("n/esc") + s.HelpDesc.Render(" drop the paste")}
 }
@@ -166,52 +304,45 @@ func (d *confirmPaste) update(msg tea.Msg) (dialog, tea.Cmd) {
 	}
 	switch k.String() {
 	case "y", "enter":
-		return nil, d.m.playPaste(d.cmds, d.note)
+		return nil, d.d.playPaste(d.cmds, d.note)
 	case "n", "esc", "q":
-		return nil, d.m.setFlash(fmt.Sprintf("the paste of %d lines was not played", len(d.cmds)), false)
+		return nil, d.d.ft.set(fmt.Sprintf("the paste of %d lines was not played", len(d.cmds)), false)
 	}
 	return d, nil
 }
 
-// searchLine types a search of the transcript: enter (or ↑) finds the
-// next older match, ↓ a newer one, esc closes the search.
+// searchLine types a search of the transcript shown: enter (or ↑) finds
+// the next older match, ↓ a newer one, esc closes the search.
 type searchLine struct {
-	m  *Model
-	ti textinput.Model
-}
-
-func (m *Model) openSearch() tea.Cmd {
-	m.focusPane(pTranscript)
-	d := &searchLine{m: m, ti: m.newInput("/ ", "search the transcript")}
-	tp, _, _ := m.shown()
-	d.ti.SetValue(tp.query)
-	m.open(d)
-	return d.ti.Focus()
+	c     *common
+	ft    *footer
+	panes *paneSet
+	ti    textinput.Model
 }
 
 func (d *searchLine) frame() frame { return frame{footer: true} }
 
-func (d *searchLine) setStyles() { d.m.c.styleInput(&d.ti) }
+func (d *searchLine) bindings() []binding { return nil }
+
+func (d *searchLine) setStyles() { d.c.styleInput(&d.ti) }
 
 func (d *searchLine) view(w, _ int) []string {
 	d.ti.SetWidth(max(w-40, 10))
-	return []string{d.ti.View() + d.m.c.styles.HelpDesc.Render("  enter older · ↓ newer · esc closes")}
+	return []string{d.ti.View() + d.c.styles.HelpDesc.Render("  enter older · ↓ newer · esc closes")}
 }
 
 func (d *searchLine) update(msg tea.Msg) (dialog, tea.Cmd) {
-	m := d.m
 	if k, ok := msg.(tea.KeyPressMsg); ok {
+		tp, _, _ := d.panes.shown()
 		switch k.String() {
 		case "esc":
 			d.ti.Blur()
-			tp, _, _ := m.shown()
 			tp.clearSearch()
 			return nil, nil
 		case "enter", "up", "ctrl+p", "down", "ctrl+n":
 			older := k.String() != "down" && k.String() != "ctrl+n"
-			tp, _, _ := m.shown()
 			if !tp.search(strings.TrimSpace(d.ti.Value()), older) {
-				return d, m.setFlash(fmt.Sprintf("no match for %q in the transcript", d.ti.Value()), true)
+				return d, d.ft.set(fmt.Sprintf("no match for %q in the transcript", d.ti.Value()), true)
 			}
 			return d, nil
 		}
@@ -224,33 +355,17 @@ func (d *searchLine) update(msg tea.Msg) (dialog, tea.Cmd) {
 // objectiveLine types an objective: a new one, an edit of the selected one,
 // or the one to complete or drop.
 type objectiveLine struct {
-	m       *Model
+	p       *objectivesPane
 	ti      textinput.Model
 	op      string
 	editing string // the objective being edited
 }
 
-// openObjInput asks for an objective's text (to add, or to name the one to
-// complete or drop).
-func (m *Model) openObjInput(op, value string) tea.Cmd {
-	d := &objectiveLine{m: m, ti: m.newInput("objective: ", ""), op: op}
-	switch op {
-	case "add":
-		d.ti.Prompt = "new objective: "
-	case "edit":
-		d.ti.Prompt = "objective: "
-		d.editing = value
-	default:
-		d.ti.Prompt = op + " objective (text or ID): "
-	}
-	d.ti.SetValue(value)
-	m.open(d)
-	return d.ti.Focus()
-}
-
 func (d *objectiveLine) frame() frame { return frame{footer: true} }
 
-func (d *objectiveLine) setStyles() { d.m.c.styleInput(&d.ti) }
+func (d *objectiveLine) bindings() []binding { return nil }
+
+func (d *objectiveLine) setStyles() { d.p.c.styleInput(&d.ti) }
 
 func (d *objectiveLine) view(w, _ int) []string {
 	d.ti.SetWidth(max(w-ansi.StringWidth(d.ti.Prompt)-4, 10))
@@ -258,7 +373,7 @@ func (d *objectiveLine) view(w, _ int) []string {
 }
 
 func (d *objectiveLine) update(msg tea.Msg) (dialog, tea.Cmd) {
-	m := d.m
+	p := d.p
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch k.String() {
 		case "esc":
@@ -273,13 +388,13 @@ func (d *objectiveLine) update(msg tea.Msg) (dialog, tea.Cmd) {
 				if text == d.editing {
 					return nil, nil
 				}
-				return nil, tea.Batch(m.send(engine.ObjectiveEdit{Op: "drop", Text: d.editing}, engine.ObjectiveEdit{Op: "add", Text: text}),
-					m.setFlash("objective edited: "+text, false))
+				return nil, tea.Batch(p.host.send(engine.ObjectiveEdit{Op: "drop", Text: d.editing}, engine.ObjectiveEdit{Op: "add", Text: text}),
+					p.ft.set("objective edited: "+text, false))
 			}
 			if d.op == string(engine.ObjectiveDrop) {
-				m.objectives.dropped = text
+				p.dropped = text
 			}
-			return nil, tea.Batch(m.send(engine.ObjectiveEdit{Op: engine.ObjectiveOp(d.op), Text: text}), m.setFlash(fmt.Sprintf("objective %s: %s", d.op, text), false))
+			return nil, tea.Batch(p.host.send(engine.ObjectiveEdit{Op: engine.ObjectiveOp(d.op), Text: text}), p.ft.set(fmt.Sprintf("objective %s: %s", d.op, text), false))
 		}
 	}
 	var cmd tea.Cmd
@@ -290,7 +405,7 @@ func (d *objectiveLine) update(msg tea.Msg) (dialog, tea.Cmd) {
 // reviewPrompt types the edited command, or the reason against a proposal,
 // in review mode.
 type reviewPrompt struct {
-	m        *Model
+	r        *reviewer
 	ti       textinput.Model
 	op       engine.Decision
 	remember bool
@@ -298,9 +413,11 @@ type reviewPrompt struct {
 
 func (d *reviewPrompt) frame() frame { return frame{footer: true} }
 
-func (d *reviewPrompt) setStyles() { d.m.c.styleInput(&d.ti) }
+func (d *reviewPrompt) bindings() []binding { return nil }
+
+func (d *reviewPrompt) setStyles() { d.r.c.styleInput(&d.ti) }
 
 func (d *reviewPrompt) view(w, _ int) []string {
 	d.ti.SetWidth(max(w-ansi.StringWidth(d.ti.Prompt)-24, 10))
-	return []string{d.ti.View() + d.m.c.styles.HelpDesc.Render("  enter sends · esc back")}
+	return []string{d.ti.View() + d.r.c.styles.HelpDesc.Render("  enter sends · esc back")}
 }

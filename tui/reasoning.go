@@ -163,8 +163,18 @@ func (p *reasoningPane) touch(b *reasonItem) {
 	}
 }
 
-func (p *reasoningPane) started(ev engine.TurnStarted) {
-	p.block(ev.Turn, ev.Actor)
+// bindings: the Reasoning pane has no keys of its own (it scrolls).
+func (p *reasoningPane) bindings() []binding { return nil }
+
+// hints are the Reasoning pane's footer: the game's keys, scrolling, the
+// pane key.
+func (p *reasoningPane) hints(g gameKeys) []binding {
+	return append(append([]binding(nil), g.game...), g.arrows, g.next)
+}
+
+// started opens a turn's block.
+func (p *reasoningPane) started(turn int, actor engine.Actor) {
+	p.block(turn, actor)
 }
 
 func (p *reasoningPane) delta(ev engine.ReasoningDelta) {
@@ -186,8 +196,8 @@ func (p *reasoningPane) delta(ev engine.ReasoningDelta) {
 }
 
 // proposal replaces the raw streamed reply with the parsed reasoning.
-func (p *reasoningPane) proposal(ev engine.ProposalMade) {
-	b := p.block(ev.Turn, engine.ActorAgent)
+func (p *reasoningPane) proposal(turn int, pr proposed) {
+	b := p.block(turn, engine.ActorAgent)
 	kept := b.parts[:0]
 	hadThinking := false
 	for _, pt := range b.parts {
@@ -198,10 +208,10 @@ func (p *reasoningPane) proposal(ev engine.ProposalMade) {
 		kept = append(kept, pt)
 	}
 	b.parts = kept
-	if !hadThinking && strings.TrimSpace(ev.Thinking) != "" {
-		b.parts = append(b.parts, rpart{kind: rkThinking, text: strings.TrimSpace(ev.Thinking)})
+	if !hadThinking && strings.TrimSpace(pr.thinking) != "" {
+		b.parts = append(b.parts, rpart{kind: rkThinking, text: strings.TrimSpace(pr.thinking)})
 	}
-	if r := strings.TrimSpace(ev.Reasoning); r != "" && !repeats(ev.Thinking, r) {
+	if r := strings.TrimSpace(pr.reasoning); r != "" && !repeats(pr.thinking, r) {
 		b.parts = append(b.parts, rpart{kind: rkReasoning, text: r})
 	}
 	// Proposals are numbered across the turn: a retry after the person's
@@ -212,30 +222,35 @@ func (p *reasoningPane) proposal(ev engine.ProposalMade) {
 			n++
 		}
 	}
-	b.parts = append(b.parts, rpart{kind: rkProposal, attempt: n, text: oneLine(ev.Action)})
+	b.parts = append(b.parts, rpart{kind: rkProposal, attempt: n, text: oneLine(pr.action)})
 	p.touch(b)
 }
 
-func (p *reasoningPane) verdict(ev engine.CriticVerdict) {
+// proposed is an action the agent proposed, with why.
+type proposed struct{ action, reasoning, thinking string }
+
+// verdict shows the critic's verdict on a proposal.
+func (p *reasoningPane) verdict(turn int, v engine.Verdict) {
 	mark := "✗ rejected"
-	if ev.Accepted {
+	if v.Accepted {
 		mark = "✓ accepted"
 	}
-	text := fmt.Sprintf("%s by the critic (%s, %+.1f)", mark, ev.Stage, ev.Score)
-	if j := oneLine(ev.Justification); j != "" {
+	text := fmt.Sprintf("%s by the critic (%s, %+.1f)", mark, v.Stage, v.Score)
+	if j := oneLine(v.Justification); j != "" {
 		text += ": " + j
 	}
-	p.add(ev.Turn, rpart{kind: rkVerdict, text: text, ok: ev.Accepted})
+	p.add(turn, rpart{kind: rkVerdict, text: text, ok: v.Accepted})
 }
 
-func (p *reasoningPane) played(ev engine.TurnResult) {
-	if ev.Turn == 0 {
+// played ends a turn's block with what was played.
+func (p *reasoningPane) played(t shownTurn) {
+	if t.turn == 0 {
 		return
 	}
-	b := p.block(ev.Turn, ev.Actor)
-	b.actor = ev.Actor
-	text := oneLine(ev.Action)
-	if t := engine.Tally(ev.Verdicts); t.Proposals > 1 || t.Overridden > 0 {
+	b := p.block(t.turn, t.actor)
+	b.actor = t.actor
+	text := oneLine(t.action)
+	if t := engine.Tally(t.verdicts); t.Proposals > 1 || t.Overridden > 0 {
 		text += fmt.Sprintf("  (critic: %d proposals, %d rejected by ground truth, %d by the model, %d overridden)",
 			t.Proposals, t.Rejected[engine.StageGroundTruth], t.Rejected[engine.StageModel]+t.Rejected[engine.StageInsist], t.Overridden)
 	}

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/engine"
-	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -84,7 +84,9 @@ type episodePicker struct {
 	err    string
 }
 
-func (p *episodePicker) frame() frame { return frame{title: "Episodes", wide: true, keys: closeKeys()} }
+func (p *episodePicker) frame() frame { return frame{title: "Episodes", wide: true} }
+
+func (p *episodePicker) bindings() []binding { return closeOnly(p.c.keys) }
 
 func (p *episodePicker) view(w, _ int) []string {
 	s := p.c.styles
@@ -162,46 +164,39 @@ func (r *replay) step() {
 	if r.pos >= len(r.turns) {
 		return
 	}
-	t := r.turns[r.pos]
+	t := storedTurn(r.turns[r.pos])
 	r.pos++
 	if r.pos == 1 {
 		// The map starts where the first turn started; lantern.db keeps where
 		// each turn ended, so the first room is where turn 1 ended.
-		r.mapp.replayTurn(engine.TurnResult{Observation: env.Observation{Location: env.Location{ID: t.LocationID, Name: t.Location}}}, true)
+		r.mapp.replayTurn(t, true)
 	}
-	ev := showStored(r.transcript, r.reasoning, t, int(max(r.line.Episode, r.line.ID)))
-	for _, rv := range r.reviews[t.Turn] {
-		text := reviewText(engine.Decision(rv.Decision), rv.Proposal, rv.Command, rv.Reason, rv.Remembered)
-		r.reasoning.add(t.Turn, rpart{kind: rkVerdict, text: text, ok: rv.Decision != string(engine.DecisionReject)})
+	showStored(r.transcript, r.reasoning, r.turns[r.pos-1], int(max(r.line.Episode, r.line.ID)))
+	for _, rv := range r.reviews[t.turn] {
+		r.reasoning.add(t.turn, rpart{kind: rkVerdict, text: reviewLine(rv), ok: rv.Decision != string(engine.DecisionReject)})
 	}
 	if r.pos > 1 {
-		r.mapp.replayTurn(ev, false)
+		r.mapp.replayTurn(t, false)
 	}
 }
 
 // showStored adds a turn of lantern.db to a transcript and a reasoning
 // pane, by its actor, as it was shown when it was played.
-func showStored(tp *transcriptPane, rp *reasoningPane, t rundb.Turn, episode int) engine.TurnResult {
-	ev := replayTurn(t)
-	tp.addTurn(ev, episode)
-	rp.started(engine.TurnStarted{Turn: t.Turn, Actor: ev.Actor})
+func showStored(tp *transcriptPane, rp *reasoningPane, t rundb.Turn, episode int) {
+	st := storedTurn(t)
+	tp.addTurn(st, episode)
+	rp.started(t.Turn, st.actor)
 	if strings.TrimSpace(t.Reasoning) != "" {
 		rp.add(t.Turn, rpart{kind: rkReasoning, text: strings.TrimSpace(t.Reasoning)})
 	}
 	var vs []engine.Verdict
 	if json.Unmarshal([]byte(t.Verdicts), &vs) == nil {
-		for i, v := range vs {
-			rp.proposal(engine.ProposalMade{Turn: t.Turn, Attempt: i + 1, Action: v.Action})
-			rp.verdict(engine.CriticVerdict{Turn: t.Turn, Attempt: i + 1, Action: v.Action, Score: v.Score, Justification: v.Justification, Accepted: v.Accepted, Stage: v.Stage})
+		for _, v := range vs {
+			rp.proposal(t.Turn, proposed{action: v.Action})
+			rp.verdict(t.Turn, v)
 		}
 	}
-	rp.played(ev)
-	return ev
-}
-
-func replayTurn(t rundb.Turn) engine.TurnResult {
-	return engine.TurnResult{Turn: t.Turn, Actor: engine.Actor(t.Actor), Action: t.Action, Reasoning: t.Reasoning,
-		Observation: env.Observation{Text: t.Response, Location: env.Location{ID: t.LocationID, Name: t.Location}, Score: t.Score, Moves: t.Moves}}
+	rp.played(st)
 }
 
 // current is the turn shown last.
@@ -213,12 +208,11 @@ func (r *replay) current() (rundb.Turn, bool) {
 }
 
 // openEpisodes shows the episode browser.
-func (m *Model) openEpisodes() tea.Cmd {
-	if m.opts.Episodes == nil {
-		return m.setFlash("no run database attached", true)
+func openEpisodes(ctx context.Context, c *common, h host, ft *footer, src EpisodeSource) tea.Cmd {
+	if src == nil {
+		return ft.set("no run database attached", true)
 	}
-	ctx, src := m.ctx, m.opts.Episodes
-	m.open(&episodePicker{c: m.c, load: func(l domain.Line) tea.Cmd { return loadEpisode(ctx, src, l) }})
+	h.open(&episodePicker{c: c, load: func(l domain.Line) tea.Cmd { return loadEpisode(ctx, src, l) }})
 	return listEpisodes(ctx, src)
 }
 
@@ -248,47 +242,72 @@ func (p *episodePicker) update(msg tea.Msg) (dialog, tea.Cmd) {
 	return p, nil
 }
 
-func (m *Model) handleReplay(msg replayMsg) tea.Cmd {
+// startReplay shows a stored line of play read for its replay.
+func (ps *paneSet) startReplay(msg replayMsg, ft *footer) tea.Cmd {
 	if msg.err != nil {
-		return m.setFlash("replay of "+lineName(msg.line)+": "+msg.err.Error(), true)
+		return ft.set("replay of "+lineName(msg.line)+": "+msg.err.Error(), true)
 	}
 	if len(msg.turns) == 0 {
-		return m.setFlash(lineName(msg.line)+" has no stored turns", true)
+		return ft.set(lineName(msg.line)+" has no stored turns", true)
 	}
-	m.replay = newReplay(m.c, msg.line, msg.turns, msg.reviews)
-	m.relayout()
+	ps.replay = newReplay(ps.c, msg.line, msg.turns, msg.reviews)
 	return nil
 }
 
-// replayKey handles the keys of a replay; it reports whether it took the
-// key. The replay is read-only: keys that would steer the engine say so.
-func (m *Model) replayKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
-	r := m.replay
-	switch k.String() {
-	case "esc", "E":
-		m.replay = nil
-		return m.setFlash("back to the live game", false), true
-	case "right", "l", "n", ".":
-		r.step()
-	case "left", "h", "p", ",":
-		r.rebuild(m.c, max(r.pos-1, 1))
-	case "home":
-		r.rebuild(m.c, 1)
-	case "end":
-		for r.pos < len(r.turns) {
-			r.step()
-		}
-	case "T":
-		at := 0
-		if r.pos > 0 && r.pos <= len(r.turns) {
-			at = r.turns[r.pos-1].Turn
-		}
-		return m.openTimelineOf(r.line, at), true
-	case "space", "i", "e", "s", "a", "d", "u", "c":
-		return m.setFlash("a replay is read-only: esc returns to the live game", true), true
-	default:
-		return nil, false
+// replayActions are what a replay's keys ask of the root: leave the
+// replay, open the timeline of the line replayed at a turn, say something.
+type replayActions struct {
+	leave    func() tea.Cmd
+	timeline func(l domain.Line, turn int) tea.Cmd
+}
+
+// bindings are a replay's keys. The replay is read-only: the keys that
+// would steer the engine say so.
+func (r *replay) bindings(c *common, a replayActions) []binding {
+	k := c.keys
+	readOnly := func() string { return "a replay is read-only: esc returns to the live game" }
+	return []binding{
+		bind(keyOf("←/→", "step back/forward", "left", "h", "p", ",", "right", "l", "n", "."), "step", func(key tea.KeyPressMsg) tea.Cmd {
+			switch key.String() {
+			case "left", "h", "p", ",":
+				r.rebuild(c, max(r.pos-1, 1))
+			default:
+				r.step()
+			}
+			return nil
+		}),
+		bind(keyOf("home/end", "first/last turn", "home", "end"), "first/last", func(key tea.KeyPressMsg) tea.Cmd {
+			if key.String() == "home" {
+				r.rebuild(c, 1)
+			}
+			for key.String() == "end" && r.pos < len(r.turns) {
+				r.step()
+			}
+			return nil
+		}),
+		bind(described(k.Timeline, "timeline of the replayed episode: rewind to one of its turns"), "rewind here",
+			func(tea.KeyPressMsg) tea.Cmd { return a.timeline(r.line, r.at()) }),
+		bind(described(k.Back, "back to the live game"), "live game", act(a.leave)),
+		bind(described(k.Episodes, "back to the live game"), "", act(a.leave)),
+		{key: readOnlyKeys(k.Pause, k.Input, k.Edit, k.Supersede, k.Add, k.Delete, k.Undo, k.Complete),
+			run: act(func() tea.Cmd { return nil }), disabled: readOnly},
 	}
-	m.relayout()
-	return nil, true
+}
+
+// at is the turn shown last (0: none).
+func (r *replay) at() int {
+	if t, ok := r.current(); ok {
+		return t.Turn
+	}
+	return 0
+}
+
+// readOnlyKeys is one binding for the keys a replay refuses, its help
+// naming them.
+func readOnlyKeys(kbs ...key.Binding) key.Binding {
+	names := strings.Fields(joined("", kbs...).Help().Key)
+	if len(names) == 1 {
+		names = strings.Split(names[0], "/")
+	}
+	return key.NewBinding(key.WithKeys(joined("", kbs...).Keys()...), key.WithHelp("the others", strings.Join(names, " ")+": say a replay is read-only"))
 }

@@ -2,12 +2,13 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
-	bt "charm.land/bubbletea/v2"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // Review mode: the person is the last critic. The engine sends each
@@ -16,132 +17,166 @@ import (
 // opens with the proposal), x rejects it with a reason, r rejects it and
 // remembers the reason at this location. v switches review mode on and off.
 
+// reviewer is review mode's component: whether it is on, the proposal
+// waiting for the person, its keys and its footer.
+type reviewer struct {
+	c          *common
+	h          host
+	ft         *footer
+	panes      *paneSet
+	on         bool
+	pending    *engine.ReviewRequested
+	tickID     int
+	autoAccept time.Duration
+}
+
 // reviewTickMsg counts down an auto-accept.
 type reviewTickMsg struct{ id int }
 
-func reviewTick(id int) bt.Cmd {
-	return bt.Tick(time.Second, func(time.Time) bt.Msg { return reviewTickMsg{id: id} })
+func reviewTick(id int) tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return reviewTickMsg{id: id} })
 }
 
-// toggleReview switches review mode.
-func (m *Model) toggleReview() bt.Cmd {
-	on := !m.reviewOn
-	m.reviewOn = on
-	word := "review mode off: the agent's moves are played as the critic allows"
-	if on {
-		word = "review mode on: each proposal waits for you (enter play · e edit · x reject · r reject and remember)"
-	}
-	return bt.Batch(m.send(engine.SetReview{On: on, AutoAccept: m.opts.AutoAccept}), m.setFlash(word, false))
-}
-
-// reviewRequested shows a proposal waiting for the person.
-func (m *Model) reviewRequested(ev engine.ReviewRequested) bt.Cmd {
-	m.pending = &ev
-	m.reviewOn = true
-	m.thinking = false
-	m.reasoning.add(ev.Turn, rpart{kind: rkVerdict, text: fmt.Sprintf("waiting for you: %q (enter play · e edit · x reject · r reject and remember)", ev.Action), ok: true})
-	if !ev.Deadline.IsZero() {
-		m.reviewTickID++
-		return reviewTick(m.reviewTickID)
+// ticked redraws the footer's countdown every second.
+func (r *reviewer) ticked(msg reviewTickMsg) tea.Cmd {
+	if msg.id == r.tickID && r.pending != nil && !r.pending.Deadline.IsZero() {
+		return reviewTick(msg.id)
 	}
 	return nil
 }
 
-// reviewKey handles the keys of a proposal waiting for the person; ok is
-// false for keys that are not review keys (they act as usual).
-func (m *Model) reviewKey(k bt.KeyPressMsg) (bt.Cmd, bool) {
-	p := m.pending
-	d := &reviewPrompt{m: m, ti: m.newInput("edit › ", "")}
-	switch k.String() {
-	case "enter", "y":
-		m.pending = nil
-		m.reasoning.add(p.Turn, rpart{kind: rkVerdict, text: reviewText(engine.DecisionAccept, p.Action, "", "", false), ok: true})
-		return bt.Batch(m.send(engine.ReviewDecision{Decision: engine.DecisionAccept}), m.setFlash(fmt.Sprintf("accepted %q", p.Action), false)), true
-	case "e":
-		d.op = engine.DecisionEdit
-		d.ti.SetValue(p.Action)
-		d.ti.CursorEnd()
-	case "x", "r":
-		d.op = engine.DecisionReject
-		d.remember = k.String() == "r"
-		d.ti.Prompt = "why not? › "
-		if d.remember {
-			d.ti.Prompt = "why not? (remembered here) › "
-		}
-	default:
-		return nil, false
+// toggle switches review mode.
+func (r *reviewer) toggle() tea.Cmd {
+	r.on = !r.on
+	word := "review mode off: the agent's moves are played as the critic allows"
+	if r.on {
+		word = "review mode on: each proposal waits for you (enter play · e edit · x reject · r reject and remember)"
 	}
-	m.open(d)
-	return d.ti.Focus(), true
+	return tea.Batch(r.h.send(engine.SetReview{On: r.on, AutoAccept: r.autoAccept}), r.ft.set(word, false))
 }
 
-// reviewText is a decision of the person's as the Reasoning pane shows
-// it, live and in a replay.
-func reviewText(d engine.Decision, proposal, command, reason string, remembered bool) string {
-	var text string
-	switch d {
-	case engine.DecisionAccept:
-		text = fmt.Sprintf("✓ accepted by you: %q", proposal)
-	case engine.DecisionEdit:
-		text = fmt.Sprintf("✎ edited by you: %q → %q", proposal, command)
+// requested shows a proposal waiting for the person.
+func (r *reviewer) requested(ev engine.ReviewRequested) tea.Cmd {
+	r.pending = &ev
+	r.on = true
+	r.panes.reasoning.add(ev.Turn, rpart{kind: rkVerdict, text: fmt.Sprintf("waiting for you: %q (enter play · e edit · x reject · r reject and remember)", ev.Action), ok: true})
+	if !ev.Deadline.IsZero() {
+		r.tickID++
+		return reviewTick(r.tickID)
+	}
+	return nil
+}
+
+// bindings are the keys of a proposal waiting for the person; the other
+// keys act as usual.
+func (r *reviewer) bindings() []binding {
+	return []binding{
+		bind(keyOf("enter", "play the proposal"), "play", act(r.accept)),
+		bind(keyOf("y", "play the proposal"), "", act(r.accept)),
+		bind(described(r.c.keys.Edit, "edit it, then enter plays your command (recorded as human-edited)"), "edit",
+			func(tea.KeyPressMsg) tea.Cmd { return r.ask(engine.DecisionEdit, false) }),
+		bind(keyOf("x", "reject it with a reason: the agent proposes again with your reason"), "reject",
+			func(tea.KeyPressMsg) tea.Cmd { return r.ask(engine.DecisionReject, false) }),
+		bind(keyOf("r", "reject it and remember the reason here (a memory)"), "reject+remember",
+			func(tea.KeyPressMsg) tea.Cmd { return r.ask(engine.DecisionReject, true) }),
+	}
+}
+
+// accept plays the proposal.
+func (r *reviewer) accept() tea.Cmd {
+	p := r.pending
+	r.pending = nil
+	r.decided(p.Turn, rundb.Review{Proposal: p.Action, Decision: string(engine.DecisionAccept)})
+	return tea.Batch(r.h.send(engine.ReviewDecision{Decision: engine.DecisionAccept}), r.ft.set(fmt.Sprintf("accepted %q", p.Action), false))
+}
+
+// ask opens the line for the edited command or the reason.
+func (r *reviewer) ask(op engine.Decision, remember bool) tea.Cmd {
+	d := &reviewPrompt{r: r, ti: r.c.newInput("edit › ", ""), op: op, remember: remember}
+	switch {
+	case op == engine.DecisionEdit:
+		d.ti.SetValue(r.pending.Action)
+		d.ti.CursorEnd()
+	case remember:
+		d.ti.Prompt = "why not? (remembered here) › "
 	default:
-		text = fmt.Sprintf("✗ rejected by you: %q", proposal)
-		if reason != "" {
-			text += ": " + reason
-		}
+		d.ti.Prompt = "why not? › "
 	}
-	if remembered {
-		text += " (remembered)"
+	r.h.open(d)
+	return d.ti.Focus()
+}
+
+// decided shows the person's decision in the Reasoning pane.
+func (r *reviewer) decided(turn int, rv rundb.Review) {
+	r.panes.reasoning.add(turn, rpart{kind: rkVerdict, text: reviewLine(rv), ok: rv.Decision != string(engine.DecisionReject)})
+}
+
+// reviewLine is a decision of the person's as the Reasoning pane shows it,
+// live and in a replay: a mark and who decided, then the decision as
+// lantern.db's reviews write it (rundb.Review.Text).
+func reviewLine(rv rundb.Review) string {
+	head := "✗ rejected"
+	switch engine.Decision(rv.Decision) {
+	case engine.DecisionAccept:
+		head = "✓ accepted"
+	case engine.DecisionEdit:
+		head = "✎ edited"
 	}
-	return text
+	return head + " by you: " + strings.TrimPrefix(rv.Text(), rv.Decision+" ")
 }
 
 // update types the edited command or the rejection's reason.
-func (d *reviewPrompt) update(msg bt.Msg) (dialog, bt.Cmd) {
-	m := d.m
-	k, ok := msg.(bt.KeyPressMsg)
+func (d *reviewPrompt) update(msg tea.Msg) (dialog, tea.Cmd) {
+	r := d.r
+	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
-		var cmd bt.Cmd
+		var cmd tea.Cmd
 		d.ti, cmd = d.ti.Update(msg)
 		return d, cmd
 	}
 	switch k.String() {
 	case "esc":
-		return nil, m.setFlash("back to the proposal: enter play · e edit · x reject · r reject and remember", false)
+		return nil, r.ft.set("back to the proposal: enter play · e edit · x reject · r reject and remember", false)
 	case "enter":
-		text := oneLine(d.ti.Value())
-		if d.op == engine.DecisionEdit && text == "" {
-			return d, m.setFlash("type the command to play instead, or esc", true)
-		}
-		p := m.pending
-		if p == nil {
-			return nil, m.setFlash("the proposal is no longer waiting", true)
-		}
-		m.pending = nil
-		dec := engine.ReviewDecision{Decision: d.op, Command: text, Reason: text, Remember: d.remember}
-		word := fmt.Sprintf("playing %q instead of %q", text, p.Action)
-		if d.op == engine.DecisionReject {
-			dec.Command = ""
-			word = fmt.Sprintf("rejected %q; the agent proposes again", p.Action)
-			if d.remember {
-				word += " (the reason is remembered here)"
-			}
-		} else {
-			dec.Reason = ""
-		}
-		m.reasoning.add(p.Turn, rpart{kind: rkVerdict, text: reviewText(d.op, p.Action, dec.Command, dec.Reason, d.remember), ok: d.op != engine.DecisionReject})
-		m.transcript.feed.toBottom()
-		return nil, bt.Batch(m.send(dec), m.setFlash(word, false))
+		return d.send()
 	}
-	var cmd bt.Cmd
+	var cmd tea.Cmd
 	d.ti, cmd = d.ti.Update(k)
 	return d, cmd
 }
 
-// reviewLine is the footer while a proposal waits for the person.
-func (m *Model) reviewLine(w int) string {
-	s := m.c.styles
-	p := m.pending
+// send sends the person's decision.
+func (d *reviewPrompt) send() (dialog, tea.Cmd) {
+	r := d.r
+	text := oneLine(d.ti.Value())
+	if d.op == engine.DecisionEdit && text == "" {
+		return d, r.ft.set("type the command to play instead, or esc", true)
+	}
+	p := r.pending
+	if p == nil {
+		return nil, r.ft.set("the proposal is no longer waiting", true)
+	}
+	r.pending = nil
+	dec := engine.ReviewDecision{Decision: d.op, Command: text, Reason: text, Remember: d.remember}
+	word := fmt.Sprintf("playing %q instead of %q", text, p.Action)
+	if d.op == engine.DecisionReject {
+		dec.Command = ""
+		word = fmt.Sprintf("rejected %q; the agent proposes again", p.Action)
+		if d.remember {
+			word += " (the reason is remembered here)"
+		}
+	} else {
+		dec.Reason = ""
+	}
+	r.decided(p.Turn, rundb.Review{Proposal: p.Action, Decision: string(d.op), Command: dec.Command, Reason: dec.Reason, Remembered: d.remember})
+	r.panes.transcript.feed.toBottom()
+	return nil, tea.Batch(r.h.send(dec), r.ft.set(word, false))
+}
+
+// line is the footer while a proposal waits for the person.
+func (r *reviewer) line(w int) string {
+	s := r.c.styles
+	p := r.pending
 	msg := fmt.Sprintf(" T%d: %q", p.Turn, p.Action)
 	if p.Verdict.Stage != "" {
 		msg += fmt.Sprintf(" (critic %s %+.1f)", p.Verdict.Stage, p.Verdict.Score)
@@ -149,14 +184,6 @@ func (m *Model) reviewLine(w int) string {
 	if !p.Deadline.IsZero() {
 		msg += fmt.Sprintf(" · auto in %ds", max(int(time.Until(p.Deadline).Round(time.Second).Seconds()), 0))
 	}
-	keys := m.c.help.ShortHelpView(reviewKeys())
-	return m.withHelpKey(s.Notice.Render(msg)+"  "+keys, w)
-}
-
-// reviewKeys are the review's keys for the footer and the help.
-func reviewKeys() []key.Binding {
-	lit := func(keys, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
-	}
-	return []key.Binding{lit("enter", "play"), lit("e", "edit"), lit("x", "reject"), lit("r", "reject+remember")}
+	keys := r.c.help.ShortHelpView(hints(r.bindings()))
+	return r.ft.withTail(s.Notice.Render(msg)+"  "+keys, w, r.ft.tail())
 }

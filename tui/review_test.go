@@ -35,8 +35,8 @@ func TestReviewKeys(t *testing.T) {
 
 	ask("north")
 	h.key("e")
-	if d, ok := topIs[*reviewPrompt](h.m); !ok || d.ti.Value() != "north" {
-		t.Fatalf("e: dialog %T, want the edit line with the proposal", h.m.top())
+	if d, ok := topIs[*reviewPrompt](&h.m.dialogs); !ok || d.ti.Value() != "north" {
+		t.Fatalf("e: dialog %T, want the edit line with the proposal", h.m.dialogs.top())
 	}
 	h.key("ctrl+u") // clear the line (textinput's delete-before-cursor)
 	h.typeText("look")
@@ -45,7 +45,14 @@ func TestReviewKeys(t *testing.T) {
 		t.Fatalf("edit sent %#v", got)
 	}
 	h.flush()
+	reviewRejections(t, h, ask)
+}
 
+// reviewRejections: x and r reject with a reason (r remembers it), esc
+// goes back to the proposal, an auto-accept counts down, a played turn
+// clears the review.
+func reviewRejections(t *testing.T, h *harness, ask func(string)) {
+	t.Helper()
 	ask("east")
 	h.key("x")
 	h.typeText("the door is boarded")
@@ -68,15 +75,15 @@ func TestReviewKeys(t *testing.T) {
 	// Esc from the reason goes back to the proposal; nothing is sent.
 	ask("east")
 	h.key("x", "esc")
-	if len(h.pending()) != 0 || h.m.pending == nil || h.m.top() != nil {
-		t.Fatalf("esc from the reason: sent %#v, pending %v", h.pending(), h.m.pending)
+	if len(h.pending()) != 0 || h.m.review.pending == nil || h.m.dialogs.top() != nil {
+		t.Fatalf("esc from the reason: sent %#v, pending %v", h.pending(), h.m.review.pending)
 	}
 	// An auto-accept shows its countdown.
 	h.events(engine.ReviewRequested{Turn: 2, Action: "south", Deadline: time.Now().Add(9 * time.Second)})
 	h.mustSee("auto in ")
 	// Playing the turn clears the review.
 	h.events(turn(2, engine.ActorAgent, "south", "The well.", 0, "Old Well"))
-	if h.m.pending != nil {
+	if h.m.review.pending != nil {
 		t.Fatal("a played turn leaves the review shown")
 	}
 }

@@ -206,35 +206,10 @@ type timeline struct {
 	rowsErr  string
 }
 
-// openTimeline shows the timeline of the branch being played.
-func (m *Model) openTimeline() tea.Cmd {
-	if m.opts.Episodes == nil && m.opts.Branches == nil {
-		return m.setFlash("no run database attached: the timeline reads the turns from lantern.db", true)
-	}
-	l := m.line()
-	if l.ID == 0 && l.Parent == 0 {
-		l.ID = m.branchID() // an episode's main line is its own row
-	}
-	d := &timeline{c: m.c, h: m, ctx: m.ctx, eps: m.opts.Episodes, br: m.opts.Branches,
-		branch: l, current: m.branchID(), live: m.branchID(), at: m.turn}
-	return m.showTimeline(d)
-}
-
-// openTimelineOf opens the timeline of a stored line (the replay's), the
-// turn replayed selected.
-func (m *Model) openTimelineOf(l domain.Line, turn int) tea.Cmd {
-	if m.opts.Episodes == nil && m.opts.Branches == nil {
-		return m.setFlash("no run database attached: the timeline reads the turns from lantern.db", true)
-	}
-	d := &timeline{c: m.c, h: m, ctx: m.ctx, eps: m.opts.Episodes, br: m.opts.Branches,
-		branch: l, current: l.ID, live: m.branchID(), at: turn, replayed: true}
-	return m.showTimeline(d)
-}
-
-// showTimeline opens the timeline and reads its turns and the episode's
-// branches.
-func (m *Model) showTimeline(d *timeline) tea.Cmd {
-	m.open(d)
+// showTimeline opens the timeline d and reads its turns and the
+// episode's branches.
+func showTimeline(h host, d *timeline) tea.Cmd {
+	h.open(d)
 	cmds := []tea.Cmd{loadTimeline(d.ctx, d.eps, d.br, d.current)}
 	if d.br != nil {
 		cmds = append(cmds, loadBranches(d.ctx, d.br, d.current))
@@ -242,16 +217,10 @@ func (m *Model) showTimeline(d *timeline) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// branchID is the branch being played: its row, else the episode's.
-func (m *Model) branchID() int64 {
-	if m.branch.ID != 0 {
-		return m.branch.ID
-	}
-	return int64(m.episode)
-}
+func (d *timeline) bindings() []binding { return closeOnly(d.c.keys) }
 
 func (d *timeline) frame() frame {
-	return frame{title: "Timeline · " + lineName(d.branch), wide: true, keys: closeKeys()}
+	return frame{title: "Timeline · " + lineName(d.branch), wide: true}
 }
 
 func (d *timeline) update(msg tea.Msg) (dialog, tea.Cmd) {
@@ -590,4 +559,13 @@ func (d *timeline) rowLine(r BranchRow) domain.Line {
 		l.Episode = d.branch.Episode
 	}
 	return l
+}
+
+// timelineKeys are the timeline's keys, for the help (the dialog's update
+// acts on them).
+func timelineKeys() []binding {
+	return []binding{
+		bind(keyOf("enter", "rewind to the turn (asks first; memories are not rewound)"), "", nil),
+		bind(keyOf("b", "the episode's branches; enter switches to one"), "", nil),
+	}
 }

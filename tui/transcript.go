@@ -7,6 +7,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // maxTranscript bounds the turns the transcript keeps in memory; older ones
@@ -86,13 +88,48 @@ func newTranscript(c *common) *transcriptPane {
 
 func (p *transcriptPane) setSize(w, h int) { p.feed.setSize(w, h) }
 
-func (p *transcriptPane) addTurn(ev engine.TurnResult, episode int) {
+// shownTurn is a turn as the panes show it, live or stored: its number,
+// who played it, the command, the game's answer and where it left the
+// game, and the critic's verdicts on the proposals.
+type shownTurn struct {
+	turn         int
+	actor        engine.Actor
+	action, text string
+	loc          env.Location
+	score, moves int
+	verdicts     []engine.Verdict
+}
+
+// liveTurn is a turn the engine played.
+func liveTurn(ev engine.TurnResult) shownTurn {
 	o := ev.Observation
-	it := &turnItem{episode: episode, turn: ev.Turn, actor: ev.Actor, action: oneLine(ev.Action), text: o.Text}
-	if ev.Turn > 0 {
-		it.meta = fmt.Sprintf("score %d · moves %d · L%d %s", o.Score, o.Moves, o.Location.ID, oneLine(o.Location.Name))
+	return shownTurn{turn: ev.Turn, actor: ev.Actor, action: ev.Action, text: o.Text, loc: o.Location, score: o.Score, moves: o.Moves, verdicts: ev.Verdicts}
+}
+
+// storedTurn is a turn of lantern.db.
+func storedTurn(t rundb.Turn) shownTurn {
+	return shownTurn{turn: t.Turn, actor: engine.Actor(t.Actor), action: t.Action, text: t.Response,
+		loc: env.Location{ID: t.LocationID, Name: t.Location}, score: t.Score, moves: t.Moves}
+}
+
+func (p *transcriptPane) addTurn(t shownTurn, episode int) {
+	it := &turnItem{episode: episode, turn: t.turn, actor: t.actor, action: oneLine(t.action), text: t.text}
+	if t.turn > 0 {
+		it.meta = fmt.Sprintf("score %d · moves %d · L%d %s", t.score, t.moves, t.loc.ID, oneLine(t.loc.Name))
 	}
 	p.feed.add(it)
+}
+
+// bindings are the Transcript's own keys: esc clears a search.
+func (p *transcriptPane) bindings() []binding {
+	return []binding{{key: described(p.c.keys.Back, "clear the search"), run: do(p.clearSearch),
+		active: func() bool { return p.query != "" }}}
+}
+
+// hints are the Transcript's footer: the game's keys, the search and the
+// pages, the pane and the episodes.
+func (p *transcriptPane) hints(g gameKeys) []binding {
+	return append(append([]binding(nil), g.game...), g.search, g.pages, g.next, g.episodes)
 }
 
 func (p *transcriptPane) addNote(text string, st styleID) {

@@ -38,20 +38,20 @@ func TestDialogsShowEveryAnswerAt80Columns(t *testing.T) {
 	models := &fakeModels{host: "127.0.0.1:11434", models: []llm.ModelSummary{{Name: "qwen3:latest"}, {Name: "llama3"}}}
 	eng := newFakeEngine()
 	m := New(context.Background(), Options{Engine: eng, Models: models, RefreshEvery: -1, Theme: "dark"})
-	m.roleModels["agent"] = "qwen3" // Ollama reads a name without a tag as :latest
+	m.game.roleModels["agent"] = "qwen3" // Ollama reads a name without a tag as :latest
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	p := &harness{t: t, m: m, eng: eng}
 	p.do("ctrl+l")
 	p.mustSee("agent", "critic", "supervisor", "retriever", "enter use it")
-	if d, ok := topIs[*modelPicker](m); !ok || d.sel != 0 {
-		t.Fatalf("the picker does not start on the model in use: %T %+v", m.top(), d)
+	if d, ok := topIs[*modelPicker](&m.dialogs); !ok || d.sel != 0 {
+		t.Fatalf("the picker does not start on the model in use: %T %+v", m.dialogs.top(), d)
 	}
 	m.picker().setModels(nil, unreachable("127.0.0.1:9"))
 	p.mustSee("r checks again")
 }
 
 func (m *Model) picker() *modelPicker {
-	p, _ := topIs[*modelPicker](m)
+	p, _ := topIs[*modelPicker](&m.dialogs)
 	return p
 }
 
@@ -97,7 +97,7 @@ func TestLongPasteAsksFirst(t *testing.T) {
 	if got := h.pending(); !reflect.DeepEqual(got, []engine.Command{engine.Override{Text: "north"}, engine.Override{Text: "south"}}) {
 		t.Fatalf("a 2-line paste queued %#v", got)
 	}
-	if !h.m.typing() {
+	if !h.m.dialogs.typing() {
 		t.Fatal("the command line closed")
 	}
 }
@@ -122,6 +122,7 @@ func TestObjectiveDropUndo(t *testing.T) {
 func TestNoticeHidesAndGaugesExplained(t *testing.T) {
 	h := newHarness(t, 80, 24, "dark")
 	h.m.opts.Models = &fakeModels{host: "127.0.0.1:9"}
+	h.m.server.models = h.m.opts.Models
 	scene(h)
 	h.m.Update(ollamaMsg{err: unreachable("127.0.0.1:9")})
 	h.events(engine.Idle{Mode: engine.Paused})
@@ -161,9 +162,9 @@ func TestReasoningShowsThePersonsDecisionsLive(t *testing.T) {
 		played.Verdicts = []engine.Verdict{{Action: "a", Stage: engine.StageGroundTruth}, {Action: "b", Stage: engine.StageModel}, {Action: "tie rope to railing", Accepted: true}}
 		h.events(played)
 		var b strings.Builder
-		for _, e := range h.m.reasoning.feed.entries {
-			for _, l := range e.it.layout(h.m.reasoning.feed.w) {
-				if l.width > h.m.reasoning.feed.w {
+		for _, e := range h.m.panes.reasoning.feed.entries {
+			for _, l := range e.it.layout(h.m.panes.reasoning.feed.w) {
+				if l.width > h.m.panes.reasoning.feed.w {
 					t.Errorf("%d columns: a line is cut: %q", w, l.plain())
 				}
 				b.WriteString(l.plain() + "\n")

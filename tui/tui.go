@@ -2,13 +2,18 @@
 // one client of the engine among others: it reads the engine's events and
 // sends it commands, nothing more.
 //
-// One small root model (Model) owns the layout, the keyboard and the
-// engine's event stream; the panes (transcript, reasoning, memory,
-// objectives, map) are plain structs driven imperatively (setSize, view)
-// that share one common set of styles and keys. What takes the keyboard
-// from the panes (the help, the memory form, the model picker, a viewer,
-// the episodes, the notes, the timeline, and the lines typed in the
-// footer) is a dialog on one stack (dialog.go). Update never does I/O:
+// One small root model (Model) owns the layout, the focus and the
+// engine's event stream, routes the keys and composes the views of its
+// components: the panes (transcript, reasoning, memory, objectives, map:
+// the pane interface, panes.go), the game and its status bar (status.go),
+// the footer (footer.go), the command line, review mode and the model
+// server's notice. Each component owns its size, its view and its keys as
+// data (binding.go: keys, handler, help text, footer word, when it is
+// disabled); the help screen and the footers are generated from those
+// bindings, so a key remapped in lantern.toml is remapped everywhere. What
+// takes the keyboard from the panes (the help, the memory form, the model
+// picker, a viewer, the episodes, the notes, the timeline, and the lines
+// typed in the footer) is a dialog on one stack (dialog.go). Update never does I/O:
 // reading events, sending commands, checking the model server, reading
 // the memory store and rendering Markdown all happen in tea.Cmds; the
 // person's edits of memories and objectives go to the session as engine

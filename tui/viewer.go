@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -28,6 +27,7 @@ type viewer struct {
 	offset  int
 	loading bool
 	err     string
+	closed  bool
 }
 
 type viewerMsg struct {
@@ -74,7 +74,18 @@ func (v *viewer) resized(areaW, _ int) tea.Cmd {
 	return renderViewer(v.c.md, v.id, v.md, want)
 }
 
-func (v *viewer) frame() frame { return frame{title: v.title, wide: true, keys: closeKeys()} }
+func (v *viewer) frame() frame { return frame{title: v.title, wide: true} }
+
+// bindings are the viewer's keys: the keyMap's scroll keys, and close
+// (esc, or the keys that opened a viewer).
+func (v *viewer) bindings() []binding {
+	k := v.c.keys
+	page := func() int { return max(v.h.areaHeight()-4, 1) }
+	closeIt := do(func() { v.closed = true })
+	return append(scrolling(k, &v.offset, page),
+		bind(described(k.Back, "close"), "close", closeIt),
+		bind(joined("close", k.Quit, k.View, k.Knowledge), "", closeIt))
+}
 
 func (v *viewer) view(_, h int) []string {
 	c := v.c
@@ -100,7 +111,7 @@ func (v *viewer) view(_, h int) []string {
 	if end < len(v.lines) {
 		more = fmt.Sprintf(" · %d more lines", len(v.lines)-end)
 	}
-	return append(out, c.styles.HelpDesc.Render("↑/↓ pgup/pgdn scroll · esc closes"+more))
+	return append(out, c.styles.HelpDesc.Render(scrollHint(c.keys)+" scroll · esc closes"+more))
 }
 
 // renderViewer renders md at at, off the Update goroutine.
@@ -113,74 +124,6 @@ func renderViewer(cache *mdCache, id int, md string, at mdAt) tea.Cmd {
 // viewerWidth is the width of a viewer's text in a panes area w cells
 // wide (a wide dialog's box, inside its border and padding).
 func viewerWidth(w int) int { return min(max(w-4, 20), 100) - 4 }
-
-// openViewer shows the viewer and returns the command that fills it.
-func (m *Model) openViewer(title string, load func(at mdAt, id int) tea.Cmd) tea.Cmd {
-	m.viewers++
-	id := m.viewers
-	at := mdAt{viewerWidth(m.lay.area.w), m.c.theme.Palette}
-	m.open(&viewer{c: m.c, h: m, id: id, title: title, loading: true, want: at})
-	return load(at, id)
-}
-
-// resizer is a dialog that follows a new size with a command: the panes
-// area's width and an overlay's (a narrow one's).
-type resizer interface {
-	resized(areaW, dialogW int) tea.Cmd
-}
-
-// resizeDialogs tells the open dialogs the new widths.
-func (m *Model) resizeDialogs() tea.Cmd {
-	var cmds []tea.Cmd
-	for _, d := range m.dialogs {
-		if r, ok := d.(resizer); ok {
-			cmds = append(cmds, r.resized(m.lay.area.w, m.dialogWidth()))
-		}
-	}
-	return tea.Batch(cmds...)
-}
-
-// openMemory shows the selected memory as Markdown.
-func (m *Model) openMemory() tea.Cmd {
-	sel, ok := m.memory.selected()
-	if !ok {
-		return nil
-	}
-	loc, name := m.memory.location()
-	var b strings.Builder
-	fmt.Fprintf(&b, "## [%s] %s\n\n", sel.Category, sel.Title)
-	fmt.Fprintf(&b, "*L%d %s · %s%s*\n\n", loc, name, strings.ToLower(string(sel.Status)), meta(sel))
-	if !sel.Superseded.IsZero() {
-		fmt.Fprintf(&b, "> %s\n\n", supersededBy(sel))
-	}
-	b.WriteString(sel.Text)
-	b.WriteString("\n")
-	md := b.String()
-	return m.openViewer("Memory", func(at mdAt, id int) tea.Cmd {
-		return renderViewer(m.c.md, id, md, at)
-	})
-}
-
-// openKnowledge shows knowledgebase.md.
-func (m *Model) openKnowledge() tea.Cmd {
-	path := m.opts.KnowledgePath
-	if path == "" {
-		return m.setFlash("no knowledge base for this story", true)
-	}
-	cache := m.c.md
-	return m.openViewer("Knowledge base", func(at mdAt, id int) tea.Cmd {
-		return func() tea.Msg {
-			data, err := atomicfile.ReadRegular(path, knowledge.MaxFileBytes)
-			if errors.Is(err, fs.ErrNotExist) {
-				data, err = []byte("*The knowledge base is written after the first episodes; there is none yet.*\n\n`"+path+"`"), nil
-			}
-			if err != nil {
-				return viewerMsg{id: id, err: err}
-			}
-			return renderViewer(cache, id, string(data), at)()
-		}
-	})
-}
 
 func (v *viewer) update(msg tea.Msg) (dialog, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -196,22 +139,26 @@ func (v *viewer) update(msg tea.Msg) (dialog, tea.Cmd) {
 }
 
 func (v *viewer) key(k tea.KeyPressMsg) (dialog, tea.Cmd) {
-	page := max(v.h.areaHeight()-4, 1)
-	switch k.String() {
-	case "esc", "q", "enter", "K":
-		return nil, nil
-	case "up", "k":
-		v.offset--
-	case "down", "j":
-		v.offset++
-	case "pgup", "ctrl+u":
-		v.offset -= page
-	case "pgdown", "ctrl+d", "space":
-		v.offset += page
-	case "home", "g":
-		v.offset = 0
-	case "end", "G":
-		v.offset = len(v.lines)
+	cmd, _ := dispatch(v.bindings(), k, nil)
+	if v.closed {
+		return nil, cmd
 	}
-	return v, nil
+	return v, cmd
+}
+
+// knowledgeLoader reads knowledgebase.md at path and renders it, in a
+// command.
+func knowledgeLoader(cache *mdCache, path string) func(at mdAt, id int) tea.Cmd {
+	return func(at mdAt, id int) tea.Cmd {
+		return func() tea.Msg {
+			data, err := atomicfile.ReadRegular(path, knowledge.MaxFileBytes)
+			if errors.Is(err, fs.ErrNotExist) {
+				data, err = []byte("*The knowledge base is written after the first episodes; there is none yet.*\n\n`"+path+"`"), nil
+			}
+			if err != nil {
+				return viewerMsg{id: id, err: err}
+			}
+			return renderViewer(cache, id, string(data), at)()
+		}
+	}
 }
