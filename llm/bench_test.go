@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
-	"github.com/ollama/ollama/api"
 )
 
 // BenchmarkCallOverhead compares a call through our layer with a bare

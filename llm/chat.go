@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lantern-if/lantern/config"
 	"github.com/ollama/ollama/api"
+
+	"github.com/lantern-if/lantern/config"
 )
 
 // Message is one chat message.

@@ -27,8 +27,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lantern-if/lantern/config"
 	"github.com/ollama/ollama/api"
+
+	"github.com/lantern-if/lantern/config"
 )
 
 // DefaultHost is where Ollama listens unless OLLAMA_HOST says otherwise.

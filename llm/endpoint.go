@@ -11,9 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lantern-if/lantern/config"
 	"github.com/ollama/ollama/api"
 	"golang.org/x/net/http/httpproxy"
+
+	"github.com/lantern-if/lantern/config"
 )
 
 // An endpoint is one model server a role's calls can go to: its protocol,

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/lantern-if/lantern/config"
 	"github.com/ollama/ollama/api"
+
+	"github.com/lantern-if/lantern/config"
 )
 
 // A model's identity, for the record a benchmark keeps: what the server

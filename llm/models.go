@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lantern-if/lantern/config"
 	"github.com/ollama/ollama/api"
+
+	"github.com/lantern-if/lantern/config"
 )
 
 // Capabilities a role may need.

@@ -2,8 +2,9 @@ package memory
 
 import (
 	"fmt"
-	"github.com/lantern-if/lantern/atomicfile"
 	"io"
+
+	"github.com/lantern-if/lantern/atomicfile"
 )
 
 // Load reads and parses a Memories.md.

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/managers/contextmgr"
-	"github.com/ollama/ollama/api"
 )
 
 // agentPrompt is the user message Lantern's context manager builds for a

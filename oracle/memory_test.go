@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/managers/memsynth"
-	"github.com/ollama/ollama/api"
 )
 
 // TestRememberedFromGroundTruth: the oracle's decision weighs a death, a

@@ -23,11 +23,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/chatserve"
 	"github.com/lantern-if/lantern/managers/contextmgr"
-	"github.com/ollama/ollama/api"
 )
 
 // ModelName is the one model the oracle serves.

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
@@ -23,7 +25,6 @@ import (
 	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/managers/objectives"
 	"github.com/lantern-if/lantern/managers/supervisor"
-	"github.com/ollama/ollama/api"
 )
 
 // serve starts an oracle on a test server and returns a client whose every

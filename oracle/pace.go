@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/lantern-if/lantern/llm/chatserve"
 	"sync"
 	"time"
 
-	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/llm/chatserve"
+
 	"github.com/ollama/ollama/api"
+
+	"github.com/lantern-if/lantern/config"
 )
 
 // The pacer makes the oracle answer as slowly as a model on a GPU would, so

@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
-	"github.com/ollama/ollama/api"
 )
 
 // fakeClock is a pacer's time: sleeping advances it and records how long.

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/config"
 	"github.com/ollama/ollama/api"
+
+	"github.com/lantern-if/lantern/config"
 )
 
 // reply generates a role's reply for a raw format and decodes it.

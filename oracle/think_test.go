@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/contextmgr"
-	"github.com/ollama/ollama/api"
 )
 
 // TestThinksAsOllamaDoes: the agent's reasoning goes in the thinking

@@ -23,7 +23,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/atomicfile"
 	"io/fs"
 	"path"
 	"reflect"
@@ -32,6 +31,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/lantern-if/lantern/atomicfile"
 
 	"github.com/pelletier/go-toml/v2"
 )

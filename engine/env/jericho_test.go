@@ -2,11 +2,12 @@ package env
 
 import (
 	"fmt"
-	"github.com/lantern-if/lantern/engine/internal/testgames"
 	"os"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/lantern-if/lantern/engine/internal/testgames"
 
 	"github.com/lantern-if/lantern/game_files/bindings"
 )

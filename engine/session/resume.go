@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/zmachine"
 )
 
 // ErrNothingToResume: no line of play of the story was left unfinished.
@@ -113,3 +116,19 @@ func (s *Session) ResumeLine(ctx context.Context, id int64) (rundb.Checkpoint, e
 // Line is the line of play the session plays on (its ID is 0 before a new
 // episode's first turn is recorded).
 func (s *Session) Line() engine.Branch { return s.branch }
+
+// ErrNothingStored: the story has not been played in the work dir, so it
+// has no lantern.db to read.
+var ErrNothingStored = errors.New("nothing recorded")
+
+// OpenStored opens the lantern.db that play of the story (name as it was
+// found) left in workDir, for the commands that only read it; they never
+// create one: ErrNothingStored when there is none.
+func OpenStored(workDir, name string, story *zmachine.Story) (*rundb.RunDB, error) {
+	info := story.Info()
+	path := filepath.Join(workDir, StoryDir(name, info.Release), "lantern.db")
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("%w for %s yet: %s does not exist (play it first)", ErrNothingStored, filepath.Base(name), path)
+	}
+	return rundb.OpenRunDB(path, info.MD5)
+}

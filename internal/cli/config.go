@@ -3,10 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/atomicfile"
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/lantern-if/lantern/atomicfile"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

@@ -3,10 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/atomicfile"
 	"io"
 	"os"
 	"os/exec"
+
+	"github.com/lantern-if/lantern/atomicfile"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/themes"

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,12 +83,7 @@ func openRunDB(cfg *config.Config) (*rundb.RunDB, string, func(), error) {
 	if err != nil {
 		return nil, "", nil, err
 	}
-	info := story.Info()
-	path := filepath.Join(cfg.WorkDir, session.StoryDir(name, info.Release), "lantern.db")
-	if _, err := os.Stat(path); err != nil {
-		return nil, "", nil, fmt.Errorf("nothing recorded for %s yet: %s does not exist (play it first)", filepath.Base(name), path)
-	}
-	db, err := rundb.OpenRunDB(path, info.MD5)
+	db, err := session.OpenStored(cfg.WorkDir, name, story)
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/sanitize"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/lantern-if/lantern/internal/bench"
+	"github.com/lantern-if/lantern/sanitize"
 
 	"github.com/spf13/cobra"
 

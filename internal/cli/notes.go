@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/lantern-if/lantern/atomicfile"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/lantern-if/lantern/atomicfile"
 
 	"github.com/spf13/cobra"
 
@@ -191,10 +191,5 @@ func openStoryDB(cfg *config.Config) (*rundb.RunDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := story.Info()
-	path := filepath.Join(cfg.WorkDir, session.StoryDir(name, info.Release), "lantern.db")
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("nothing stored for %s yet: %s does not exist", filepath.Base(name), path)
-	}
-	return rundb.OpenRunDB(path, info.MD5)
+	return session.OpenStored(cfg.WorkDir, name, story)
 }

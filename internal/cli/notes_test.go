@@ -19,7 +19,7 @@ func TestNotesCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runCLI(t, "", "notes", "--workdir", work); code != exitError || !strings.Contains(errs, "nothing stored") {
+	if code, _, errs := runCLI(t, "", "notes", "--workdir", work); code != exitError || !strings.Contains(errs, "nothing recorded") {
 		t.Errorf("no database: exit %d %s", code, errs)
 	}
 	sdir := filepath.Join(work, session.StoryDir(name, story.Info().Release))

@@ -12,9 +12,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/lantern-if/lantern/memory"
 	"github.com/lantern-if/lantern/oracle"
-	"github.com/ollama/ollama/api"
 )
 
 // agentRequests records the oracle's agent requests (their last message).

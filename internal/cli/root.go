@@ -11,12 +11,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/atomicfile"
-	"github.com/lantern-if/lantern/oracle"
-	"github.com/lantern-if/lantern/sanitize"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/lantern-if/lantern/atomicfile"
+	"github.com/lantern-if/lantern/oracle"
+	"github.com/lantern-if/lantern/sanitize"
 
 	"github.com/spf13/cobra"
 

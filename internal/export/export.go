@@ -9,10 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lantern-if/lantern/sanitize"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/lantern-if/lantern/sanitize"
 
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory/rundb"

@@ -18,8 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lantern-if/lantern/llm/chatserve"
 	"github.com/ollama/ollama/api"
+
+	"github.com/lantern-if/lantern/llm/chatserve"
 )
 
 // Fault is a failure the fake injects instead of (or in) a reply.

@@ -1,10 +1,11 @@
 package memsynth
 
 import (
-	"github.com/lantern-if/lantern/domain"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lantern-if/lantern/domain"
 )
 
 func TestTriggers(t *testing.T) {

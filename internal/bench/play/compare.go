@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -200,10 +199,5 @@ func openDB(w Wiring, cfg *config.Config) (*rundb.RunDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := story.Info()
-	path := filepath.Join(cfg.WorkDir, session.StoryDir(name, info.Release), "lantern.db")
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no runs stored for %s: %s does not exist (run lantern bench first)", filepath.Base(name), path)
-	}
-	return rundb.OpenRunDB(path, info.MD5)
+	return session.OpenStored(cfg.WorkDir, name, story)
 }
