@@ -27,8 +27,7 @@ type Live struct {
 	start  time.Time
 	now    func() time.Time
 	drawn  bool
-	stop   chan struct{}
-	done   chan struct{} // nil when nothing refreshes (tests draw by hand)
+	ticker // the redraws between updates (not started: tests draw by hand)
 	// plain: no colour and no escape sequence (NO_COLOR, a dumb
 	// terminal); the line is cleared with spaces.
 	plain bool
@@ -42,8 +41,7 @@ func NewLive(w io.Writer, width int, now func() time.Time) *Live {
 
 // refresh starts the redraws between updates.
 func (l *Live) refresh() *Live {
-	l.done = make(chan struct{})
-	go l.loop()
+	l.run(l.spin.FPS, l.nextFrame)
 	return l
 }
 
@@ -55,26 +53,17 @@ func newLive(w io.Writer, width int, now func() time.Time) *Live {
 		now = time.Now
 	}
 	return &Live{w: w, width: width, now: now, start: now(), spin: spinner.MiniDot,
-		bar:  progress.New(progress.WithWidth(30), progress.WithoutPercentage(), progress.WithFillCharacters('█', '░')),
-		stop: make(chan struct{})}
+		bar:    progress.New(progress.WithWidth(30), progress.WithoutPercentage(), progress.WithFillCharacters('█', '░')),
+		ticker: newTicker()}
 }
 
-func (l *Live) loop() {
-	defer close(l.done)
-	t := time.NewTicker(l.spin.FPS)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
-			l.mu.Lock()
-			l.frame++
-			if l.drawn {
-				l.draw()
-			}
-			l.mu.Unlock()
-		}
+// nextFrame turns the spinner and redraws the line.
+func (l *Live) nextFrame() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.frame++
+	if l.drawn {
+		l.draw()
 	}
 }
 
@@ -145,14 +134,8 @@ func (l *Live) Line(text string) {
 
 // Close stops the refresh and clears the status line.
 func (l *Live) Close() {
-	select {
-	case <-l.stop:
+	if !l.end() {
 		return
-	default:
-	}
-	close(l.stop)
-	if l.done != nil {
-		<-l.done
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -118,8 +118,7 @@ type Plain struct {
 	status Status
 	at     time.Time // when status came
 	have   bool
-	stop   chan struct{}
-	done   chan struct{}
+	ticker // the writes between updates, once started
 }
 
 // NewPlain writes to w at most once per every; now is the clock (nil:
@@ -128,26 +127,13 @@ func NewPlain(w io.Writer, every time.Duration, now func() time.Time) *Plain {
 	if now == nil {
 		now = time.Now
 	}
-	return &Plain{w: w, every: every, now: now, last: now(), stop: make(chan struct{})}
+	return &Plain{w: w, every: every, now: now, last: now(), ticker: newTicker()}
 }
 
 // Start writes the newest status every interval until Close, updates or
 // not.
 func (p *Plain) Start() *Plain {
-	p.done = make(chan struct{})
-	go func() {
-		defer close(p.done)
-		t := time.NewTicker(p.every)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-t.C:
-				p.Tick()
-			}
-		}
-	}()
+	p.run(p.every, p.Tick)
 	return p
 }
 
@@ -187,14 +173,4 @@ func (p *Plain) Line(text string) {
 }
 
 // Close stops the clock; every line written is complete.
-func (p *Plain) Close() {
-	select {
-	case <-p.stop:
-		return
-	default:
-	}
-	close(p.stop)
-	if p.done != nil {
-		<-p.done
-	}
-}
+func (p *Plain) Close() { p.end() }
