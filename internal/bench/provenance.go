@@ -163,12 +163,7 @@ func (p *Provenance) Role(name string) (RoleSetup, bool) {
 	if p == nil {
 		return RoleSetup{}, false
 	}
-	for _, r := range p.Roles {
-		if r.Role == name {
-			return r, true
-		}
-	}
-	return RoleSetup{}, false
+	return first(p.Roles, func(r RoleSetup) bool { return r.Role == name })
 }
 
 // Identity is the first identity recorded for a model: the one its first
@@ -177,12 +172,16 @@ func (p *Provenance) Identity(model string) (ModelIdentity, bool) {
 	if p == nil {
 		return ModelIdentity{}, false
 	}
-	for _, m := range p.Models {
-		if m.Model == model {
-			return m, true
-		}
+	return first(p.Models, func(m ModelIdentity) bool { return m.Model == model })
+}
+
+// first is the first element of xs that is, if any.
+func first[T any](xs []T, is func(T) bool) (T, bool) {
+	if i := slices.IndexFunc(xs, is); i >= 0 {
+		return xs[i], true
 	}
-	return ModelIdentity{}, false
+	var zero T
+	return zero, false
 }
 
 // SetupDiffers says how two runs' setups differ (the protocol, profile,
