@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/lantern-if/lantern/atomicfile"
-
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/managers/memsynth"
 )

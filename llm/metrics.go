@@ -171,17 +171,20 @@ func (a *Aggregate) ResetTurns() {
 func (a *Aggregate) Role(role string) Summary {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if b := a.byRole[role]; b != nil {
-		return b.summary()
-	}
-	return Summary{}
+	return summaryOf(a.byRole, role)
 }
 
 // Turn summarises one turn's calls.
 func (a *Aggregate) Turn(turn int) Summary {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if b := a.byTurn[turn]; b != nil {
+	return summaryOf(a.byTurn, turn)
+}
+
+// summaryOf summarises the bucket of key k (none: the zero Summary); the
+// caller holds the lock.
+func summaryOf[K comparable](buckets map[K]*bucket, k K) Summary {
+	if b := buckets[k]; b != nil {
 		return b.summary()
 	}
 	return Summary{}

@@ -7,11 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lantern-if/lantern/llm/chatserve"
-
 	"github.com/ollama/ollama/api"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/llm/chatserve"
 )
 
 // The pacer makes the oracle answer as slowly as a model on a GPU would, so

@@ -32,9 +32,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/lantern-if/lantern/atomicfile"
-
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/lantern-if/lantern/atomicfile"
 )
 
 // Palette is the semantic colours of a theme. Every style of the TUI is built

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/engine/internal/testgames"
-
 	"github.com/lantern-if/lantern/game_files/bindings"
 )
 

@@ -7,11 +7,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/lantern-if/lantern/atomicfile"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/session"

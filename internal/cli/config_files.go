@@ -8,7 +8,6 @@ import (
 	"os/exec"
 
 	"github.com/lantern-if/lantern/atomicfile"
-
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/themes"
 )

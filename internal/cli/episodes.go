@@ -47,47 +47,47 @@ func newEpisodesCmd(a *app) *cobra.Command {
 		storyFlags(c)
 		return c
 	}
-	// open opens the story's lantern.db and finds the optional line (1,
-	// 1/NAME or #ID).
-	open := func(c *cobra.Command, args []string) (db *rundb.RunDB, title string, id int64, closeDB func(), err error) {
+	// withLine opens the story's lantern.db, finds the optional line (1,
+	// 1/NAME or #ID; 0 when none is named) and runs do on them.
+	withLine := func(c *cobra.Command, args []string, do func(db *rundb.RunDB, title string, id int64) error) error {
 		var ref domain.LineRef
 		if len(args) == 1 {
+			var err error
 			if ref, err = domain.ParseLine(args[0]); err != nil {
-				return nil, "", 0, nil, usageErrorf("%v", err)
+				return usageErrorf("%v", err)
 			}
 		}
 		cfg, err := loadConfig("episodes", changed(c.Flags()), a.configFile, c.ErrOrStderr(), "workdir", "story")
 		if err != nil {
-			return nil, "", 0, nil, err
+			return err
 		}
-		if db, title, closeDB, err = openRunDB(cfg); err != nil || len(args) == 0 {
-			return db, title, 0, closeDB, err
-		}
-		b, err := db.ResolveLine(c.Context(), ref)
-		if err != nil {
-			closeDB()
-			return nil, "", 0, nil, err
-		}
-		return db, title, b.ID, closeDB, nil
-	}
-	list := sub("list", "every episode: started, ending, score, moves, turns", 0)
-	list.RunE = func(c *cobra.Command, args []string) error {
-		db, _, _, closeDB, err := open(c, args)
+		db, title, closeDB, err := openRunDB(cfg)
 		if err != nil {
 			return err
 		}
 		defer closeDB()
-		return listEpisodes(c.Context(), db, c.OutOrStdout())
+		var id int64
+		if len(args) == 1 {
+			b, err := db.ResolveLine(c.Context(), ref)
+			if err != nil {
+				return err
+			}
+			id = b.ID
+		}
+		return do(db, title, id)
+	}
+	list := sub("list", "every episode: started, ending, score, moves, turns", 0)
+	list.RunE = func(c *cobra.Command, args []string) error {
+		return withLine(c, args, func(db *rundb.RunDB, _ string, _ int64) error {
+			return listEpisodes(c.Context(), db, c.OutOrStdout())
+		})
 	}
 	cmd.RunE = list.RunE // the command alone lists
 	show := sub("show [LINE]", "a line of play as Markdown (1, 1/NAME or #ID)", 1)
 	show.RunE = func(c *cobra.Command, args []string) error {
-		db, title, id, closeDB, err := open(c, args)
-		if err != nil {
-			return err
-		}
-		defer closeDB()
-		return writeEpisode(c.Context(), db, title, id, "md", "", c.OutOrStdout())
+		return withLine(c, args, func(db *rundb.RunDB, title string, id int64) error {
+			return writeEpisode(c.Context(), db, title, id, "md", "", c.OutOrStdout())
+		})
 	}
 	exp := sub("export [LINE]", "a line of play as Markdown, JSON or one HTML page", 1)
 	exp.Example = "  lantern episodes export --format json > latest.json\n  lantern episodes export 3 --format html -o episode3.html"
@@ -97,18 +97,15 @@ func newEpisodesCmd(a *app) *cobra.Command {
 		if !slices.Contains(export.Formats(), *format) {
 			return usageErrorf("unknown format %q (want %s)", *format, strings.Join(export.Formats(), ", "))
 		}
-		db, title, id, closeDB, err := open(c, args)
-		if err != nil {
-			return err
-		}
-		defer closeDB()
-		if err := writeEpisode(c.Context(), db, title, id, *format, *out, c.OutOrStdout()); err != nil {
-			return err
-		}
-		if *out != "" {
-			fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", *out)
-		}
-		return nil
+		return withLine(c, args, func(db *rundb.RunDB, title string, id int64) error {
+			if err := writeEpisode(c.Context(), db, title, id, *format, *out, c.OutOrStdout()); err != nil {
+				return err
+			}
+			if *out != "" {
+				fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", *out)
+			}
+			return nil
+		})
 	}
 	cmd.AddCommand(list, show, exp)
 	return cmd

@@ -8,13 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lantern-if/lantern/internal/bench"
-	"github.com/lantern-if/lantern/sanitize"
-
 	"github.com/spf13/cobra"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/llm"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // modelLine is one model of `lantern models`.

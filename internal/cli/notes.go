@@ -9,10 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lantern-if/lantern/atomicfile"
-
 	"github.com/spf13/cobra"
 
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/memory/rundb"

@@ -15,16 +15,15 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/lantern-if/lantern/atomicfile"
-	"github.com/lantern-if/lantern/oracle"
-	"github.com/lantern-if/lantern/sanitize"
-
 	"github.com/spf13/cobra"
 
+	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/engine/env"
 	"github.com/lantern-if/lantern/game_files/bindings"
 	"github.com/lantern-if/lantern/game_files/demo"
 	"github.com/lantern-if/lantern/internal/stories"
+	"github.com/lantern-if/lantern/oracle"
+	"github.com/lantern-if/lantern/sanitize"
 	"github.com/lantern-if/lantern/zmachine"
 	"github.com/lantern-if/lantern/zmachine/lineplay"
 )

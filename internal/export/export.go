@@ -13,10 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lantern-if/lantern/sanitize"
-
 	"github.com/lantern-if/lantern/managers/mapper"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/sanitize"
 )
 
 // Source is what an export reads of a run database (rundb.RunDB has it).
