@@ -26,6 +26,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lantern-if/lantern/sanitize"
@@ -67,18 +68,24 @@ const categoryWant = "SUCCESS, FAILURE, DISCOVERY, DANGER, NOTE or ITEM"
 func (c Category) GroundTruth() bool { return c == CategoryItem }
 
 // ParseCategory reads a category name, ignoring case.
-func ParseCategory(s string) (Category, bool) {
-	c := Category(strings.ToUpper(strings.TrimSpace(s)))
-	return c, c.Valid()
-}
+func ParseCategory(s string) (Category, bool) { return parseName[Category](s) }
 
 // Valid reports whether c is one of the categories.
 func (c Category) Valid() bool {
-	switch c {
-	case CategorySuccess, CategoryFailure, CategoryDiscovery, CategoryDanger, CategoryNote, CategoryItem:
-		return true
-	}
-	return false
+	return slices.Contains([]Category{CategorySuccess, CategoryFailure, CategoryDiscovery, CategoryDanger, CategoryNote, CategoryItem}, c)
+}
+
+// named is one of a fixed set of upper-case names: a category, a
+// status, a level.
+type named interface {
+	~string
+	Valid() bool
+}
+
+// parseName reads a name of the set, ignoring case and surrounding space.
+func parseName[T named](s string) (T, bool) {
+	v := T(strings.ToUpper(strings.TrimSpace(s)))
+	return v, v.Valid()
 }
 
 // Status is how far a memory is trusted: a lesson can be confirmed,
@@ -94,18 +101,11 @@ const (
 )
 
 // ParseStatus reads a status name, ignoring case.
-func ParseStatus(s string) (Status, bool) {
-	st := Status(strings.ToUpper(strings.TrimSpace(s)))
-	return st, st.Valid()
-}
+func ParseStatus(s string) (Status, bool) { return parseName[Status](s) }
 
 // Valid reports whether s is one of the three statuses.
 func (s Status) Valid() bool {
-	switch s {
-	case StatusActive, StatusTentative, StatusSuperseded:
-		return true
-	}
-	return false
+	return slices.Contains([]Status{StatusActive, StatusTentative, StatusSuperseded}, s)
 }
 
 // Persistence is a memory's level, as ZorkGPT writes it after the
@@ -130,18 +130,11 @@ const (
 )
 
 // ParsePersistence reads a level name, ignoring case.
-func ParsePersistence(s string) (Persistence, bool) {
-	p := Persistence(strings.ToUpper(strings.TrimSpace(s)))
-	return p, p.Valid()
-}
+func ParsePersistence(s string) (Persistence, bool) { return parseName[Persistence](s) }
 
 // Valid reports whether p is one of the three levels.
 func (p Persistence) Valid() bool {
-	switch p {
-	case PersistenceCore, PersistencePermanent, PersistenceEphemeral:
-		return true
-	}
-	return false
+	return slices.Contains([]Persistence{PersistenceCore, PersistencePermanent, PersistenceEphemeral}, p)
 }
 
 // Actor says who superseded a memory: the memory model or a person.
