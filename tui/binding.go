@@ -42,6 +42,13 @@ func shown(kb key.Binding, run func(tea.KeyPressMsg) tea.Cmd) binding {
 	return binding{key: kb, row: kb.Help().Desc, run: run}
 }
 
+// footed is shown, and in the footer too (esc: close, back, cancel).
+func footed(kb key.Binding, run func(tea.KeyPressMsg) tea.Cmd) binding {
+	b := shown(kb, run)
+	b.short = b.row
+	return b
+}
+
 // act adapts an action that takes no key.
 func act(f func() tea.Cmd) func(tea.KeyPressMsg) tea.Cmd {
 	return func(tea.KeyPressMsg) tea.Cmd { return f() }
@@ -193,7 +200,7 @@ func choosing(k keyMap, sel *int, n, page func() int) []binding {
 func closing(k keyMap, opener key.Binding, shut *bool) []binding {
 	closeIt := do(func() { *shut = true })
 	return []binding{
-		{key: described(k.Back, "close"), short: "close", row: "close", run: closeIt},
+		footed(described(k.Back, "close"), closeIt),
 		bind(joined("close", k.Quit, opener), "", closeIt),
 	}
 }

@@ -278,7 +278,7 @@ func (d *timeline) bindings() []binding {
 	case d.naming:
 		return []binding{
 			shown(described(k.Accept, "keep it"), do(d.keepName)),
-			{key: described(k.Back, "back"), short: "back", row: "back", run: do(func() { d.naming = false })},
+			footed(described(k.Back, "back"), do(func() { d.naming = false })),
 		}
 	case d.confirm:
 		return d.questionKeys()
@@ -331,8 +331,7 @@ func (d *timeline) questionKeys() []binding {
 		shown(keyOf("y", "rewind", "y", "Y"), rewind(false)),
 		shown(keyOf("u", "rewind, withdraw the agent's later memories", "u", "U"), rewind(true)),
 		shown(keyOf("r", "name the branch", "r", "R"), act(d.startNaming)),
-		{key: key.NewBinding(key.WithKeys(back.Keys()...), key.WithHelp("n/"+k.Back.Help().Key, "back")), short: "back", row: "back",
-			run: do(func() { d.confirm, d.name = false, "" })},
+		footed(key.NewBinding(key.WithKeys(back.Keys()...), key.WithHelp("n/"+k.Back.Help().Key, "back")), do(func() { d.confirm, d.name = false, "" })),
 	}
 }
 
