@@ -90,17 +90,21 @@ func (p *episodePicker) frame() frame { return frame{title: "Episodes", wide: tr
 
 // bindings choose a line of play and replay it (load's command), or close.
 func (p *episodePicker) bindings() []binding {
-	k := p.c.keys
 	page := func() int { return max(p.h.areaHeight()/3, 1) }
-	bs := choosing(k, &p.sel, func() int { return len(p.eps) }, page)
-	bs = append(bs, shown(described(k.Accept, "replay"), act(func() tea.Cmd {
+	return append(p.choose(page), closing(p.c.keys, p.c.keys.Episodes, &p.closed)...)
+}
+
+// choose are the keys that choose a line of play and replay it, page rows
+// a page.
+func (p *episodePicker) choose(page func() int) []binding {
+	k := p.c.keys
+	return append(choosing(k, &p.sel, func() int { return len(p.eps) }, page), shown(described(k.Accept, "replay"), act(func() tea.Cmd {
 		if p.sel < len(p.eps) {
 			p.closed = true
 			return p.load(p.eps[p.sel].Line())
 		}
 		return nil
 	})))
-	return append(bs, closing(k, k.Episodes, &p.closed)...)
 }
 
 func (p *episodePicker) view(w, _ int) []string {
