@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
@@ -326,12 +325,11 @@ func (d *timeline) questionKeys() []binding {
 				rewindAsk{from: d.branch, turn: t.Turn, undo: undo})
 		})
 	}
-	back := joined("", keyOf("n", "", "n", "N"), k.Back, k.Quit)
 	return []binding{
 		shown(keyOf("y", "rewind", "y", "Y"), rewind(false)),
 		shown(keyOf("u", "rewind, withdraw the agent's later memories", "u", "U"), rewind(true)),
 		shown(keyOf("r", "name the branch", "r", "R"), act(d.startNaming)),
-		footed(key.NewBinding(key.WithKeys(back.Keys()...), key.WithHelp("n/"+k.Back.Help().Key, "back")), do(func() { d.confirm, d.name = false, "" })),
+		footed(no(k, "back", "n", "N"), do(func() { d.confirm, d.name = false, "" })),
 	}
 }
 
