@@ -385,7 +385,9 @@ func (d *searchLine) view(w, _ int) []string {
 	return []string{d.ti.View() + d.c.styles.HelpDesc.Render("  "+rowText(d.bindings()))}
 }
 
-func (d *searchLine) update(msg tea.Msg) (dialog, tea.Cmd) { return typedInto(d, &d.closed, msg, &d.ti) }
+func (d *searchLine) update(msg tea.Msg) (dialog, tea.Cmd) {
+	return typedInto(d, &d.closed, msg, &d.ti)
+}
 
 // objectiveLine types an objective: a new one, an edit of the selected one,
 // or the one to complete or drop.
@@ -416,7 +418,9 @@ func (d *objectiveLine) view(w, _ int) []string {
 	return []string{d.ti.View()}
 }
 
-func (d *objectiveLine) update(msg tea.Msg) (dialog, tea.Cmd) { return typedInto(d, &d.closed, msg, &d.ti) }
+func (d *objectiveLine) update(msg tea.Msg) (dialog, tea.Cmd) {
+	return typedInto(d, &d.closed, msg, &d.ti)
+}
 
 // send sends the objective typed.
 func (d *objectiveLine) send() tea.Cmd {

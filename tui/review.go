@@ -127,7 +127,9 @@ func reviewLine(rv rundb.Review) string {
 }
 
 // update types the edited command or the rejection's reason.
-func (d *reviewPrompt) update(msg tea.Msg) (dialog, tea.Cmd) { return typedInto(d, &d.closed, msg, &d.ti) }
+func (d *reviewPrompt) update(msg tea.Msg) (dialog, tea.Cmd) {
+	return typedInto(d, &d.closed, msg, &d.ti)
+}
 
 // send sends the person's decision.
 func (d *reviewPrompt) send() tea.Cmd {
