@@ -178,7 +178,9 @@ func (f *memForm) bindings() []binding {
 func (f *memForm) fieldKeys() []binding {
 	k := f.c.keys
 	to := func(res formResult) func(tea.KeyPressMsg) tea.Cmd { return do(func() { f.res = res }) }
-	move := func(by int) func(tea.KeyPressMsg) tea.Cmd { return act(func() tea.Cmd { return f.focusField(f.focus + by) }) }
+	move := func(by int) func(tea.KeyPressMsg) tea.Cmd {
+		return act(func() tea.Cmd { return f.focusField(f.focus + by) })
+	}
 	choosing := func() bool { return f.focus >= 2 }
 	return []binding{
 		footed(keyOf("tab", "next field"), move(1)),
