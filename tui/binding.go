@@ -137,23 +137,19 @@ func dispatch(bs []binding, k tea.KeyPressMsg, say func(string) tea.Cmd) (tea.Cm
 
 // hints are the bindings' keys for a footer: the ones with a short word,
 // in order.
-func hints(bs []binding) []key.Binding {
-	var out []key.Binding
-	for _, b := range bs {
-		if b.short != "" && b.key.Enabled() {
-			out = append(out, described(b.key, b.short))
-		}
-	}
-	return out
-}
+func hints(bs []binding) []key.Binding { return worded(bs, func(b binding) string { return b.short }) }
 
 // rowKeys are the keys a dialog draws in its own row: the bindings with
 // a row word, in order.
-func rowKeys(bs []binding) []key.Binding {
+func rowKeys(bs []binding) []key.Binding { return worded(bs, func(b binding) string { return b.row }) }
+
+// worded are the enabled bindings' keys described by word, those that
+// have one.
+func worded(bs []binding, word func(binding) string) []key.Binding {
 	var out []key.Binding
 	for _, b := range bs {
-		if b.row != "" && b.key.Enabled() {
-			out = append(out, described(b.key, b.row))
+		if w := word(b); w != "" && b.key.Enabled() {
+			out = append(out, described(b.key, w))
 		}
 	}
 	return out

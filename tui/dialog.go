@@ -202,9 +202,3 @@ func (c *common) wrapStyled(text string, w int, st styleID) []string {
 	}
 	return out
 }
-
-// closeOnly are the bindings of a dialog whose update handles its own
-// keys: esc closes it (listed for the footer and the help).
-func closeOnly(k keyMap) []binding {
-	return []binding{bind(described(k.Back, "close"), "close", nil)}
-}
