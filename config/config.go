@@ -200,9 +200,15 @@ func Defaults() *Config {
 	}
 }
 
-// DefaultKeys are the TUI's keys; [keys] remaps them by action.
+// DefaultKeys are the TUI's keys; [keys] remaps them by action. The
+// moves (up, down, top, bottom) name their letter: the arrow, home and end
+// keys move as well whatever they are remapped to.
 func DefaultKeys() map[string]string {
 	return map[string]string{
+		"up":         "k",
+		"down":       "j",
+		"top":        "g",
+		"bottom":     "G",
 		"pause":      "space",
 		"step":       "n",
 		"input":      "i",

@@ -295,7 +295,7 @@ func TestValidationMessages(t *testing.T) {
 		{"[keys]\nStep = \"x\"\n", `2: keys.Step = "x": an action is a lower-case name such as step or next_pane`, false},
 		{"[keys]\nstep = \" \"\n", `2: keys.step = " ": must name a key, such as "p", "ctrl+p", "space" or "f2"`, false},
 		{"[keys]\nstep = \"" + strings.Repeat("x", 25) + "\"\n", `2: keys.step = "` + strings.Repeat("x", 25) + `": is too long for a key (at most 24 characters)`, false},
-		{"[keys]\nfly = \"f\"\n", `2: keys.fly = "f": unknown action; the actions are add, cancel, delete, edit, help, input, memory, models, next_pane, objectives, pause, quit, review, step, supersede, theme, undo`, true},
+		{"[keys]\nfly = \"f\"\n", `2: keys.fly = "f": unknown action; the actions are add, bottom, cancel, delete, down, edit, help, input, memory, models, next_pane, objectives, pause, quit, review, step, supersede, theme, top, undo, up`, true},
 		{"[keys]\nstep = \"q\"\n", `2: keys.step = "q": "q" is also the key of quit; remap that one too`, false},
 		{"[roles.critic]\nmodel = \"\"\n", `2: roles.critic.model = "": must name an Ollama model, such as "qwen3:4b" (see lantern models)`, false},
 		{"[roles.critic]\ntemperature = 3\n", `2: roles.critic.temperature = 3.0: must be between 0 and 2`, false},

@@ -17,6 +17,9 @@ type binding struct {
 	key key.Binding
 	// short is the footer's word for the key ("": the footer leaves it out).
 	short string
+	// row is the key's word in the row of keys a dialog draws itself
+	// (inside its box, or on its footer line; "": not there).
+	row string
 	// run is what the key does; nil: the binding is listed (in the help, a
 	// footer) and another binding or a text input acts on the key.
 	run func(k tea.KeyPressMsg) tea.Cmd
@@ -31,6 +34,19 @@ type binding struct {
 // bind makes a binding from a key of the keyMap.
 func bind(kb key.Binding, short string, run func(tea.KeyPressMsg) tea.Cmd) binding {
 	return binding{key: kb, short: short, run: run}
+}
+
+// shown is a binding a dialog draws in its own row of keys, its
+// description the row's word.
+func shown(kb key.Binding, run func(tea.KeyPressMsg) tea.Cmd) binding {
+	return binding{key: kb, row: kb.Help().Desc, run: run}
+}
+
+// footed is shown, and in the footer too (esc: close, back, cancel).
+func footed(kb key.Binding, run func(tea.KeyPressMsg) tea.Cmd) binding {
+	b := shown(kb, run)
+	b.short = b.row
+	return b
 }
 
 // act adapts an action that takes no key.
@@ -58,6 +74,25 @@ func joined(desc string, kbs ...key.Binding) key.Binding {
 		names = append(names, name)
 	}
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(names, "/"), desc))
+}
+
+// alias is kb, named and described as kb is (desc, when given, instead),
+// taking the keys of others as well (e and enter edit a note).
+func alias(kb key.Binding, desc string, others ...key.Binding) key.Binding {
+	keys := kb.Keys()
+	for _, o := range others {
+		keys = append(keys, o.Keys()...)
+	}
+	if desc == "" {
+		desc = kb.Help().Desc
+	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(kb.Help().Key, desc))
+}
+
+// twice is kb named as pressed twice ("d d"): the first press arms it.
+func twice(kb key.Binding, desc string) key.Binding {
+	name := kb.Help().Key
+	return key.NewBinding(key.WithKeys(kb.Keys()...), key.WithHelp(name+" "+name, desc))
 }
 
 // keyOf is a binding of literal keys, for a component's own keys that
@@ -102,14 +137,68 @@ func dispatch(bs []binding, k tea.KeyPressMsg, say func(string) tea.Cmd) (tea.Cm
 
 // hints are the bindings' keys for a footer: the ones with a short word,
 // in order.
-func hints(bs []binding) []key.Binding {
+func hints(bs []binding) []key.Binding { return worded(bs, func(b binding) string { return b.short }) }
+
+// rowKeys are the keys a dialog draws in its own row: the bindings with
+// a row word, in order.
+func rowKeys(bs []binding) []key.Binding { return worded(bs, func(b binding) string { return b.row }) }
+
+// worded are the enabled bindings' keys described by word, those that
+// have one.
+func worded(bs []binding, word func(binding) string) []key.Binding {
 	var out []key.Binding
 	for _, b := range bs {
-		if b.short != "" && b.key.Enabled() {
-			out = append(out, described(b.key, b.short))
+		if w := word(b); w != "" && b.key.Enabled() {
+			out = append(out, described(b.key, w))
 		}
 	}
 	return out
+}
+
+// rowText is a footer line's keys as plain text: "enter sends · esc back".
+func rowText(bs []binding) string {
+	var parts []string
+	for _, kb := range rowKeys(bs) {
+		parts = append(parts, kb.Help().Key+" "+kb.Help().Desc)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// pressed runs the binding of d's for k; a binding that set *closed takes
+// the dialog off the stack.
+func pressed(d dialog, closed *bool, k tea.KeyPressMsg, say func(string) tea.Cmd) (dialog, tea.Cmd) {
+	cmd, _ := dispatch(d.bindings(), k, say)
+	if *closed {
+		return nil, cmd
+	}
+	return d, cmd
+}
+
+// choosing are the keyMap's moves (a row, a page, either end) moving the
+// selection *sel of a list of n() items, kept on the list; the first is
+// the row's "↑/↓ choose".
+func choosing(k keyMap, sel *int, n, page func() int) []binding {
+	bs := scrolling(k, sel, page)
+	for i := range bs {
+		run := bs[i].run
+		bs[i].run = func(key tea.KeyPressMsg) tea.Cmd {
+			cmd := run(key)
+			*sel = min(max(*sel, 0), max(n()-1, 0))
+			return cmd
+		}
+	}
+	bs[4].key, bs[5].key = described(k.Top, "first"), described(k.Bottom, "last")
+	return append([]binding{{key: joined("choose", k.Up, k.Down), row: "choose"}}, bs...)
+}
+
+// closing are a dialog's closing keys: esc (the footer's and the row's
+// "close"), and q and the key that opened it.
+func closing(k keyMap, opener key.Binding, shut *bool) []binding {
+	closeIt := do(func() { *shut = true })
+	return []binding{
+		footed(described(k.Back, "close"), closeIt),
+		bind(joined("close", k.Quit, opener), "", closeIt),
+	}
 }
 
 // bindingGroup is a context's bindings under a title in the help: a pane,

@@ -185,7 +185,12 @@ func dialogFooter(ft *footer, d dialog, w int) string {
 	if fl, ok := d.(footerLiner); ok {
 		return fit(fl.footerLine(w), w)
 	}
-	return ft.cachedKeysLine(fmt.Sprintf("dialog %T", d), w, func() []key.Binding { return hints(d.bindings()) }, func() string { return ft.tail() })
+	keys := hints(d.bindings())
+	ctx := fmt.Sprintf("dialog %T", d)
+	for _, kb := range keys {
+		ctx += "\x00" + kb.Help().Key + " " + kb.Help().Desc
+	}
+	return ft.cachedKeysLine(ctx, w, func() []key.Binding { return keys }, func() string { return ft.tail() })
 }
 
 // wrapStyled wraps plain text to w cells and styles every line (dialog
@@ -196,10 +201,4 @@ func (c *common) wrapStyled(text string, w int, st styleID) []string {
 		out = append(out, c.render(l, max(w, 10), "", false))
 	}
 	return out
-}
-
-// closeOnly are the bindings of a dialog whose update handles its own
-// keys: esc closes it (listed for the footer and the help).
-func closeOnly(k keyMap) []binding {
-	return []binding{bind(described(k.Back, "close"), "close", nil)}
 }

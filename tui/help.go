@@ -39,14 +39,31 @@ func mapLegend() []helpRow {
 // bindings are the help's keys: scrolling, search, close.
 func (d *helpDialog) bindings() []binding {
 	k := d.c.keys
+	if d.searching {
+		return []binding{
+			footed(described(k.Accept, "keeps"), do(func() { d.searching = false })),
+			footed(described(k.Back, "clears"), do(func() { d.searching, d.query = false, "" })),
+			bind(keyOf("backspace", "delete a letter"), "", do(func() {
+				if r := []rune(d.query); len(r) > 0 {
+					d.query = string(r[:len(r)-1])
+				}
+			})),
+		}
+	}
 	page := func() int { return max(d.h.areaHeight()-5, 1) }
-	bs := append([]binding{bind(joined("scroll", k.Up, k.Down), "scroll", nil)}, scrolling(k, &d.offset, page)...)
+	bs := append([]binding{bind(joined("scroll", k.Up, k.Down), "scroll", nil), scrollRow(k)}, scrolling(k, &d.offset, page)...)
 	bs = append(bs,
-		bind(keyOf("/", "search the keys"), "search", do(func() { d.searching = true })),
-		bind(described(k.Back, "close (with a search: clear it)"), "close", do(d.back)),
+		footed(described(k.Search, "search"), do(func() { d.searching = true })),
+		binding{key: described(k.Back, "close (with a search: clear it)"), short: "close", row: "closes", run: do(d.back)},
 		bind(joined("close", k.Help, k.Quit), "", do(func() { d.closed = true })),
 	)
 	return bs
+}
+
+// scrollRow names the scroll keys in a dialog's row: "↑/↓ pgup/pgdn
+// scroll".
+func scrollRow(k keyMap) binding {
+	return binding{key: keyOf(joined("", k.Up, k.Down).Help().Key+" "+joined("", k.PageUp, k.PageDown).Help().Key, "scroll"), row: "scroll"}
 }
 
 // back clears the search, else closes.
@@ -73,11 +90,6 @@ func scrolling(k keyMap, at *int, page func() int) []binding {
 		bind(described(k.Top, "top"), "", do(func() { *at = 0 })),
 		bind(described(k.Bottom, "bottom"), "", do(func() { *at = 1 << 20 })),
 	}
-}
-
-// scrollHint names the scroll keys for a dialog's last row: "↑/↓ pgup/pgdn".
-func scrollHint(k keyMap) string {
-	return joined("", k.Up, k.Down).Help().Key + " " + joined("", k.PageUp, k.PageDown).Help().Key
 }
 
 // lines are the help's rendered rows, filtered by the query (a group's
@@ -123,11 +135,12 @@ func (d *helpDialog) view(w, h int) []string {
 	var tail string
 	switch {
 	case d.searching:
-		tail = "/" + d.query + "▏ enter keeps · esc clears"
+		tail = "/" + d.query + "▏ " + rowText(d.bindings())
 	case len(ls) > page:
-		tail = fmt.Sprintf("%d–%d of %d · %s scroll · / search · esc closes", d.offset+1, end, len(ls), scrollHint(d.c.keys))
+		tail = fmt.Sprintf("%d–%d of %d · %s", d.offset+1, end, len(ls), rowText(d.bindings()))
 	default:
-		tail = "/ search · ? or esc closes · theme " + d.c.theme.Name
+		k := d.c.keys
+		tail = fmt.Sprintf("%s search · %s or %s closes · theme %s", k.Search.Help().Key, k.Help.Help().Key, k.Back.Help().Key, d.c.theme.Name)
 	}
 	return append(body, d.c.styles.Muted.Render(ansi.Truncate(tail, w, "…")))
 }
@@ -138,32 +151,12 @@ func (d *helpDialog) update(msg tea.Msg) (dialog, tea.Cmd) {
 	if !ok {
 		return d, nil
 	}
-	if d.searching {
-		d.search(k)
-		return d, nil
+	if !d.searching {
+		return pressed(d, &d.closed, k, nil)
 	}
-	cmd, _ := dispatch(d.bindings(), k, nil)
-	if d.closed {
-		return nil, cmd
-	}
-	return d, cmd
-}
-
-// search types the query.
-func (d *helpDialog) search(k tea.KeyPressMsg) {
-	switch k.String() {
-	case "enter":
-		d.searching = false
-	case "esc":
-		d.searching, d.query = false, ""
-	case "backspace":
-		if r := []rune(d.query); len(r) > 0 {
-			d.query = string(r[:len(r)-1])
-		}
-	default:
-		if k.Text != "" {
-			d.query += k.Text
-		}
+	if _, ok := dispatch(d.bindings(), k, nil); !ok && k.Text != "" {
+		d.query += k.Text
 	}
 	d.offset = 0
+	return d, nil
 }

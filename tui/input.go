@@ -173,7 +173,7 @@ func (m *Model) helpGroups() []bindingGroup {
 	gs := append(m.rootGroups(), m.panes.groups()...)
 	gs = append(gs, bindingGroup{"While typing a command (" + m.c.keys.Input.Help().Key + ")", m.cmdline.bindings()},
 		bindingGroup{"Review mode (" + m.c.keys.Review.Help().Key + "): a proposal waits for you", m.review.bindings()},
-		bindingGroup{"Timeline (" + m.c.keys.Timeline.Help().Key + ")", timelineKeys()})
+		bindingGroup{"Timeline (" + m.c.keys.Timeline.Help().Key + ")", (&timeline{c: m.c}).turnKeys()})
 	if r := m.panes.replay; r != nil {
 		gs = append(gs, bindingGroup{"Replay (" + m.c.keys.Episodes.Help().Key + ")", r.bindings(m.c, replayActions{})})
 	} else {

@@ -22,7 +22,7 @@ type keyMap struct {
 	Knowledge, Episodes, Notes       key.Binding
 	EndEpisode, Timeline             key.Binding
 	Copy, Mouse                      key.Binding
-	Review, Zoom                     key.Binding
+	Review, Zoom, Accept             key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -56,6 +56,7 @@ func defaultKeys() keyMap {
 		View:       b([]string{"enter"}, "enter", "read memory"),
 		Browse:     b([]string{"b"}, "b", "browse all locations"),
 		Back:       b([]string{"esc"}, "esc", "back"),
+		Accept:     b([]string{"enter"}, "enter", "accept"),
 		Complete:   b([]string{"c"}, "c", "complete objective"),
 		Drop:       b([]string{"d"}, "d", "drop objective"),
 		Mermaid:    b([]string{"M"}, "M", "Mermaid map"),
@@ -93,14 +94,15 @@ func (k keyMap) FullHelp() [][]key.Binding {
 
 // remap applies [keys] from lantern.toml: action → key, as the
 // configuration validated them. The cancel key is pressed twice whatever it
-// is ("esc esc" names esc); ctrl+c always quits as well.
+// is ("esc esc" names esc); ctrl+c always quits as well, and the arrows,
+// home and end always move as well.
 func (km *keyMap) remap(keys map[string]string) {
 	byAction := map[string]*key.Binding{
 		"pause": &km.Pause, "step": &km.Step, "input": &km.Input, "next_pane": &km.NextPane,
 		"memory": &km.Memory, "edit": &km.Edit, "supersede": &km.Supersede, "add": &km.Add,
 		"delete": &km.Delete, "undo": &km.Undo, "objectives": &km.Objectives, "models": &km.Models,
 		"theme": &km.Theme, "cancel": &km.Cancel, "help": &km.Help, "quit": &km.Quit,
-		"review": &km.Review,
+		"review": &km.Review, "up": &km.Up, "down": &km.Down, "top": &km.Top, "bottom": &km.Bottom,
 	}
 	for action, k := range keys {
 		b, ok := byAction[action]
@@ -116,6 +118,15 @@ func (km *keyMap) remap(keys map[string]string) {
 		case "quit":
 			b.SetKeys(k, "ctrl+c")
 			b.SetHelp(k, desc)
+		case "up", "down", "top", "bottom":
+			// The letter moves; the arrow (home, end) still does too.
+			fixed := map[string]string{"up": "up", "down": "down", "top": "home", "bottom": "end"}[action]
+			b.SetKeys(fixed, k)
+			if arrow, _, _ := strings.Cut(b.Help().Key, "/"); action == "up" || action == "down" {
+				b.SetHelp(arrow+"/"+k, desc) // ↓/j
+			} else {
+				b.SetHelp(k+"/"+fixed, desc) // g/home
+			}
 		default:
 			b.SetKeys(k)
 			b.SetHelp(k, desc)

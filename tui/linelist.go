@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lantern-if/lantern/domain"
@@ -195,14 +196,15 @@ func episodeRows(eps []rundb.EpisodeSummary) []lineRow {
 
 // keyRows lays a dialog's keys out ("key desc · key desc"), wrapped
 // between keys to w cells.
-func keyRows(c *common, w int, keys ...[2]string) []string {
+func keyRows(c *common, w int, keys ...key.Binding) []string {
 	s := c.styles
 	const sep = " · "
 	sw := ansi.StringWidth(sep)
 	var out []string
 	var b strings.Builder
 	used := 0
-	for _, k := range keys {
+	for _, kb := range keys {
+		k := [2]string{kb.Help().Key, kb.Help().Desc}
 		kw := ansi.StringWidth(k[0]) + 1 + ansi.StringWidth(k[1])
 		if used > 0 && used+sw+kw > w {
 			out = append(out, b.String())

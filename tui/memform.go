@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -40,6 +39,7 @@ type memForm struct {
 	outside  *memory.Memory
 	gone     bool
 	resolved bool
+	res      formResult // what the key being handled did
 }
 
 // formCategories and formStatuses are the form's choices, in order.
@@ -165,13 +165,78 @@ type formCheckMsg struct {
 
 func (f *memForm) frame() frame { return frame{title: "Memory"} }
 
-// bindings: every key types into the form, which draws its own keys.
-func (f *memForm) bindings() []binding { return nil }
+// bindings are the form's keys: the fields', or the answers to the
+// question about a change outside; the inputs type the others.
+func (f *memForm) bindings() []binding {
+	if f.outside != nil || f.gone {
+		return f.answers()
+	}
+	return f.fieldKeys()
+}
+
+// fieldKeys are the keys of the form's fields.
+func (f *memForm) fieldKeys() []binding {
+	k := f.c.keys
+	to := func(res formResult) func(tea.KeyPressMsg) tea.Cmd { return do(func() { f.res = res }) }
+	move := func(by int) func(tea.KeyPressMsg) tea.Cmd {
+		return act(func() tea.Cmd { return f.focusField(f.focus + by) })
+	}
+	choosing := func() bool { return f.focus >= 2 }
+	return []binding{
+		footed(keyOf("tab", "next field"), move(1)),
+		bind(keyOf("shift+tab", "previous field"), "", move(-1)),
+		{key: keyOf("←/→", "choose"), row: "choose"},
+		{key: alias(keyOf("←", "", "left", "h"), "", k.Up), run: do(func() { f.cycle(-1) }), active: choosing},
+		{key: alias(keyOf("→", "", "right", "l", "space"), "", k.Down), run: do(func() { f.cycle(1) }), active: choosing},
+		{key: described(k.Accept, "next field"), run: move(1), active: func() bool { return f.focus == 0 }},
+		{key: described(k.Accept, "save"), run: to(formSave), active: choosing},
+		footed(keyOf("ctrl+s", "save"), to(formSave)),
+		footed(described(k.Back, "cancel"), to(formCancel)),
+	}
+}
+
+// cycle moves the choice of the category or the status field by one.
+func (f *memForm) cycle(by int) {
+	n := len(formCategories())
+	cur := &f.cat
+	if f.focus == 3 {
+		n, cur = len(formStatuses()), &f.status
+		if f.op == engine.MemorySupersede || f.op == engine.MemoryAdd {
+			n = 2 // a new memory is active or tentative
+		}
+	}
+	*cur = (*cur + by + n) % n
+}
+
+// answers are the keys that answer the question about a change outside.
+func (f *memForm) answers() []binding {
+	to := func(res formResult, run func()) func(tea.KeyPressMsg) tea.Cmd {
+		return do(func() { run(); f.res = res })
+	}
+	theirs := func() string {
+		if f.outside == nil {
+			return "the memory is gone from Memories.md"
+		}
+		return ""
+	}
+	over := "overwrite with yours"
+	if f.gone {
+		over = "save yours anyway"
+	}
+	bs := []binding{
+		{key: keyOf("r", "reload theirs"), row: "reload theirs", run: to(formOpen, f.reload), disabled: theirs},
+		shown(keyOf("o", over), to(formSave, f.overwrite)),
+		{key: keyOf("m", "merge (your changed fields win)"), row: "merge (your changed fields win)", run: to(formSave, f.merge), disabled: theirs},
+		footed(described(f.c.keys.Back, "cancel"), to(formCancel, func() {})),
+	}
+	if f.gone {
+		bs[0].row, bs[2].row = "", ""
+	}
+	return bs
+}
 
 func (f *memForm) footerLine(int) string {
-	s := f.c.styles
-	return s.HelpKey.Render(" ctrl+s") + s.HelpDesc.Render(" save · ") + s.HelpKey.Render("tab") + s.HelpDesc.Render(" next field · ") +
-		s.HelpKey.Render("esc") + s.HelpDesc.Render(" cancel")
+	return " " + keyRows(f.c, 1<<20, hints(f.bindings())...)[0]
 }
 
 func (f *memForm) view(int, int) []string { return f.body() }
@@ -219,61 +284,21 @@ func (f *memForm) commit() (dialog, tea.Cmd) {
 }
 
 func (f *memForm) handle(msg tea.Msg) (formResult, tea.Cmd) {
-	k, isKey := msg.(tea.KeyPressMsg)
-	if !isKey {
-		var cmd tea.Cmd
-		switch f.focus {
-		case 0:
-			f.title, cmd = f.title.Update(msg)
-		case 1:
-			f.text, cmd = f.text.Update(msg)
+	f.res = formOpen
+	var cmd tea.Cmd
+	took := false
+	if k, isKey := msg.(tea.KeyPressMsg); isKey {
+		if cmd, took = dispatch(f.bindings(), k, nil); took || f.outside != nil || f.gone || f.focus >= 2 {
+			return f.res, cmd
 		}
-		return formOpen, cmd
-	}
-	if f.outside != nil || f.gone {
-		return f.resolve(k.String())
-	}
-	switch k.String() {
-	case "esc":
-		return formCancel, nil
-	case "ctrl+s":
-		return formSave, nil
-	case "tab":
-		return formOpen, f.focusField(f.focus + 1)
-	case "shift+tab":
-		return formOpen, f.focusField(f.focus - 1)
 	}
 	switch f.focus {
 	case 0:
-		if k.String() == "enter" {
-			return formOpen, f.focusField(1)
-		}
-		var cmd tea.Cmd
 		f.title, cmd = f.title.Update(msg)
-		return formOpen, cmd
 	case 1:
-		var cmd tea.Cmd
 		f.text, cmd = f.text.Update(msg)
-		return formOpen, cmd
 	}
-	// Category and status: left/right cycle, enter saves.
-	n := len(formCategories())
-	cur := &f.cat
-	if f.focus == 3 {
-		n, cur = len(formStatuses()), &f.status
-		if f.op == engine.MemorySupersede || f.op == engine.MemoryAdd {
-			n = 2 // a new memory is active or tentative
-		}
-	}
-	switch {
-	case key.Matches(k, key.NewBinding(key.WithKeys("left", "h", "up", "k"))):
-		*cur = (*cur - 1 + n) % n
-	case key.Matches(k, key.NewBinding(key.WithKeys("right", "l", "down", "j", "space"))):
-		*cur = (*cur + 1) % n
-	case k.String() == "enter":
-		return formSave, nil
-	}
-	return formOpen, nil
+	return formOpen, cmd
 }
 
 // outsideChange reports whether the memory being edited changed in
@@ -296,7 +321,7 @@ func (f *memForm) outsideChange(secs []memory.Section) bool {
 				}
 				disk := m
 				f.outside = &disk
-				f.err = "Memories.md changed outside since this form opened: r reload theirs · o overwrite with yours · m merge (your changed fields win) · esc cancel"
+				f.err = "Memories.md changed outside since this form opened: " + rowText(f.answers())
 				return true
 			}
 		}
@@ -305,52 +330,52 @@ func (f *memForm) outsideChange(secs []memory.Section) bool {
 		return false // the location is not in the file: nothing to compare
 	}
 	f.gone = true
-	f.err = "This memory was removed from Memories.md outside: o save yours anyway · esc cancel"
+	f.err = "This memory was removed from Memories.md outside: " + rowText(f.answers())
 	return true
 }
 
-// resolve handles the answer to the outside-change question.
-func (f *memForm) resolve(key string) (formResult, tea.Cmd) {
-	disk := f.outside
-	switch {
-	case key == "esc":
-		return formCancel, nil
-	case key == "o":
-		if f.gone {
-			f.op = engine.MemoryAdd // it is no longer there to edit
-		}
-		f.outside, f.gone, f.resolved, f.err = nil, false, true, ""
-		return formSave, nil
-	case key == "r" && disk != nil:
-		f.orig = *disk
-		f.title.SetValue(disk.Title)
-		f.text.SetValue(disk.Text)
-		f.setChoices(disk.Category, disk.Status)
-		f.outside, f.err = nil, ""
-		return formOpen, nil
-	case key == "m" && disk != nil:
-		title, text := f.title.Value(), f.text.Value()
-		cat, st := formCategories()[f.cat], formStatuses()[f.status]
-		if title == f.orig.Title {
-			title = disk.Title
-		}
-		if text == f.orig.Text {
-			text = disk.Text
-		}
-		if cat == f.orig.Category {
-			cat = disk.Category
-		}
-		if st == f.orig.Status {
-			st = disk.Status
-		}
-		f.orig = *disk
-		f.title.SetValue(title)
-		f.text.SetValue(text)
-		f.setChoices(cat, st)
-		f.outside, f.resolved, f.err = nil, true, ""
-		return formSave, nil
+// overwrite saves the form over the change outside (a memory removed
+// outside is added again).
+func (f *memForm) overwrite() {
+	if f.gone {
+		f.op = engine.MemoryAdd // it is no longer there to edit
 	}
-	return formOpen, nil
+	f.outside, f.gone, f.resolved, f.err = nil, false, true, ""
+}
+
+// reload takes the memory as Memories.md has it now.
+func (f *memForm) reload() {
+	disk := f.outside
+	f.orig = *disk
+	f.title.SetValue(disk.Title)
+	f.text.SetValue(disk.Text)
+	f.setChoices(disk.Category, disk.Status)
+	f.outside, f.err = nil, ""
+}
+
+// merge keeps the fields the person changed and takes the others from
+// Memories.md, then saves.
+func (f *memForm) merge() {
+	disk := f.outside
+	title, text := f.title.Value(), f.text.Value()
+	cat, st := formCategories()[f.cat], formStatuses()[f.status]
+	if title == f.orig.Title {
+		title = disk.Title
+	}
+	if text == f.orig.Text {
+		text = disk.Text
+	}
+	if cat == f.orig.Category {
+		cat = disk.Category
+	}
+	if st == f.orig.Status {
+		st = disk.Status
+	}
+	f.orig = *disk
+	f.title.SetValue(title)
+	f.text.SetValue(text)
+	f.setChoices(cat, st)
+	f.outside, f.resolved, f.err = nil, true, ""
 }
 
 func (f *memForm) setChoices(cat memory.Category, st memory.Status) {
@@ -426,10 +451,7 @@ func (f *memForm) body() []string {
 		// Wrapped, never cut: every answer to the question shows.
 		out = append(out, f.c.wrapStyled(f.err, f.w-4, stError)...)
 	}
-	return append(out, s.HelpKey.Render("tab")+s.HelpDesc.Render(" next field · ")+
-		s.HelpKey.Render("←/→")+s.HelpDesc.Render(" choose · ")+
-		s.HelpKey.Render("ctrl+s")+s.HelpDesc.Render(" save · ")+
-		s.HelpKey.Render("esc")+s.HelpDesc.Render(" cancel"))
+	return append(out, keyRows(f.c, 1<<20, rowKeys(f.fieldKeys())...)[0])
 }
 
 // label is a field's name, marked when the field has the keyboard.

@@ -563,7 +563,7 @@ func TestHelpThemesAndBackground(t *testing.T) {
 		t.Errorf("a light background gives theme %q", m.c.theme.Name)
 	}
 	h.key("?")
-	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 91 · ↑/↓ pgup/pgdn scroll")
+	h.mustSee("Keys", "pause/resume", "step one turn", "cancel the model call", "model per role", "of 92 · ↑/↓ pgup/pgdn scroll")
 	h.key("/", "s", "u", "p", "e", "r", "enter")
 	h.mustSee("Memory pane (m)", "supersede memory", "theme light")
 	h.key("esc", "?")

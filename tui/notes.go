@@ -86,6 +86,7 @@ type notesView struct {
 	editing  bool
 	input    textinput.Model
 	delArmed bool
+	closed   bool
 	w        int // the width the view was drawn at
 }
 
@@ -114,7 +115,22 @@ func (v *notesView) selected() (rundb.Note, bool) {
 
 func (v *notesView) frame() frame { return frame{title: "Notes"} }
 
-func (v *notesView) bindings() []binding { return closeOnly(v.c.keys) }
+func (v *notesView) bindings() []binding { return v.keys(v.delArmed) }
+
+// keys are the notes' keys: while a note is edited, save and cancel
+// (the input types the rest); else choose, edit, delete (armed: the
+// second press deletes) and close.
+func (v *notesView) keys(armed bool) []binding {
+	k := v.c.keys
+	if v.editing {
+		return []binding{shown(described(k.Accept, "save"), act(v.save)), footed(described(k.Back, "cancel"), do(v.stopEditing))}
+	}
+	page := func() int { return max(v.h.areaHeight()/3, 1) }
+	bs := choosing(k, &v.sel, func() int { return len(v.notes) }, page)
+	bs = append(bs, shown(alias(k.Edit, "edit", k.Accept), act(v.edit)),
+		shown(twice(k.Delete, "delete"), act(func() tea.Cmd { return v.delete(armed) })))
+	return append(bs, closing(k, k.Notes, &v.closed)...)
+}
 
 func (v *notesView) view(w, h int) []string {
 	v.w = w
@@ -123,8 +139,8 @@ func (v *notesView) view(w, h int) []string {
 	case !v.loaded:
 		return []string{s.Muted.Render("Reading lantern.db…")}
 	case len(v.notes) == 0 && v.err == "":
-		return []string{s.Muted.Render("No notes yet: the agent flags notes with its remember tool as it plays."), "",
-			s.HelpKey.Render("esc") + s.HelpDesc.Render(" close")}
+		return append([]string{s.Muted.Render("No notes yet: the agent flags notes with its remember tool as it plays."), ""},
+			keyRows(v.c, w, rowKeys(closing(v.c.keys, v.c.keys.Notes, &v.closed))...)...)
 	}
 	out := []string{s.Muted.Render("The agent's notes, most important first; it sees them every turn:"), ""}
 	for i, n := range v.notes {
@@ -159,12 +175,11 @@ func (v *notesView) view(w, h int) []string {
 	switch {
 	case v.editing:
 		v.input.SetWidth(max(w-len(v.input.Prompt)-2, 10))
-		out = append(out, fit(v.input.View(), w), s.HelpKey.Render("enter")+s.HelpDesc.Render(" save · ")+s.HelpKey.Render("esc")+s.HelpDesc.Render(" cancel"))
+		out = append(append(out, fit(v.input.View(), w)), keyRows(v.c, w, rowKeys(v.bindings())...)...)
 	case v.delArmed:
-		out = append(out, s.Error.Render("d again deletes the note; any other key keeps it"))
+		out = append(out, s.Error.Render(v.c.keys.Delete.Help().Key+" again deletes the note; any other key keeps it"))
 	default:
-		out = append(out, s.HelpKey.Render("↑/↓")+s.HelpDesc.Render(" choose · ")+s.HelpKey.Render("e")+s.HelpDesc.Render(" edit · ")+
-			s.HelpKey.Render("d d")+s.HelpDesc.Render(" delete · ")+s.HelpKey.Render("esc")+s.HelpDesc.Render(" close"))
+		out = append(out, keyRows(v.c, w, rowKeys(v.bindings())...)...)
 	}
 	return out
 }
@@ -211,58 +226,65 @@ func (v *notesView) got(msg notesMsg) tea.Cmd {
 	return nil
 }
 
+// key runs the notes' binding for k; any key but the delete key disarms
+// a delete.
 func (v *notesView) key(k tea.KeyPressMsg) (dialog, tea.Cmd) {
-	src, ctx := v.src, v.ctx
-	if v.editing {
-		switch k.String() {
-		case "esc":
-			v.editing = false
-			v.input.Blur()
-			return v, nil
-		case "enter":
-			n, ok := v.selected()
-			text := strings.TrimSpace(v.input.Value())
-			v.editing = false
-			v.input.Blur()
-			if !ok {
-				return v, nil
-			}
-			if text == "" {
-				v.err = "a note needs some text (d d deletes it)"
-				return v, nil
-			}
-			return v, listNotes(ctx, src, func() error { return src.EditNote(ctx, n.ID, text, n.Importance) }, fmt.Sprintf("note %d edited", n.ID), v.c.md, v.at())
-		}
-		var cmd tea.Cmd
-		v.input, cmd = v.input.Update(k)
-		return v, cmd
-	}
-	armed := v.delArmed
+	bs := v.keys(v.delArmed)
 	v.delArmed = false
-	switch k.String() {
-	case "esc", "q", "N":
-		return nil, nil
-	case "up", "k":
-		v.sel = max(v.sel-1, 0)
-	case "down", "j":
-		v.sel = min(v.sel+1, max(len(v.notes)-1, 0))
-	case "e", "enter":
-		if n, ok := v.selected(); ok {
-			v.editing, v.err = true, ""
-			v.input.SetValue(n.Content)
-			v.input.CursorEnd()
-			return v, v.input.Focus()
-		}
-	case "d":
-		n, ok := v.selected()
-		if !ok {
-			return v, nil
-		}
-		if !armed {
-			v.delArmed = true
-			return v, nil
-		}
-		return v, listNotes(ctx, src, func() error { return src.DeleteNote(ctx, n.ID) }, fmt.Sprintf("note %d deleted", n.ID), v.c.md, v.at())
+	cmd, ok := dispatch(bs, k, nil)
+	if !ok && v.editing {
+		v.input, cmd = v.input.Update(k)
 	}
-	return v, nil
+	if v.closed {
+		return nil, cmd
+	}
+	return v, cmd
+}
+
+// stopEditing leaves the note as it was.
+func (v *notesView) stopEditing() {
+	v.editing = false
+	v.input.Blur()
+}
+
+// save keeps the note edited.
+func (v *notesView) save() tea.Cmd {
+	src, ctx := v.src, v.ctx
+	n, ok := v.selected()
+	text := strings.TrimSpace(v.input.Value())
+	v.stopEditing()
+	if !ok {
+		return nil
+	}
+	if text == "" {
+		v.err = "a note needs some text (" + twice(v.c.keys.Delete, "").Help().Key + " deletes it)"
+		return nil
+	}
+	return listNotes(ctx, src, func() error { return src.EditNote(ctx, n.ID, text, n.Importance) }, fmt.Sprintf("note %d edited", n.ID), v.c.md, v.at())
+}
+
+// edit puts the selected note in the input.
+func (v *notesView) edit() tea.Cmd {
+	n, ok := v.selected()
+	if !ok {
+		return nil
+	}
+	v.editing, v.err = true, ""
+	v.input.SetValue(n.Content)
+	v.input.CursorEnd()
+	return v.input.Focus()
+}
+
+// delete arms the delete of the selected note, or (armed) deletes it.
+func (v *notesView) delete(armed bool) tea.Cmd {
+	src, ctx := v.src, v.ctx
+	n, ok := v.selected()
+	switch {
+	case !ok:
+		return nil
+	case !armed:
+		v.delArmed = true
+		return nil
+	}
+	return listNotes(ctx, src, func() error { return src.DeleteNote(ctx, n.ID) }, fmt.Sprintf("note %d deleted", n.ID), v.c.md, v.at())
 }

@@ -190,6 +190,7 @@ type modelPicker struct {
 	// is the role whose model Enter set last, until s saves it.
 	save   func(models map[string]string) tea.Cmd
 	chosen string
+	closed bool
 }
 
 func newModelPicker(m Models, known map[string]string) *modelPicker {
@@ -206,7 +207,31 @@ func newModelPicker(m Models, known map[string]string) *modelPicker {
 
 func (p *modelPicker) frame() frame { return frame{title: "Model per role"} }
 
-func (p *modelPicker) bindings() []binding { return closeOnly(p.c.keys) }
+// bindings: another role (←/→), choose a model and use it, save the
+// choice, close.
+func (p *modelPicker) bindings() []binding {
+	k := p.c.keys
+	role := func(by int) func(tea.KeyPressMsg) tea.Cmd {
+		return do(func() {
+			p.role = (p.role + by + len(p.roles)) % len(p.roles)
+			p.selectCurrent()
+		})
+	}
+	bs := []binding{
+		{key: keyOf("←/→", "role"), row: "role"},
+		bind(alias(keyOf("←", "previous role", "left", "h"), "", k.PrevPane), "", role(-1)),
+		bind(alias(keyOf("→", "next role", "right", "l"), "", k.NextPane), "", role(1)),
+	}
+	page := func() int { return max(p.h.areaHeight()/3, 1) }
+	nav := choosing(k, &p.sel, func() int { return len(p.models) }, page)
+	nav[0].key, nav[0].row = described(nav[0].key, "model"), "model"
+	bs = append(append(bs, nav...), shown(described(k.Accept, "use it"), act(p.use)))
+	save := bind(keyOf("s", "save the choice for next time"), "", act(p.keep))
+	if p.chosen != "" && p.save != nil {
+		save.row = "save"
+	}
+	return append(append(bs, save), closing(k, k.Models, &p.closed)...)
+}
 
 func (p *modelPicker) setModels(ms []llm.ModelSummary, err error) {
 	p.loaded = true
@@ -261,46 +286,35 @@ func (p *modelPicker) update(msg tea.Msg) (dialog, tea.Cmd) {
 		p.setModels(msg.models, msg.err)
 		return p, nil
 	case tea.KeyPressMsg:
-		return p.key(msg.String())
+		return pressed(p, &p.closed, msg, nil)
 	}
 	return p, nil
 }
 
-func (p *modelPicker) key(k string) (dialog, tea.Cmd) {
-	switch k {
-	case "esc", "q", "ctrl+l":
-		return nil, nil
-	case "left", "h", "shift+tab":
-		p.role = (p.role - 1 + len(p.roles)) % len(p.roles)
-		p.selectCurrent()
-	case "right", "l", "tab":
-		p.role = (p.role + 1) % len(p.roles)
-		p.selectCurrent()
-	case "up", "k":
-		p.sel = max(p.sel-1, 0)
-	case "down", "j":
-		p.sel = min(p.sel+1, max(len(p.models)-1, 0))
-	case "s":
-		if p.chosen == "" || p.save == nil {
-			return p, nil
-		}
-		role := p.chosen
-		p.chosen = ""
-		return p, tea.Batch(p.save(map[string]string{role: p.current[role]}),
-			p.h.setFlash(fmt.Sprintf("%s role → %s (saved for next time)", role, p.current[role]), false))
-	case "enter":
-		if p.sel < len(p.models) {
-			role, model := p.roles[p.role], p.models[p.sel].Name
-			p.current[role] = model
-			p.chosen = role
-			word := fmt.Sprintf("%s role → %s for this session", role, model)
-			if p.save != nil {
-				word += " (s in the picker keeps it)"
-			}
-			return p, tea.Batch(p.h.send(engine.SetModel{Role: role, Model: model}), p.h.setFlash(word, false))
-		}
+// keep saves the model chosen last for next time.
+func (p *modelPicker) keep() tea.Cmd {
+	if p.chosen == "" || p.save == nil {
+		return nil
 	}
-	return p, nil
+	role := p.chosen
+	p.chosen = ""
+	return tea.Batch(p.save(map[string]string{role: p.current[role]}),
+		p.h.setFlash(fmt.Sprintf("%s role → %s (saved for next time)", role, p.current[role]), false))
+}
+
+// use sets the selected model for the role, for this session.
+func (p *modelPicker) use() tea.Cmd {
+	if p.sel >= len(p.models) {
+		return nil
+	}
+	role, model := p.roles[p.role], p.models[p.sel].Name
+	p.current[role] = model
+	p.chosen = role
+	word := fmt.Sprintf("%s role → %s for this session", role, model)
+	if p.save != nil {
+		word += " (s in the picker keeps it)"
+	}
+	return tea.Batch(p.h.send(engine.SetModel{Role: role, Model: model}), p.h.setFlash(word, false))
 }
 
 func (p *modelPicker) view(w, _ int) []string {
@@ -350,15 +364,7 @@ func (p *modelPicker) view(w, _ int) []string {
 	if p.chosen != "" && p.save != nil {
 		out = append(out, p.c.wrapStyled(fmt.Sprintf("%s uses %s for this session: s keeps it for next time.", p.chosen, p.current[p.chosen]), w, stInfo)...)
 	}
-	keys := []string{"←/→", " role · ", "↑/↓", " model · ", "enter", " use it · ", "esc", " close"}
-	if p.chosen != "" && p.save != nil {
-		keys = append(keys[:6:6], "s", " save · ", "esc", " close")
-	}
-	var b strings.Builder
-	for i := 0; i < len(keys); i += 2 {
-		b.WriteString(s.HelpKey.Render(keys[i]) + s.HelpDesc.Render(keys[i+1]))
-	}
-	return append(out, b.String())
+	return append(out, keyRows(p.c, w, rowKeys(p.bindings())...)...)
 }
 
 func orDash(s string) string {

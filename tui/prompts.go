@@ -61,7 +61,7 @@ func (d *commandLine) setStyles() { d.c.styleInput(&d.input) }
 
 func (d *commandLine) view(w, _ int) []string {
 	s := d.c.styles
-	hint := s.HelpDesc.Render("  enter sends · tab completes · esc leaves")
+	hint := s.HelpDesc.Render("  " + rowText(d.bindings()))
 	if d.ft.text != "" {
 		st := s.Flash
 		if d.ft.isErr {
@@ -103,8 +103,9 @@ func firstKey(kb key.Binding, name, desc string) key.Binding {
 func (d *commandLine) bindings() []binding {
 	k := d.c.keys
 	return []binding{
-		bind(keyOf("enter", "send (a multi-line paste plays line by line)"), "", act(d.sendLine)),
-		bind(keyOf("esc", "leave the input"), "", do(func() { d.input.Blur(); d.closed = true })),
+		{key: described(k.Accept, "send (a multi-line paste plays line by line)"), row: "sends", run: act(d.sendLine)},
+		{key: keyOf("tab", "complete from what the game lets the player do here"), row: "completes"},
+		{key: described(k.Back, "leave the input"), row: "leaves", run: do(func() { d.input.Blur(); d.closed = true })},
 		bind(joined("earlier commands", firstKey(k.Up, "↑", ""), firstKey(k.Down, "↓", "")), "", d.browse),
 		bind(joined("scroll the transcript", firstKey(k.PageUp, "pgup", ""), firstKey(k.PageDown, "pgdn", "")), "", d.page),
 		{key: firstKey(k.Bottom, "end", "follow the transcript (at the line's end)"), run: do(d.follow), active: d.atEnd},
@@ -280,33 +281,61 @@ func (d *commandLine) playPaste(cmds []engine.Command, note string) tea.Cmd {
 	return tea.Batch(d.h.send(cmds...), d.ft.set(note, strings.Contains(note, " cut at ")))
 }
 
+// typedInto runs d's binding for a key; any other message (a key no
+// binding takes, a paste) goes to the input in.
+func typedInto(d dialog, closed *bool, msg tea.Msg, in *textinput.Model) (dialog, tea.Cmd) {
+	var cmd tea.Cmd
+	took := false
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		cmd, took = dispatch(d.bindings(), k, nil)
+	}
+	if !took {
+		*in, cmd = in.Update(msg)
+	}
+	if *closed {
+		return nil, cmd
+	}
+	return d, cmd
+}
+
+// no is the key that says no to a question: n (and the others given),
+// esc and q.
+func no(k keyMap, desc string, keys ...string) key.Binding {
+	all := joined("", keyOf("n", "", keys...), k.Back, k.Quit)
+	return key.NewBinding(key.WithKeys(all.Keys()...), key.WithHelp("n/"+k.Back.Help().Key, desc))
+}
+
 // confirmPaste asks before a long paste plays one turn per line.
 type confirmPaste struct {
-	d    *commandLine
-	cmds []engine.Command
-	note string
+	d      *commandLine
+	cmds   []engine.Command
+	note   string
+	closed bool
 }
 
 func (d *confirmPaste) frame() frame { return frame{footer: true} }
 
-func (d *confirmPaste) bindings() []binding { return nil }
+// bindings: y (or enter) plays the paste, n (or esc) drops it.
+func (d *confirmPaste) bindings() []binding {
+	k := d.d.c.keys
+	return []binding{
+		shown(alias(keyOf("y", "play them"), "", k.Accept), act(func() tea.Cmd { d.closed = true; return d.d.playPaste(d.cmds, d.note) })),
+		shown(no(k, "drop the paste", "n"), act(func() tea.Cmd {
+			d.closed = true
+			return d.d.ft.set(fmt.Sprintf("the paste of %d lines was not played", len(d.cmds)), false)
+		})),
+	}
+}
 
 func (d *confirmPaste) view(int, int) []string {
 	s := d.d.c.styles
 	return []string{s.Notice.Render(fmt.Sprintf(" Play the %d pasted lines as %d turns? ", len(d.cmds), len(d.cmds))) +
-		s.HelpKey.Render("y") + s.HelpDesc.Render(" play them · ") + s.HelpKey.Render("n/esc") + s.HelpDesc.Render(" drop the paste")}
+		keyRows(d.d.c, 1<<20, rowKeys(d.bindings())...)[0]}
 }
 
 func (d *confirmPaste) update(msg tea.Msg) (dialog, tea.Cmd) {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return d, nil
-	}
-	switch k.String() {
-	case "y", "enter":
-		return nil, d.d.playPaste(d.cmds, d.note)
-	case "n", "esc", "q":
-		return nil, d.d.ft.set(fmt.Sprintf("the paste of %d lines was not played", len(d.cmds)), false)
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		return pressed(d, &d.closed, k, nil)
 	}
 	return d, nil
 }
@@ -314,42 +343,50 @@ func (d *confirmPaste) update(msg tea.Msg) (dialog, tea.Cmd) {
 // searchLine types a search of the transcript shown: enter (or ↑) finds
 // the next older match, ↓ a newer one, esc closes the search.
 type searchLine struct {
-	c     *common
-	ft    *footer
-	panes *paneSet
-	ti    textinput.Model
+	c      *common
+	ft     *footer
+	panes  *paneSet
+	ti     textinput.Model
+	closed bool
 }
 
 func (d *searchLine) frame() frame { return frame{footer: true} }
 
-func (d *searchLine) bindings() []binding { return nil }
+// bindings: enter (or ↑) finds an older match, ↓ a newer one, esc
+// closes; the input types the rest.
+func (d *searchLine) bindings() []binding {
+	k := d.c.keys
+	find := func(older bool) func(tea.KeyPressMsg) tea.Cmd { return act(func() tea.Cmd { return d.find(older) }) }
+	return []binding{
+		shown(alias(described(k.Accept, "older"), "", firstKey(k.Up, "", ""), keyOf("ctrl+p", "")), find(true)),
+		shown(alias(firstKey(k.Down, "↓", "newer"), "", keyOf("ctrl+n", "")), find(false)),
+		shown(described(k.Back, "closes"), do(func() {
+			d.ti.Blur()
+			tp, _, _ := d.panes.shown()
+			tp.clearSearch()
+			d.closed = true
+		})),
+	}
+}
+
+// find goes to the next match, older or newer.
+func (d *searchLine) find(older bool) tea.Cmd {
+	tp, _, _ := d.panes.shown()
+	if !tp.search(strings.TrimSpace(d.ti.Value()), older) {
+		return d.ft.set(fmt.Sprintf("no match for %q in the transcript", d.ti.Value()), true)
+	}
+	return nil
+}
 
 func (d *searchLine) setStyles() { d.c.styleInput(&d.ti) }
 
 func (d *searchLine) view(w, _ int) []string {
 	d.ti.SetWidth(max(w-40, 10))
-	return []string{d.ti.View() + d.c.styles.HelpDesc.Render("  enter older · ↓ newer · esc closes")}
+	return []string{d.ti.View() + d.c.styles.HelpDesc.Render("  "+rowText(d.bindings()))}
 }
 
 func (d *searchLine) update(msg tea.Msg) (dialog, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		tp, _, _ := d.panes.shown()
-		switch k.String() {
-		case "esc":
-			d.ti.Blur()
-			tp.clearSearch()
-			return nil, nil
-		case "enter", "up", "ctrl+p", "down", "ctrl+n":
-			older := k.String() != "down" && k.String() != "ctrl+n"
-			if !tp.search(strings.TrimSpace(d.ti.Value()), older) {
-				return d, d.ft.set(fmt.Sprintf("no match for %q in the transcript", d.ti.Value()), true)
-			}
-			return d, nil
-		}
-	}
-	var cmd tea.Cmd
-	d.ti, cmd = d.ti.Update(msg)
-	return d, cmd
+	return typedInto(d, &d.closed, msg, &d.ti)
 }
 
 // objectiveLine types an objective: a new one, an edit of the selected one,
@@ -359,11 +396,20 @@ type objectiveLine struct {
 	ti      textinput.Model
 	op      string
 	editing string // the objective being edited
+	closed  bool
 }
 
 func (d *objectiveLine) frame() frame { return frame{footer: true} }
 
-func (d *objectiveLine) bindings() []binding { return nil }
+// bindings: enter sends the objective, esc drops it; the input types
+// the rest.
+func (d *objectiveLine) bindings() []binding {
+	k := d.p.c.keys
+	return []binding{
+		bind(described(k.Accept, "send the objective"), "", act(func() tea.Cmd { d.closed = true; return d.send() })),
+		bind(described(k.Back, "leave it"), "", do(func() { d.closed = true })),
+	}
+}
 
 func (d *objectiveLine) setStyles() { d.p.c.styleInput(&d.ti) }
 
@@ -373,33 +419,28 @@ func (d *objectiveLine) view(w, _ int) []string {
 }
 
 func (d *objectiveLine) update(msg tea.Msg) (dialog, tea.Cmd) {
+	return typedInto(d, &d.closed, msg, &d.ti)
+}
+
+// send sends the objective typed.
+func (d *objectiveLine) send() tea.Cmd {
 	p := d.p
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch k.String() {
-		case "esc":
-			return nil, nil
-		case "enter":
-			text := oneLine(d.ti.Value())
-			if text == "" {
-				return nil, nil
-			}
-			if d.op == "edit" {
-				// An edit replaces the objective: the old text goes, the new comes.
-				if text == d.editing {
-					return nil, nil
-				}
-				return nil, tea.Batch(p.host.send(engine.ObjectiveEdit{Op: "drop", Text: d.editing}, engine.ObjectiveEdit{Op: "add", Text: text}),
-					p.ft.set("objective edited: "+text, false))
-			}
-			if d.op == string(engine.ObjectiveDrop) {
-				p.dropped = text
-			}
-			return nil, tea.Batch(p.host.send(engine.ObjectiveEdit{Op: engine.ObjectiveOp(d.op), Text: text}), p.ft.set(fmt.Sprintf("objective %s: %s", d.op, text), false))
-		}
+	text := oneLine(d.ti.Value())
+	if text == "" {
+		return nil
 	}
-	var cmd tea.Cmd
-	d.ti, cmd = d.ti.Update(msg)
-	return d, cmd
+	if d.op == "edit" {
+		// An edit replaces the objective: the old text goes, the new comes.
+		if text == d.editing {
+			return nil
+		}
+		return tea.Batch(p.host.send(engine.ObjectiveEdit{Op: "drop", Text: d.editing}, engine.ObjectiveEdit{Op: "add", Text: text}),
+			p.ft.set("objective edited: "+text, false))
+	}
+	if d.op == string(engine.ObjectiveDrop) {
+		p.dropped = text
+	}
+	return tea.Batch(p.host.send(engine.ObjectiveEdit{Op: engine.ObjectiveOp(d.op), Text: text}), p.ft.set(fmt.Sprintf("objective %s: %s", d.op, text), false))
 }
 
 // reviewPrompt types the edited command, or the reason against a proposal,
@@ -409,15 +450,27 @@ type reviewPrompt struct {
 	ti       textinput.Model
 	op       engine.Decision
 	remember bool
+	closed   bool
 }
 
 func (d *reviewPrompt) frame() frame { return frame{footer: true} }
 
-func (d *reviewPrompt) bindings() []binding { return nil }
+// bindings: enter sends the command or the reason, esc goes back to
+// the proposal; the input types the rest.
+func (d *reviewPrompt) bindings() []binding {
+	r, k := d.r, d.r.c.keys
+	return []binding{
+		shown(described(k.Accept, "sends"), act(d.send)),
+		shown(described(k.Back, "back"), act(func() tea.Cmd {
+			d.closed = true
+			return r.ft.set("back to the proposal: "+rowText(r.bindings()), false)
+		})),
+	}
+}
 
 func (d *reviewPrompt) setStyles() { d.r.c.styleInput(&d.ti) }
 
 func (d *reviewPrompt) view(w, _ int) []string {
 	d.ti.SetWidth(max(w-ansi.StringWidth(d.ti.Prompt)-24, 10))
-	return []string{d.ti.View() + d.r.c.styles.HelpDesc.Render("  enter sends · esc back")}
+	return []string{d.ti.View() + d.r.c.styles.HelpDesc.Render("  "+rowText(d.bindings()))}
 }

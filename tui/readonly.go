@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/lantern-if/lantern/domain"
 	"github.com/lantern-if/lantern/themes"
 )
 
@@ -38,7 +39,9 @@ func NewReadOnly(ctx context.Context, opts ReadOnlyOptions) tea.Model {
 		th = themes.MustLoad("dark")
 	}
 	c := newCommon(th)
-	return &readOnly{ctx: ctx, opts: opts, c: c, picker: episodePicker{c: c}, w: 80, h: 24}
+	m := &readOnly{ctx: ctx, opts: opts, c: c, picker: episodePicker{c: c}, w: 80, h: 24}
+	m.picker.load = func(l domain.Line) tea.Cmd { return loadEpisode(ctx, opts.Episodes, l) }
+	return m
 }
 
 // RunReadOnly shows the read-only replay until the person quits.
@@ -73,7 +76,8 @@ func (m *readOnly) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.rp = newReplay(m.c, msg.line, msg.turns, msg.reviews)
 		m.sizeReplay()
 	case tea.KeyPressMsg:
-		return m, m.key(msg.String())
+		cmd, _ := dispatch(m.bindings(), msg, nil)
+		return m, cmd
 	}
 	return m, nil
 }
@@ -84,46 +88,45 @@ func (m *readOnly) sizeReplay() {
 	}
 }
 
-func (m *readOnly) key(k string) tea.Cmd {
-	if k == "ctrl+c" || k == "q" {
-		return tea.Quit
+// bindings are the keys of the replay shown (step, scroll, back to the
+// episodes), else of the episode list; q quits.
+func (m *readOnly) bindings() []binding {
+	k := m.c.keys
+	quit := func(desc string) binding {
+		return shown(described(k.Quit, desc), act(func() tea.Cmd { return tea.Quit }))
 	}
-	if r := m.rp; r != nil {
-		switch k {
-		case "esc":
-			m.rp = nil
-		case "right", "l", "space":
+	r := m.rp
+	if r == nil {
+		page := func() int { return max(m.h/3, 1) }
+		bs := append(m.picker.choose(page), bind(described(k.Back, "quit"), "", act(func() tea.Cmd { return tea.Quit })))
+		return append(bs, quit("quit (the other Lantern keeps playing)"))
+	}
+	scroll := func(n int) func(tea.KeyPressMsg) tea.Cmd { return do(func() { r.transcript.scroll(n) }) }
+	return []binding{
+		shown(keyOf("←/→", "step", "left", "h", "right", "l", "space"), func(key tea.KeyPressMsg) tea.Cmd {
+			if key.String() == "left" || key.String() == "h" {
+				r.rebuild(m.c, max(r.pos-1, 1))
+				m.sizeReplay()
+				return nil
+			}
 			r.step()
-		case "left", "h":
-			r.rebuild(m.c, max(r.pos-1, 1))
-			m.sizeReplay()
-		case "home":
-			r.rebuild(m.c, min(1, len(r.turns)))
-			m.sizeReplay()
-		case "end":
-			for r.pos < len(r.turns) {
+			return nil
+		}),
+		shown(keyOf("home/end", "first/last turn", "home", "end"), func(key tea.KeyPressMsg) tea.Cmd {
+			if key.String() == "home" {
+				r.rebuild(m.c, min(1, len(r.turns)))
+				m.sizeReplay()
+			}
+			for key.String() == "end" && r.pos < len(r.turns) {
 				r.step()
 			}
-		case "up", "k":
-			r.transcript.scroll(-1)
-		case "down", "j":
-			r.transcript.scroll(1)
-		}
-		return nil
+			return nil
+		}),
+		shown(described(k.Back, "episodes"), do(func() { m.rp = nil })),
+		quit("quit"),
+		bind(k.Up, "", scroll(-1)),
+		bind(k.Down, "", scroll(1)),
 	}
-	switch k {
-	case "esc":
-		return tea.Quit
-	case "up", "k":
-		m.picker.sel = max(m.picker.sel-1, 0)
-	case "down", "j":
-		m.picker.sel = min(m.picker.sel+1, max(len(m.picker.eps)-1, 0))
-	case "enter":
-		if m.picker.sel < len(m.picker.eps) {
-			return loadEpisode(m.ctx, m.opts.Episodes, m.picker.eps[m.picker.sel].Line())
-		}
-	}
-	return nil
 }
 
 // Render is the screen as text.
@@ -135,16 +138,16 @@ func (m *readOnly) Render() string {
 	}
 	head := s.Title.Render(fit(fmt.Sprintf(" %s is being played by %s: read-only replay", m.opts.Story, owner), m.w))
 	var body []string
-	var help string
 	if m.rp != nil {
 		body = m.rp.transcript.view()
-		help = s.HelpKey.Render("←/→") + s.HelpDesc.Render(" step · ") + s.HelpKey.Render("home/end") +
-			s.HelpDesc.Render(" first/last turn · ") + s.HelpKey.Render("esc") + s.HelpDesc.Render(" episodes · ") +
-			s.HelpKey.Render("q") + s.HelpDesc.Render(" quit")
 	} else {
 		body = m.picker.view(m.w, m.h)
-		help = s.HelpKey.Render("q") + s.HelpDesc.Render(" quit (the other Lantern keeps playing)")
 	}
+	keys := rowKeys(m.bindings())
+	if m.rp == nil {
+		keys = keys[len(keys)-1:] // the list draws its own keys
+	}
+	help := keyRows(m.c, 1<<20, keys...)[0]
 	if room := max(m.h-2, 1); len(body) > room {
 		body = body[len(body)-room:]
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/engine"
+	"github.com/lantern-if/lantern/memory/rundb"
 )
 
 // remappedHarness loads a lantern.toml with [keys] the way the app does
@@ -115,5 +116,58 @@ func TestRemappedKeys(t *testing.T) {
 	h.key("x")
 	if got, want := h.pending(), []engine.Command{engine.Unpause{}, engine.Step{}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("queued %#v, want %#v", got, want)
+	}
+}
+
+// A key remapped in lantern.toml is remapped in the dialogs too: in the
+// Notes view the new down key moves the selection and the old one does
+// not (the arrow still does), the new delete key deletes and its row of
+// keys says so, and the help names the new keys.
+func TestKeyRemappedInConfigReachesTheDialogs(t *testing.T) {
+	h := remappedHarness(t, "down = \"x\"\ndelete = \"z\"\n")
+	db := sampleNotes(t)
+	h.m.opts.Notes = db
+	h.doRendering("N")
+	v, ok := topIs[*notesView](&h.m.dialogs)
+	if !ok {
+		t.Fatalf("N opened %T, want the notes", h.m.dialogs.top())
+	}
+	h.mustSee("z z delete")
+	h.mustNotSee("d d delete")
+	h.do("j")
+	if v.sel != 0 {
+		t.Fatalf("the old key j still moves the notes' selection (to %d)", v.sel)
+	}
+	h.do("x")
+	if v.sel != 1 {
+		t.Fatalf("the new key x did not move the notes' selection (at %d)", v.sel)
+	}
+	h.do("down")
+	if v.sel != 2 {
+		t.Fatalf("↓ no longer moves the notes' selection (at %d)", v.sel)
+	}
+	h.do("d", "d")
+	if ns, _ := db.Notes(context.Background()); len(ns) != 3 {
+		t.Fatalf("the old key d d deleted a note: %d left", len(ns))
+	}
+	h.do("z")
+	h.mustSee("z again deletes the note")
+	h.do("z")
+	if ns, _ := db.Notes(context.Background()); len(ns) != 2 {
+		t.Fatalf("z z did not delete the note: %d left", len(ns))
+	}
+	h.do("esc")
+
+	// The timeline takes the same keys.
+	tl := &timeline{c: h.m.c, h: h.m, turns: make([]rundb.Turn, 4), loaded: true}
+	h.m.open(tl)
+	h.do("x", "x", "j")
+	if tl.sel != 2 {
+		t.Fatalf("x x j moved the timeline's selection to %d, want 2", tl.sel)
+	}
+	h.do("esc")
+
+	if !h.helpSays("↓/x", "down") || h.helpSays("↓/j", "down") {
+		t.Errorf("the help does not list ↓/x (and only it) for down:\n%s", h.screen())
 	}
 }

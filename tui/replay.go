@@ -82,11 +82,30 @@ type episodePicker struct {
 	sel    int
 	loaded bool
 	err    string
+	closed bool
+	h      host // nil: the read-only replay's (its own pages)
 }
 
 func (p *episodePicker) frame() frame { return frame{title: "Episodes", wide: true} }
 
-func (p *episodePicker) bindings() []binding { return closeOnly(p.c.keys) }
+// bindings choose a line of play and replay it (load's command), or close.
+func (p *episodePicker) bindings() []binding {
+	page := func() int { return max(p.h.areaHeight()/3, 1) }
+	return append(p.choose(page), closing(p.c.keys, p.c.keys.Episodes, &p.closed)...)
+}
+
+// choose are the keys that choose a line of play and replay it, page rows
+// a page.
+func (p *episodePicker) choose(page func() int) []binding {
+	k := p.c.keys
+	return append(choosing(k, &p.sel, func() int { return len(p.eps) }, page), shown(described(k.Accept, "replay"), act(func() tea.Cmd {
+		if p.sel < len(p.eps) {
+			p.closed = true
+			return p.load(p.eps[p.sel].Line())
+		}
+		return nil
+	})))
+}
 
 func (p *episodePicker) view(w, _ int) []string {
 	s := p.c.styles
@@ -111,7 +130,7 @@ func (p *episodePicker) view(w, _ int) []string {
 		}
 		out = append(out, row)
 	}
-	return append(append(out, ""), keyRows(p.c, w, [2]string{"↑/↓", "choose"}, [2]string{"enter", "replay"}, [2]string{"esc", "close"})...)
+	return append(append(out, ""), keyRows(p.c, w, rowKeys(p.bindings())...)...)
 }
 
 // replay shows a stored line of play in panes of its own; the live panes
@@ -212,7 +231,7 @@ func openEpisodes(ctx context.Context, c *common, h host, ft *footer, src Episod
 	if src == nil {
 		return ft.set("no run database attached", true)
 	}
-	h.open(&episodePicker{c: c, load: func(l domain.Line) tea.Cmd { return loadEpisode(ctx, src, l) }})
+	h.open(&episodePicker{c: c, h: h, load: func(l domain.Line) tea.Cmd { return loadEpisode(ctx, src, l) }})
 	return listEpisodes(ctx, src)
 }
 
@@ -226,18 +245,7 @@ func (p *episodePicker) update(msg tea.Msg) (dialog, tea.Cmd) {
 		}
 		p.eps = msg.eps
 	case tea.KeyPressMsg:
-		switch msg.String() {
-		case "esc", "q", "E":
-			return nil, nil
-		case "up", "k":
-			p.sel = max(p.sel-1, 0)
-		case "down", "j":
-			p.sel = min(p.sel+1, max(len(p.eps)-1, 0))
-		case "enter":
-			if p.sel < len(p.eps) {
-				return nil, p.load(p.eps[p.sel].Line())
-			}
-		}
+		return pressed(p, &p.closed, msg, nil)
 	}
 	return p, nil
 }

@@ -59,7 +59,7 @@ func (r *reviewer) toggle() tea.Cmd {
 func (r *reviewer) requested(ev engine.ReviewRequested) tea.Cmd {
 	r.pending = &ev
 	r.on = true
-	r.panes.reasoning.add(ev.Turn, rpart{kind: rkVerdict, text: fmt.Sprintf("waiting for you: %q (enter play · e edit · x reject · r reject and remember)", ev.Action), ok: true})
+	r.panes.reasoning.add(ev.Turn, rpart{kind: rkVerdict, text: fmt.Sprintf("waiting for you: %q (%s)", ev.Action, rowText(r.bindings())), ok: true})
 	if !ev.Deadline.IsZero() {
 		r.tickID++
 		return reviewTick(r.tickID)
@@ -70,15 +70,16 @@ func (r *reviewer) requested(ev engine.ReviewRequested) tea.Cmd {
 // bindings are the keys of a proposal waiting for the person; the other
 // keys act as usual.
 func (r *reviewer) bindings() []binding {
+	k := r.c.keys
 	return []binding{
-		bind(keyOf("enter", "play the proposal"), "play", act(r.accept)),
+		{key: described(k.Accept, "play the proposal"), short: "play", row: "play", run: act(r.accept)},
 		bind(keyOf("y", "play the proposal"), "", act(r.accept)),
-		bind(described(r.c.keys.Edit, "edit it, then enter plays your command (recorded as human-edited)"), "edit",
-			func(tea.KeyPressMsg) tea.Cmd { return r.ask(engine.DecisionEdit, false) }),
-		bind(keyOf("x", "reject it with a reason: the agent proposes again with your reason"), "reject",
-			func(tea.KeyPressMsg) tea.Cmd { return r.ask(engine.DecisionReject, false) }),
-		bind(keyOf("r", "reject it and remember the reason here (a memory)"), "reject+remember",
-			func(tea.KeyPressMsg) tea.Cmd { return r.ask(engine.DecisionReject, true) }),
+		{key: described(k.Edit, "edit it, then "+k.Accept.Help().Key+" plays your command (recorded as human-edited)"), short: "edit", row: "edit",
+			run: func(tea.KeyPressMsg) tea.Cmd { return r.ask(engine.DecisionEdit, false) }},
+		{key: keyOf("x", "reject it with a reason: the agent proposes again with your reason"), short: "reject", row: "reject",
+			run: func(tea.KeyPressMsg) tea.Cmd { return r.ask(engine.DecisionReject, false) }},
+		{key: keyOf("r", "reject it and remember the reason here (a memory)"), short: "reject+remember", row: "reject and remember",
+			run: func(tea.KeyPressMsg) tea.Cmd { return r.ask(engine.DecisionReject, true) }},
 	}
 }
 
@@ -127,34 +128,20 @@ func reviewLine(rv rundb.Review) string {
 
 // update types the edited command or the rejection's reason.
 func (d *reviewPrompt) update(msg tea.Msg) (dialog, tea.Cmd) {
-	r := d.r
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		var cmd tea.Cmd
-		d.ti, cmd = d.ti.Update(msg)
-		return d, cmd
-	}
-	switch k.String() {
-	case "esc":
-		return nil, r.ft.set("back to the proposal: enter play · e edit · x reject · r reject and remember", false)
-	case "enter":
-		return d.send()
-	}
-	var cmd tea.Cmd
-	d.ti, cmd = d.ti.Update(k)
-	return d, cmd
+	return typedInto(d, &d.closed, msg, &d.ti)
 }
 
 // send sends the person's decision.
-func (d *reviewPrompt) send() (dialog, tea.Cmd) {
+func (d *reviewPrompt) send() tea.Cmd {
 	r := d.r
 	text := oneLine(d.ti.Value())
 	if d.op == engine.DecisionEdit && text == "" {
-		return d, r.ft.set("type the command to play instead, or esc", true)
+		return r.ft.set("type the command to play instead, or "+r.c.keys.Back.Help().Key, true)
 	}
+	d.closed = true
 	p := r.pending
 	if p == nil {
-		return nil, r.ft.set("the proposal is no longer waiting", true)
+		return r.ft.set("the proposal is no longer waiting", true)
 	}
 	r.pending = nil
 	dec := engine.ReviewDecision{Decision: d.op, Command: text, Reason: text, Remember: d.remember}
@@ -170,7 +157,7 @@ func (d *reviewPrompt) send() (dialog, tea.Cmd) {
 	}
 	r.decided(p.Turn, rundb.Review{Proposal: p.Action, Decision: string(d.op), Command: dec.Command, Reason: dec.Reason, Remembered: d.remember})
 	r.panes.transcript.feed.toBottom()
-	return nil, tea.Batch(r.h.send(dec), r.ft.set(word, false))
+	return tea.Batch(r.h.send(dec), r.ft.set(word, false))
 }
 
 // line is the footer while a proposal waits for the person.

@@ -198,6 +198,7 @@ type timeline struct {
 	nameIn  textinput.Model
 	name    string // the new branch's name ("": unnamed)
 	say     string // a word on the last row (why a key did nothing), until the next key
+	closed  bool
 
 	listing  bool // the branch list is shown
 	rows     []BranchRow
@@ -216,8 +217,6 @@ func showTimeline(h host, d *timeline) tea.Cmd {
 	}
 	return tea.Batch(cmds...)
 }
-
-func (d *timeline) bindings() []binding { return closeOnly(d.c.keys) }
 
 func (d *timeline) frame() frame {
 	return frame{title: "Timeline · " + lineName(d.branch), wide: true}
@@ -258,117 +257,118 @@ func (d *timeline) update(msg tea.Msg) (dialog, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		d.say = ""
-		if d.naming {
-			return d.nameKey(msg)
+		cmd, ok := dispatch(d.bindings(), msg, func(why string) tea.Cmd { d.say = why; return nil })
+		if !ok && d.naming {
+			d.nameIn, cmd = d.nameIn.Update(msg)
 		}
-		if d.confirm {
-			return d.confirmKey(msg.String())
+		if d.closed {
+			return nil, cmd
 		}
-		return d.key(msg.String())
+		return d, cmd
 	}
 	return d, nil
 }
 
-// key moves the selection, opens the question before a rewind, switches
-// between the turns and the branches, or closes.
-func (d *timeline) key(k string) (dialog, tea.Cmd) {
-	n, sel := len(d.turns), &d.sel
-	if d.listing {
-		n, sel = len(d.rows), &d.rowSel
+// bindings are the timeline's keys as it stands: the new branch's name
+// typed, the question before a rewind, the branch list or the turns.
+func (d *timeline) bindings() []binding {
+	k := d.c.keys
+	switch {
+	case d.naming:
+		return []binding{
+			shown(described(k.Accept, "keep it"), do(d.keepName)),
+			footed(described(k.Back, "back"), do(func() { d.naming = false })),
+		}
+	case d.confirm:
+		return d.questionKeys()
+	case d.listing:
+		bs := choosing(k, &d.rowSel, func() int { return len(d.rows) }, d.page)
+		bs = append(bs, shown(described(k.Accept, "switch to it"), act(d.switchBranch)),
+			shown(described(k.Browse, "turns"), do(func() { d.listing = false })))
+		return append(bs, closing(k, k.Timeline, &d.closed)...)
 	}
-	page := max(d.h.areaHeight()/3, 1)
-	switch k {
-	case "esc", "q", "T":
-		return nil, nil
-	case "up", "k":
-		*sel--
-	case "down", "j":
-		*sel++
-	case "pgup", "ctrl+u":
-		*sel -= page
-	case "pgdown", "ctrl+d":
-		*sel += page
-	case "home", "g":
-		*sel = 0
-	case "end", "G":
-		*sel = n
-	case "b":
-		if d.br == nil {
-			d.say = "this run database keeps no branches"
-			return d, nil
-		}
-		d.listing = !d.listing
-	case "enter":
-		if d.listing {
-			return d.switchBranch()
-		}
-		t, ok := d.selected()
-		switch {
-		case !ok:
-			return d, nil
-		case t.Turn >= d.at && !d.replayed:
-			d.say = fmt.Sprintf("play stands at turn %d: pick an earlier turn to rewind to", d.at)
-			return d, nil
-		}
-		d.confirm = true
-	}
-	*sel = min(max(*sel, 0), max(n-1, 0))
-	return d, nil
+	return append(append(choosing(k, &d.sel, func() int { return len(d.turns) }, d.page), d.turnKeys()...), closing(k, k.Timeline, &d.closed)...)
 }
 
-func (d *timeline) confirmKey(k string) (dialog, tea.Cmd) {
-	switch k {
-	case "y", "Y", "u", "U":
-		t, _ := d.selected()
-		undo := k == "u" || k == "U"
-		return nil, d.h.rewind(engine.Rewind{Branch: d.current, Turn: t.Turn, Name: d.name, UndoMemories: undo},
-			rewindAsk{from: d.branch, turn: t.Turn, undo: undo})
-	case "r", "R":
-		d.naming = true
-		d.nameIn = textinput.New()
-		d.nameIn.Prompt, d.nameIn.Placeholder, d.nameIn.CharLimit = "", "unnamed", domain.MaxBranchName
-		d.c.styleInput(&d.nameIn)
-		d.nameIn.SetValue(d.name)
-		return d, d.nameIn.Focus()
-	case "n", "N", "esc", "q":
-		d.confirm, d.name = false, ""
+// turnKeys are the keys of the turns' list, beside choosing and closing
+// (the help lists them).
+func (d *timeline) turnKeys() []binding {
+	k := d.c.keys
+	branches := binding{key: described(k.Browse, "the episode's branches; enter switches to one"), run: do(func() { d.listing = true }),
+		disabled: func() string {
+			if d.br == nil {
+				return "this run database keeps no branches"
+			}
+			return ""
+		}}
+	if d.br != nil {
+		branches.row = "branches"
 	}
-	return d, nil
+	ask := binding{key: described(k.Accept, "rewind to the turn (asks first; memories are not rewound)"), row: "rewind here",
+		run: do(func() { _, d.confirm = d.selected() }), disabled: func() string {
+			if t, ok := d.selected(); ok && t.Turn >= d.at && !d.replayed {
+				return fmt.Sprintf("play stands at turn %d: pick an earlier turn to rewind to", d.at)
+			}
+			return ""
+		}}
+	return []binding{ask, branches}
 }
 
-// nameKey edits the new branch's name in a text input: enter keeps it
-// (checked as the command line's --branch is), esc leaves the name as it
-// was.
-func (d *timeline) nameKey(msg tea.KeyPressMsg) (dialog, tea.Cmd) {
-	switch msg.String() {
-	case "enter":
-		name, err := domain.CleanBranchName(d.nameIn.Value())
-		if err != nil {
-			d.say = err.Error()
-			return d, nil
-		}
-		d.name, d.naming = name, false
-		return d, nil
-	case "esc":
-		d.naming = false
-		return d, nil
+// questionKeys answer the question before a rewind.
+func (d *timeline) questionKeys() []binding {
+	k := d.c.keys
+	rewind := func(undo bool) func(tea.KeyPressMsg) tea.Cmd {
+		return act(func() tea.Cmd {
+			t, _ := d.selected()
+			d.closed = true
+			return d.h.rewind(engine.Rewind{Branch: d.current, Turn: t.Turn, Name: d.name, UndoMemories: undo},
+				rewindAsk{from: d.branch, turn: t.Turn, undo: undo})
+		})
 	}
-	var cmd tea.Cmd
-	d.nameIn, cmd = d.nameIn.Update(msg)
-	return d, cmd
+	return []binding{
+		shown(keyOf("y", "rewind", "y", "Y"), rewind(false)),
+		shown(keyOf("u", "rewind, withdraw the agent's later memories", "u", "U"), rewind(true)),
+		shown(keyOf("r", "name the branch", "r", "R"), act(d.startNaming)),
+		footed(no(k, "back", "n", "N"), do(func() { d.confirm, d.name = false, "" })),
+	}
+}
+
+// page is how far pgup and pgdn move the selection.
+func (d *timeline) page() int { return max(d.h.areaHeight()/3, 1) }
+
+// startNaming gives the keyboard to the new branch's name.
+func (d *timeline) startNaming() tea.Cmd {
+	d.naming = true
+	d.nameIn = textinput.New()
+	d.nameIn.Prompt, d.nameIn.Placeholder, d.nameIn.CharLimit = "", "unnamed", domain.MaxBranchName
+	d.c.styleInput(&d.nameIn)
+	d.nameIn.SetValue(d.name)
+	return d.nameIn.Focus()
+}
+
+// keepName keeps the name typed, checked as the command line's --branch
+// is.
+func (d *timeline) keepName() {
+	name, err := domain.CleanBranchName(d.nameIn.Value())
+	if err != nil {
+		d.say = err.Error()
+		return
+	}
+	d.name, d.naming = name, false
 }
 
 // switchBranch plays on from the selected branch's last turn.
-func (d *timeline) switchBranch() (dialog, tea.Cmd) {
+func (d *timeline) switchBranch() tea.Cmd {
 	if d.rowSel >= len(d.rows) {
-		return d, nil
+		return nil
 	}
 	r := d.rows[d.rowSel]
 	if r.ID == d.live {
 		d.say = "this is the branch being played: pick another"
-		return d, nil
+		return nil
 	}
-	return nil, d.h.rewind(engine.Rewind{Branch: r.ID, Turn: r.Turns}, rewindAsk{from: d.rowLine(r), turn: r.Turns, switching: true})
+	d.closed = true
+	return d.h.rewind(engine.Rewind{Branch: r.ID, Turn: r.Turns}, rewindAsk{from: d.rowLine(r), turn: r.Turns, switching: true})
 }
 
 func (d *timeline) selected() (rundb.Turn, bool) {
@@ -513,13 +513,12 @@ func (d *timeline) question(w int) []string {
 		const label = "New branch's name: "
 		d.nameIn.SetWidth(max(w-len(label)-1, 10))
 		return append(append(d.renderLines(out, w), d.c.styles.Muted.Render(label)+d.nameIn.View()),
-			keyRows(d.c, w, [2]string{"enter", "keep it"}, [2]string{"esc", "back"})...)
+			keyRows(d.c, w, rowKeys(d.bindings())...)...)
 	}
 	if d.name != "" {
 		out = append(out, mkLine(seg{"The new branch will be named ", stMuted}, seg{d.name, stTitle}), line{})
 	}
-	return append(d.renderLines(out, w), keyRows(d.c, w, [2]string{"y", "rewind"}, [2]string{"u", "rewind, withdraw the agent's later memories"},
-		[2]string{"r", "name the branch"}, [2]string{"n/esc", "back"})...)
+	return append(d.renderLines(out, w), keyRows(d.c, w, rowKeys(d.questionKeys())...)...)
 }
 
 // renderLines draws lines at width w.
@@ -541,14 +540,7 @@ func (d *timeline) keysLines(w int) []string {
 		}
 		return out
 	}
-	if d.listing {
-		return keyRows(d.c, w, [2]string{"↑/↓", "choose"}, [2]string{"enter", "switch to it"}, [2]string{"b", "turns"}, [2]string{"esc", "close"})
-	}
-	keys := [][2]string{{"↑/↓", "choose"}, {"enter", "rewind here"}}
-	if d.br != nil {
-		keys = append(keys, [2]string{"b", "branches"})
-	}
-	return keyRows(d.c, w, append(keys, [2]string{"esc", "close"})...)
+	return keyRows(d.c, w, rowKeys(d.bindings())...)
 }
 
 // rowLine is a branch row's line, its episode the timeline's when the row
@@ -559,13 +551,4 @@ func (d *timeline) rowLine(r BranchRow) domain.Line {
 		l.Episode = d.branch.Episode
 	}
 	return l
-}
-
-// timelineKeys are the timeline's keys, for the help (the dialog's update
-// acts on them).
-func timelineKeys() []binding {
-	return []binding{
-		bind(keyOf("enter", "rewind to the turn (asks first; memories are not rewound)"), "", nil),
-		bind(keyOf("b", "the episode's branches; enter switches to one"), "", nil),
-	}
 }

@@ -82,8 +82,8 @@ func (v *viewer) bindings() []binding {
 	k := v.c.keys
 	page := func() int { return max(v.h.areaHeight()-4, 1) }
 	closeIt := do(func() { v.closed = true })
-	return append(scrolling(k, &v.offset, page),
-		bind(described(k.Back, "close"), "close", closeIt),
+	return append(append([]binding{scrollRow(k)}, scrolling(k, &v.offset, page)...),
+		binding{key: described(k.Back, "close"), short: "close", row: "closes", run: closeIt},
 		bind(joined("close", k.Quit, k.View, k.Knowledge), "", closeIt))
 }
 
@@ -111,7 +111,7 @@ func (v *viewer) view(_, h int) []string {
 	if end < len(v.lines) {
 		more = fmt.Sprintf(" · %d more lines", len(v.lines)-end)
 	}
-	return append(out, c.styles.HelpDesc.Render(scrollHint(c.keys)+" scroll · esc closes"+more))
+	return append(out, c.styles.HelpDesc.Render(rowText(v.bindings())+more))
 }
 
 // renderViewer renders md at at, off the Update goroutine.
@@ -138,13 +138,7 @@ func (v *viewer) update(msg tea.Msg) (dialog, tea.Cmd) {
 	return v, nil
 }
 
-func (v *viewer) key(k tea.KeyPressMsg) (dialog, tea.Cmd) {
-	cmd, _ := dispatch(v.bindings(), k, nil)
-	if v.closed {
-		return nil, cmd
-	}
-	return v, cmd
-}
+func (v *viewer) key(k tea.KeyPressMsg) (dialog, tea.Cmd) { return pressed(v, &v.closed, k, nil) }
 
 // knowledgeLoader reads knowledgebase.md at path and renders it, in a
 // command.
