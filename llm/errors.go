@@ -81,11 +81,8 @@ func (e *Error) Error() string {
 	if e.Model != "" {
 		parts = append(parts, "model "+e.Model)
 	}
-	switch {
-	case e.Host != "" && e.API == config.APIOpenAI:
-		parts = append(parts, "OpenAI-compatible server at "+e.Host)
-	case e.Host != "":
-		parts = append(parts, "Ollama at "+e.Host)
+	if e.Host != "" {
+		parts = append(parts, ServerName(e.API)+" at "+e.Host)
 	}
 	if e.Attempts > 1 {
 		parts = append(parts, fmt.Sprintf("%d attempts", e.Attempts))
@@ -106,4 +103,14 @@ func (e *Error) Unwrap() error { return e.Err }
 func transient(err error) bool {
 	return errors.Is(err, ErrUnreachable) || errors.Is(err, ErrServer) || errors.Is(err, ErrStreamCut) ||
 		errors.Is(err, ErrMalformed) || errors.Is(err, ErrEmptyReply)
+}
+
+// ServerName names a protocol's server for a person: "Ollama" for
+// Ollama's API, "OpenAI-compatible server" for chat completions (llama.cpp,
+// LM Studio, vLLM, Ollama's /v1).
+func ServerName(api string) string {
+	if api == config.APIOpenAI {
+		return "OpenAI-compatible server"
+	}
+	return "Ollama"
 }

@@ -161,7 +161,7 @@ func (m *Model) engineError(ev engine.ErrorEvent) tea.Cmd {
 	}
 	m.panes.reasoning.failed(ev.Turn, shortError(ev.Err))
 	if isModelServerError(ev.Err) && sv.models != nil {
-		sv.notice = modelNotice(sv.models.Host(), m.game.roleModels[config.RoleAgent], ev.Err)
+		sv.notice = modelNotice(sv.models.Host(), sv.models.API(), m.game.roleModels[config.RoleAgent], ev.Err)
 		return nil
 	}
 	if ev.Fatal {

@@ -67,12 +67,15 @@ func (f *fakeMemories) Stats() memory.Stats {
 // fakeModels is a model server.
 type fakeModels struct {
 	host    string
-	err     error // Version and CheckRole fail with it
+	api     string // "": Ollama's
+	err     error  // Version and CheckRole fail with it
 	models  []llm.ModelSummary
 	pullErr error
 }
 
 func (f *fakeModels) Host() string { return f.host }
+
+func (f *fakeModels) API() string { return f.api }
 
 func (f *fakeModels) Loopback() bool { return !strings.HasPrefix(f.host, "gpu-box") }
 

@@ -20,6 +20,8 @@ import (
 // Models is the model server as the TUI sees it (*llm.Client).
 type Models interface {
 	Host() string
+	// API is the server's protocol (config.APIOllama or config.APIOpenAI).
+	API() string
 	// Loopback: the server is on this machine (else the TUI says so).
 	Loopback() bool
 	Version(ctx context.Context) (string, error)
@@ -68,27 +70,37 @@ const (
 	noticeOther
 )
 
-// modelNotice says what a model-server error means for the person.
-func modelNotice(host, agentModel string, err error) notice {
+// modelNotice says what a model-server error means for the person, in
+// the words of the server's protocol (api).
+func modelNotice(host, api, agentModel string, err error) notice {
 	var le *llm.Error
 	model := agentModel
 	if errors.As(err, &le) && le.Model != "" {
 		model = le.Model
 	}
 	if errors.As(err, &le) && le.Host != "" {
-		host = le.Host
+		host, api = le.Host, le.API
 	}
+	openai := api == config.APIOpenAI
 	switch {
+	case errors.Is(err, llm.ErrUnreachable) && openai:
+		return notice{kind: noticeUnreachable, text: fmt.Sprintf(
+			"No OpenAI-compatible server answers at %s. Start it, or give its address (--base-url, or base_url in [server]). "+
+				"The agent waits; you can still play by hand: i types a command. r retries.", host)}
 	case errors.Is(err, llm.ErrUnreachable):
 		return notice{kind: noticeUnreachable, text: fmt.Sprintf(
 			"Ollama is not reachable at %s. Start it with `ollama serve`, or set OLLAMA_HOST to where it runs. "+
 				"The agent waits; you can still play by hand: i types a command. r retries.", host)}
+	case errors.Is(err, llm.ErrModelNotFound) && openai:
+		return notice{kind: noticeNoModel, model: model, text: fmt.Sprintf(
+			"The OpenAI-compatible server at %s does not serve the model %s: load it on the server; ctrl+l picks another. "+
+				"You can still play by hand: i types a command.", host, model)}
 	case errors.Is(err, llm.ErrModelNotFound):
 		return notice{kind: noticeNoModel, model: model, text: fmt.Sprintf(
 			"Ollama at %s does not have the model %s. P pulls it (or run `ollama pull %s`); ctrl+l picks another. "+
 				"You can still play by hand: i types a command.", host, model, model)}
 	}
-	return notice{kind: noticeOther, text: fmt.Sprintf("Ollama at %s: %v. r retries.", host, err)}
+	return notice{kind: noticeOther, text: fmt.Sprintf("%s at %s: %v. r retries.", llm.ServerName(api), host, err)}
 }
 
 // isModelServerError tells the errors that deserve the notice.
@@ -103,7 +115,7 @@ func shortError(err error) string {
 	var what string
 	switch {
 	case errors.Is(err, llm.ErrUnreachable):
-		what = "Ollama unreachable"
+		what = "model server unreachable"
 	case errors.Is(err, llm.ErrModelNotFound):
 		what = "model not found"
 	default:
@@ -269,9 +281,9 @@ func pickerError(err error) string {
 	var le *llm.Error
 	switch {
 	case errors.Is(err, llm.ErrUnreachable) && errors.As(err, &le):
-		return fmt.Sprintf("No model server answers at %s, so there is no list of models. Is Ollama running? r checks again.", le.Host)
+		return fmt.Sprintf("No model server answers at %s, so there is no list of models. Is %s running? r checks again.", le.Host, llm.ServerName(le.API))
 	case errors.Is(err, llm.ErrUnreachable):
-		return "No model server answers, so there is no list of models. Is Ollama running? r checks again."
+		return "No model server answers, so there is no list of models. Is it running? r checks again."
 	case errors.Is(err, llm.ErrTimeout):
 		return "The model server did not answer in time; close and try again."
 	}
@@ -410,12 +422,12 @@ func (sv *server) checked(msg ollamaMsg, agent string) tea.Cmd {
 		was := sv.noticed()
 		sv.notice = notice{}
 		if was {
-			return sv.ft.set(fmt.Sprintf("Ollama %s at %s is ready", msg.version, sv.models.Host()), false)
+			return sv.ft.set(readyText(sv.models.API(), msg.version, sv.models.Host()), false)
 		}
 		return nil
 	}
 	sv.log.Warn("ollama", "host", sv.models.Host(), "err", msg.err)
-	sv.notice = modelNotice(sv.models.Host(), agent, msg.err)
+	sv.notice = modelNotice(sv.models.Host(), sv.models.API(), agent, msg.err)
 	return nil
 }
 
@@ -424,7 +436,19 @@ func (sv *server) retry() tea.Cmd {
 	if sv.models == nil || sv.checking {
 		return nil
 	}
-	return tea.Batch(sv.check(), sv.ft.set("asking Ollama at "+sv.models.Host()+"…", false))
+	return tea.Batch(sv.check(), sv.ft.set("asking "+llm.ServerName(sv.models.API())+" at "+sv.models.Host()+"…", false))
+}
+
+// readyText says the server answered (an OpenAI-compatible server has no
+// version to give).
+func readyText(api, version, host string) string {
+	switch {
+	case api == config.APIOpenAI:
+		return fmt.Sprintf("the OpenAI-compatible server at %s is ready", host)
+	case version == "":
+		return fmt.Sprintf("Ollama at %s is ready", host)
+	}
+	return fmt.Sprintf("Ollama %s at %s is ready", version, host)
 }
 
 // startPull downloads the missing model with a progress bar.
