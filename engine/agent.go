@@ -138,6 +138,9 @@ func (a LLMAgent) propose(ctx context.Context, prompt []llm.Message, rejected []
 	p.Thinking = reply.Thinking
 	if thinks { // the reasoning is the thinking stream
 		p.Reasoning = sanitize.ClipRunes(sanitize.OneLine(reply.Thinking), 600)
+		if p.Reasoning == "" {
+			p.Reasoning = NoThinking
+		}
 	}
 	p.Action = env.Sanitize(p.Action)
 	switch {
@@ -174,6 +177,10 @@ func NewScriptAgent(r io.Reader) (*ScriptAgent, error) {
 	}
 	return &ScriptAgent{actions: acts}, nil
 }
+
+// NoThinking is the reasoning recorded for a thinking model's turn whose
+// server sent no thinking: the record says so rather than stay blank.
+const NoThinking = "(the server sent no thinking for this turn)"
 
 // ErrScriptDone: the script has no more actions.
 var ErrScriptDone = fmt.Errorf("script finished")

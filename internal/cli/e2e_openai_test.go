@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/config"
+	"github.com/lantern-if/lantern/engine"
 )
 
 // TestE2EOpenAIRunTenTurns is the OpenAI-compatible path on the real
@@ -74,7 +75,7 @@ func TestE2EOpenAIRunTenTurns(t *testing.T) {
 		}
 		defer db.Close()
 		var with int
-		if err := db.QueryRow(`SELECT COUNT(*) FROM turns WHERE actor = 'agent' AND TRIM(reasoning) != ''`).Scan(&with); err != nil {
+		if err := db.QueryRow(`SELECT COUNT(*) FROM turns WHERE actor = 'agent' AND TRIM(reasoning) != '' AND reasoning != ?`, engine.NoThinking).Scan(&with); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%d of 10 turns stored the agent's reasoning", with)
