@@ -8,6 +8,7 @@ import (
 
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/engine/env"
+	"github.com/lantern-if/lantern/managers/memsynth"
 	"github.com/lantern-if/lantern/memory"
 )
 
@@ -119,7 +120,41 @@ func (s *Session) undoMemories(ctx context.Context, episode, turn int) ([]engine
 			evs = append(evs, engine.MemoryChanged{Location: d.LocationID, Title: d.Title})
 		}
 	}
+	items, err := s.undoItems(episode, turn, reason)
+	evs, errs = append(evs, items...), append(errs, err)
 	s.log.Info("rewind: memories withdrawn", "line", s.branch.String(), "after", turn, "count", len(evs))
+	return evs, errors.Join(errs...)
+}
+
+// undoItems does the same for the ITEM entries the game's state wrote in
+// episode after turn (they are no model's decision, so lantern.db holds
+// no record of them): what the branch left behind found, left or rewrote
+// is withdrawn, and what it took back is put back where it was left.
+func (s *Session) undoItems(episode, turn int, reason string) ([]engine.Event, error) {
+	var evs []engine.Event
+	var errs []error
+	for _, sec := range s.Memories.Sections() {
+		for _, m := range sec.Memories {
+			if m.Category != memory.CategoryItem || m.Episode != episode {
+				continue
+			}
+			ref := memory.Ref{Location: sec.ID, Title: m.Title, Text: m.Text}
+			var err error
+			switch {
+			case m.Visible() && m.Turn > turn:
+				err = s.Memories.Invalidate(ref, reason, turn)
+			case !m.Visible() && m.Turn <= turn && m.Superseded.Turn > turn && memsynth.TakenBack(m):
+				err = s.Memories.SetStatus(ref, memory.StatusActive)
+			default:
+				continue
+			}
+			if err != nil && !errors.Is(err, memory.ErrNotFound) {
+				errs = append(errs, err)
+			} else if err == nil {
+				evs = append(evs, engine.MemoryChanged{Location: sec.ID, Title: m.Title})
+			}
+		}
+	}
 	return evs, errors.Join(errs...)
 }
 

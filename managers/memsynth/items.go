@@ -96,7 +96,7 @@ func (s *Synthesizer) itemEntry(loc int, item string) (memory.Memory, bool) {
 		if m.Visible() {
 			return m, true
 		}
-		if back == nil && strings.HasPrefix(m.Superseded.Reason, "taken back") {
+		if back == nil && TakenBack(m) {
 			back = &m
 		}
 	}
@@ -107,6 +107,12 @@ func (s *Synthesizer) itemEntry(loc int, item string) (memory.Memory, bool) {
 }
 
 func itemKey(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+// TakenBack reports whether an ITEM entry was withdrawn because the item
+// was taken back from where it had been left (its supersession's reason).
+func TakenBack(m memory.Memory) bool {
+	return m.Category == memory.CategoryItem && strings.HasPrefix(m.Superseded.Reason, "taken back")
+}
 
 // found records that an item came into the inventory here.
 func (s *Synthesizer) found(t domain.Turn, item string) (string, error) {
