@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -13,13 +12,7 @@ import (
 // note go through the session (the TUI's path) and reach the prompt's
 // notes; a missing note is an error found with errors.Is.
 func TestNotesAreChangedThroughTheSession(t *testing.T) {
-	story, binding := demoStory(t)
-	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: recording(),
-		Engine: engine.Config{Seed: 1, StartPaused: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	sess := demoSession(t, recording())
 	ctx := context.Background()
 	id, _, err := sess.DB.Remember(ctx, rundb.Note{Session: sess.noteSession(), Turn: 2, Content: "the gate is locked", Importance: 10, LocationID: 3})
 	if err != nil {

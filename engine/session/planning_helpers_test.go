@@ -103,3 +103,18 @@ func section(prompt, title string) string {
 	}
 	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), "What is your next command?"))
 }
+
+// demoSession opens a session of the demo story in a fresh work dir with
+// agent, the engine not started (paused when it is); it is closed when
+// the test ends.
+func demoSession(t *testing.T, agent engine.Agent) *Session {
+	t.Helper()
+	story, binding := demoStory(t)
+	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
+		Engine: engine.Config{Seed: 1, StartPaused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}

@@ -37,13 +37,7 @@ func (*promptAgent) Scripted() bool { return false }
 // the test.
 func pausedDemo(t *testing.T, agent engine.Agent) (*Session, *harness) {
 	t.Helper()
-	story, binding := demoStory(t)
-	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: agent,
-		Engine: engine.Config{Seed: 1, StartPaused: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sess.Close() })
+	sess := demoSession(t, agent)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go sess.Engine.Run(ctx)

@@ -3,7 +3,6 @@ package session
 import (
 	"testing"
 
-	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/memory"
 )
 
@@ -12,13 +11,7 @@ import (
 // drop after it withdrawn, an item taken back after it left where it was
 // left before it, what came before it and other episodes untouched.
 func TestRewindPutsItemsBackAsTheyStood(t *testing.T) {
-	story, binding := demoStory(t)
-	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: recording(),
-		Engine: engine.Config{Seed: 1, StartPaused: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	sess := demoSession(t, recording())
 	add := func(loc int, title string, ep, turn int, p memory.Persistence, text string) memory.Ref {
 		t.Helper()
 		m := memory.Memory{Category: memory.CategoryItem, Status: memory.StatusActive, Persistence: p, Title: title, Episode: ep, Turn: turn, Text: text}

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -14,18 +13,7 @@ import (
 // Memories.md (ACTIVE by default, TENTATIVE when chosen); SUPERSEDED is
 // refused for a new memory, with an error event and nothing written.
 func TestPersonAddsMemoryWithStatus(t *testing.T) {
-	story, binding := demoStory(t)
-	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: recording(),
-		Engine: engine.Config{Seed: 1, StartPaused: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go sess.Engine.Run(ctx)
-	h := &harness{t: t, e: sess.Engine, ctx: ctx}
-	h.until(engine.Idle{})
+	sess, h := pausedDemo(t, recording())
 	for _, tc := range []struct {
 		title   string
 		status  memory.Status
@@ -72,18 +60,7 @@ func TestPersonAddsMemoryWithStatus(t *testing.T) {
 // deletion by hand removed is a command to the session like every other
 // edit; with nothing kept it says so (ErrNothingToUndo), writing nothing.
 func TestPersonRestoresHandDeletionThroughTheSession(t *testing.T) {
-	story, binding := demoStory(t)
-	sess, err := Open(Options{Story: story, Name: "demo.z3", Binding: binding, WorkDir: t.TempDir(), Agent: recording(),
-		Engine: engine.Config{Seed: 1, StartPaused: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go sess.Engine.Run(ctx)
-	h := &harness{t: t, e: sess.Engine, ctx: ctx}
-	h.until(engine.Idle{})
+	sess, h := pausedDemo(t, recording())
 	h.send(engine.MemoryEdit{Op: engine.MemoryRestoreHand})
 	for ev := range sess.Engine.Events() {
 		if e, ok := ev.(engine.ErrorEvent); ok {
