@@ -8,34 +8,12 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/bench"
+	"github.com/lantern-if/lantern/internal/clitest"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/llm/llmtest"
 	"github.com/lantern-if/lantern/sharedtest"
 )
-
-// isolate gives a test its own configuration, work dir and current
-// directory, with no LANTERN_* setting or OLLAMA_HOST from outside. It
-// returns the temporary directory and the repository's.
-func isolate(t *testing.T) (dir, repo string) {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo = filepath.Join(wd, "..", "..")
-	dir = t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	for _, k := range config.KeyNames() {
-		t.Setenv(config.EnvName(k), "")
-	}
-	t.Setenv("LANTERN_MODEL", "")
-	t.Setenv("OLLAMA_HOST", "")
-	t.Chdir(dir)
-	return dir, repo
-}
 
 func TestHelpOnEveryCommand(t *testing.T) {
 	isolate(t)
@@ -333,3 +311,9 @@ func benchJSON(t *testing.T, args ...string) bench.Report {
 	}
 	return rep
 }
+
+// isolate and buildLantern are clitest's, shared with the other process
+// tests.
+func isolate(t *testing.T) (dir, repo string) { return clitest.Isolate(t) }
+
+func buildLantern(t testing.TB, dir, repo string) string { return clitest.BuildLantern(t, dir, repo) }

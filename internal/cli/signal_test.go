@@ -17,20 +17,6 @@ import (
 	"github.com/lantern-if/lantern/zmachine"
 )
 
-// buildLantern builds the binary into dir as `make build` does (static,
-// no cgo).
-func buildLantern(t testing.TB, dir, repo string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "lantern")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
-	build.Dir = repo
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // zorkProcessFixture is what the process tests share: Zork I and its
 // walkthrough from the shared data, an isolated dir with the binary built
 // into it, and the loaded story.

@@ -9,16 +9,15 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/bench/play"
 	"github.com/lantern-if/lantern/internal/cli"
+	"github.com/lantern-if/lantern/internal/clitest"
 	"github.com/lantern-if/lantern/oracle"
 	"github.com/lantern-if/lantern/sharedtest"
 )
@@ -26,27 +25,6 @@ import (
 // The wing is tested through its entry points, with the wiring the
 // command line lends it (cli.BenchWiring): the sessions are the ones
 // lantern bench opens.
-
-// isolate gives a test a home, configuration and work dir of its own, and
-// makes its temporary dir the current one; repo is the repository's root.
-func isolate(t *testing.T) (dir, repo string) {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo = filepath.Join(wd, "..", "..", "..")
-	dir = t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	for _, k := range config.KeyNames() {
-		t.Setenv(config.EnvName(k), "")
-	}
-	t.Setenv("LANTERN_MODEL", "")
-	t.Setenv("OLLAMA_HOST", "")
-	t.Chdir(dir)
-	return dir, repo
-}
 
 // flags are a bench's configuration flags by name, as lantern bench takes
 // them: workdir, story, model, max-turns, seed, profile, api, base-url.
@@ -320,15 +298,8 @@ func jerichoWalks(t *testing.T) (dir string, walks map[string]jerichoWalk) {
 	return dir, walks
 }
 
-// buildLantern builds the lantern binary into dir.
-func buildLantern(t testing.TB, dir, repo string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "lantern")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
-	build.Dir = repo
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
+// isolate and buildLantern are clitest's, shared with the other process
+// tests.
+func isolate(t *testing.T) (dir, repo string) { return clitest.Isolate(t) }
+
+func buildLantern(t testing.TB, dir, repo string) string { return clitest.BuildLantern(t, dir, repo) }
