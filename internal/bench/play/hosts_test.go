@@ -112,3 +112,86 @@ func spreadOverHosts(t *testing.T, apiName string, cmds []string) {
 		t.Errorf("two hosts played %+v, one host %+v", got, want)
 	}
 }
+
+// TestBenchSuiteSpreadsOverHosts: a suite's games (here a sweep of the
+// demo over the oracle's two names) spread over two hosts at once, each
+// game on one host, and report as the same suite on one host does, its
+// runs in the plan's order.
+func TestBenchSuiteSpreadsOverHosts(t *testing.T) {
+	dir, repo := isolate(t)
+	cmds, err := oracle.LoadScript(filepath.Join(repo, "game_files", "demo", "walkthrough.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts []*countChats
+	var hosts []string
+	for range 2 {
+		c := &countChats{next: oracle.New(oracle.Options{Script: cmds})}
+		srv := httptest.NewServer(c)
+		t.Cleanup(srv.Close)
+		counts = append(counts, c)
+		hosts = append(hosts, strings.TrimPrefix(srv.URL, "http://"))
+	}
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:9") // nothing may go to the default server
+	type result struct {
+		Story, Model string
+		Scores       []int
+	}
+	sweep := func(name string) []result {
+		o := play.Options{Stories: []string{"demo"}, Models: []string{"oracle", "oracle:latest"}, Episodes: 2, JSON: true}
+		c := runSuite(t, o, flags{"max-turns": "10", "seed": "5", "workdir": filepath.Join(dir, name)})
+		if c.err != nil {
+			t.Fatalf("%s: %v\n%s", name, c.err, lastLines(c.stderr, 20))
+		}
+		var out []result
+		for _, r := range suiteJSON(t, c.out).Runs {
+			res := result{Story: r.Story, Model: play.AgentModel(r)}
+			for _, e := range r.Episodes {
+				res.Scores = append(res.Scores, e.Score)
+			}
+			out = append(out, res)
+		}
+		if name == "two" && !strings.Contains(c.stderr, "2 run(s) on 2 hosts at once") {
+			t.Errorf("the suite did not say it spreads its games:\n%s", lastLines(c.stderr, 20))
+		}
+		return out
+	}
+	t.Setenv("LANTERN_SERVER_HOSTS", hosts[0])
+	one := sweep("one")
+	before := counts[0].chats.Load()
+	t.Setenv("LANTERN_SERVER_HOSTS", strings.Join(hosts, ", "))
+	two := sweep("two")
+	a, b := counts[0].chats.Load()-before, counts[1].chats.Load()
+	t.Logf("chat calls per host: %d and %d", a, b)
+	if a == 0 || b == 0 {
+		t.Errorf("chat calls per host %d and %d: want a game on each", a, b)
+	}
+	if n := counts[1].conversations(); n != 1 {
+		t.Errorf("the second host heard %d clients, want 1: each game on one host", n)
+	}
+	if !reflect.DeepEqual(two, one) || len(two) != 2 || two[0].Model != "oracle" || two[1].Model != "oracle:latest" {
+		t.Errorf("two hosts played %+v, one host %+v", two, one)
+	}
+}
+
+// TestBenchSuiteOnHostsStopsAtAFailure: spread over two hosts, a suite
+// whose second game fails (a model no host has) keeps the first game's
+// run and names the failure, as one host would.
+func TestBenchSuiteOnHostsStopsAtAFailure(t *testing.T) {
+	dir, repo := isolate(t)
+	var hosts []string
+	for range 2 {
+		hosts = append(hosts, oracleHost(t, filepath.Join(repo, "game_files", "demo", "walkthrough.txt")))
+	}
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:9")
+	t.Setenv("LANTERN_SERVER_HOSTS", strings.Join(hosts, ", "))
+	o := play.Options{Stories: []string{"demo"}, Models: []string{"oracle", "no-such-model"}, Episodes: 1, JSON: true}
+	c := runSuite(t, o, flags{"max-turns": "5", "workdir": filepath.Join(dir, "fails")})
+	if c.err == nil {
+		t.Fatalf("a suite with a missing model completed:\n%s", lastLines(c.stderr, 20))
+	}
+	s := suiteJSON(t, c.out)
+	if len(s.Runs) != 1 || play.AgentModel(s.Runs[0]) != "oracle" || s.Complete || !strings.Contains(s.Error, "demo") {
+		t.Errorf("runs %d, complete %v, error %q: want the oracle's run kept and the failure named", len(s.Runs), s.Complete, s.Error)
+	}
+}

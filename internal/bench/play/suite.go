@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lantern-if/lantern/atomicfile"
@@ -74,13 +75,10 @@ func newSuite(ctx context.Context, o Options) (*suiteRun, error) {
 	if s.base, err = o.Wiring.Config("", ""); err != nil {
 		return nil, err
 	}
-	// A suite plays its segments one after another, on the first host of
-	// the list that answers (each game on one host, its prompt cache).
+	// With several hosts that answer, the suite's games spread over them
+	// (each game on one host, its prompt cache); with one, all play there.
 	if _, s.live, err = benchHosts(ctx, s.base, o); err != nil {
 		return nil, err
-	}
-	if len(s.live) > 1 {
-		fmt.Fprintf(o.Stderr, "lantern bench: a suite plays on one host, %s; a single story's episodes spread over several\n", s.live[0])
 	}
 	if s.stories, err = suiteStories(o.Wiring, o.Stories, s.base.Story, s.base.WorkDir); err != nil {
 		return nil, err
@@ -160,37 +158,112 @@ func (s *suiteRun) workDir() error {
 	return nil
 }
 
-// play plays the planned segments one after another, until one fails.
+// played is a planned segment's outcome.
+type played struct {
+	rep  *bench.Report
+	code int
+	err  error
+	done bool // played (a segment not begun after a failure is not)
+}
+
+// play plays the planned segments: one after another, or, with several
+// hosts that answer, on all of them at once, each host taking the next
+// segment as it comes free. The runs are kept in the plan's order; the
+// first that fails ends the suite there (the segments not begun by then
+// are not played).
 func (s *suiteRun) play(ctx context.Context) (int, error) {
-	for _, seg := range s.plan {
-		st, model := s.stories[seg.Story], s.models[seg.Model]
-		cfg, err := s.o.Wiring.Config(st.path, model)
-		if err != nil {
-			return exitError, err
+	results := make([]played, len(s.plan))
+	hosts := s.live
+	if len(hosts) < 2 {
+		for i := range s.plan {
+			host := ""
+			if len(hosts) == 1 {
+				host = hosts[0]
+			}
+			results[i] = s.playAt(ctx, i, host, s.o.Stderr)
+			if failed(ctx, results[i]) {
+				break
+			}
 		}
-		rep, c, err := s.playOne(ctx, cfg, seg, st, model)
-		if err != nil {
-			s.suite.Error = fmt.Sprintf("%s: %v", st.info.Name, err)
+	} else {
+		s.playSpread(ctx, hosts, results)
+	}
+	for i, r := range results {
+		if !r.done {
+			break
+		}
+		name := s.stories[s.plan[i].Story].info.Name
+		if r.err != nil {
+			s.suite.Error = fmt.Sprintf("%s: %v", name, r.err)
 			return exitError, nil
 		}
-		s.suite.Runs = append(s.suite.Runs, rep)
-		if rep.Error != "" || c != exitOK || !rep.Complete {
-			s.suite.Error = fmt.Sprintf("%s: %s", st.info.Name, firstOf(rep.Error, "incomplete"))
-			return max(c, exitError), nil
-		}
-		if ctx.Err() != nil {
-			break
+		s.suite.Runs = append(s.suite.Runs, r.rep)
+		if r.rep.Error != "" || r.code != exitOK || !r.rep.Complete {
+			s.suite.Error = fmt.Sprintf("%s: %s", name, firstOf(r.rep.Error, "incomplete"))
+			return max(r.code, exitError), nil
 		}
 	}
 	return exitOK, nil
 }
 
-// playOne plays one segment of the plan: a story's episodes with a model.
-func (s *suiteRun) playOne(ctx context.Context, cfg *config.Config, seg shard.SuiteSegment, st suiteStory, model string) (*bench.Report, int, error) {
-	if len(s.live) > 0 {
-		cfg = s.o.Wiring.PinHost(cfg, s.live[0])
+// playSpread plays the plan on several hosts at once, each host's lines
+// prefixed with it.
+func (s *suiteRun) playSpread(ctx context.Context, hosts []string, results []played) {
+	k := min(len(hosts), len(s.plan))
+	fmt.Fprintf(s.o.Stderr, "lantern bench: %d run(s) on %d hosts at once, each game on one host: %v\n", len(s.plan), k, hosts[:k])
+	out := &lockedLines{w: s.o.Stderr}
+	var mu sync.Mutex
+	next, stop := 0, false
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stop || next == len(s.plan) || ctx.Err() != nil {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}
+	var wg sync.WaitGroup
+	for _, host := range hosts[:k] {
+		w := out.prefixed(fmt.Sprintf("[%s] ", host))
+		wg.Go(func() {
+			for i, ok := take(); ok; i, ok = take() {
+				r := s.playAt(ctx, i, host, w)
+				mu.Lock()
+				results[i] = r
+				stop = stop || failed(ctx, r)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// failed reports whether a segment's outcome ends the suite.
+func failed(ctx context.Context, r played) bool {
+	return r.err != nil || r.rep.Error != "" || r.code != exitOK || !r.rep.Complete || ctx.Err() != nil
+}
+
+// playAt plays the plan's segment i, on host ("": the configured server),
+// its lines to stderr.
+func (s *suiteRun) playAt(ctx context.Context, i int, host string, stderr io.Writer) played {
+	seg := s.plan[i]
+	st, model := s.stories[seg.Story], s.models[seg.Model]
+	cfg, err := s.o.Wiring.Config(st.path, model)
+	if err != nil {
+		return played{code: exitError, err: err, done: true}
+	}
+	if host != "" {
+		cfg = s.o.Wiring.PinHost(cfg, host)
 	}
 	so := s.o
+	so.Stderr = stderr
+	rep, code, err := s.playOne(ctx, cfg, so, seg, st, model)
+	return played{rep: rep, code: code, err: err, done: true}
+}
+
+// playOne plays one segment of the plan: a story's episodes with a model.
+func (s *suiteRun) playOne(ctx context.Context, cfg *config.Config, so Options, seg shard.SuiteSegment, st suiteStory, model string) (*bench.Report, int, error) {
 	so.Agent = agentFor(s.o.Agent, st.info.Name)
 	so.Label = s.suite.Label
 	so.ModelSet = model != "" && s.o.ModelSet
