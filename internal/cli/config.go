@@ -114,23 +114,7 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
   lantern config check lantern.toml`,
 		Args: noArgs,
 	}
-	show := &cobra.Command{
-		Use:   "show",
-		Short: "print the configuration in effect and where each key comes from",
-		Args:  noArgs,
-	}
-	all := show.Flags().Bool("all", false, "every key, not only those set somewhere")
-	show.RunE = func(cmd *cobra.Command, _ []string) error {
-		cfg, err := config.Load(configOptions(a.configFile))
-		showConfig(cmd.OutOrStdout(), cfg, *all)
-		if err != nil {
-			return err
-		}
-		for _, w := range cfg.Warnings {
-			fmt.Fprintf(cmd.ErrOrStderr(), "lantern config: warning: %s\n", w)
-		}
-		return nil
-	}
+	show := newConfigShowCmd(a)
 	// `lantern config` alone shows.
 	cmd.Flags().AddFlagSet(show.Flags())
 	cmd.RunE = show.RunE
@@ -138,28 +122,7 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
 		Use:   "check [FILE...]",
 		Short: "validate the configuration in effect, or the named files alone",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			stdout := cmd.OutOrStdout()
-			if len(args) == 0 {
-				cfg, err := config.Load(configOptions(a.configFile))
-				return status(reportCheck(stdout, cfg, err))
-			}
-			code := exitOK
-			for _, name := range args {
-				data, err := atomicfile.ReadRegular(name, config.MaxFileBytes)
-				if err != nil {
-					fmt.Fprintf(stdout, "%s: %v\n", name, err)
-					code = max(code, exitError)
-					if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
-						code = exitUsage // not a configuration file at all
-					}
-					continue
-				}
-				cfg, err := config.ParseChecked(name, data, checkTheme)
-				if c := reportCheck(stdout, cfg, err); c != exitOK {
-					code = c
-				}
-			}
-			return status(code)
+			return status(runConfigCheck(cmd.OutOrStdout(), a.configFile, args))
 		},
 	}
 	sample := &cobra.Command{
@@ -168,28 +131,6 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
 		Args:  noArgs,
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprint(cmd.OutOrStdout(), a.sampleConfig) },
 	}
-	project := false
-	target := func() string { return configFileTarget(project, a.configFile) }
-	force := false
-	initCmd := &cobra.Command{
-		Use:   "init",
-		Short: "write the sample as the user's file (--project: ./lantern.toml)",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return status(configInit(cmd.OutOrStdout(), cmd.ErrOrStderr(), target(), a.sampleConfig, force))
-		},
-	}
-	initCmd.Flags().BoolVar(&project, "project", false, "use ./lantern.toml rather than the user's file")
-	initCmd.Flags().BoolVar(&force, "force", false, "replace an existing file")
-	edit := &cobra.Command{
-		Use:   "edit",
-		Short: "open the user's file (--project: ./lantern.toml) in $VISUAL or $EDITOR, then check it",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return status(configEdit(cmd.OutOrStdout(), cmd.ErrOrStderr(), target(), a.sampleConfig))
-		},
-	}
-	edit.Flags().BoolVar(&project, "project", false, "use ./lantern.toml rather than the user's file")
 	path := &cobra.Command{
 		Use:   "path",
 		Short: "print where the configuration files are looked for",
@@ -198,8 +139,107 @@ Precedence, lowest first: built-in defaults < $XDG_CONFIG_HOME/lantern/lantern.t
 			return status(configPath(cmd.OutOrStdout(), a.configFile))
 		},
 	}
-	cmd.AddCommand(show, check, sample, initCmd, edit, path)
+	cmd.AddCommand(show, check, sample, newConfigInitCmd(a), newConfigEditCmd(a), path)
 	return cmd
+}
+
+// newConfigShowCmd is `lantern config show`, which `lantern config` alone
+// runs too.
+func newConfigShowCmd(a *app) *cobra.Command {
+	show := &cobra.Command{
+		Use:   "show",
+		Short: "print the configuration in effect and where each key comes from",
+		Args:  noArgs,
+	}
+	all := show.Flags().Bool("all", false, "every key, not only those set somewhere")
+	show.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runConfigShow(cmd.OutOrStdout(), cmd.ErrOrStderr(), a.configFile, *all)
+	}
+	return show
+}
+
+// runConfigShow prints the configuration in effect (all: every key), then
+// its warnings on stderr.
+func runConfigShow(stdout, stderr io.Writer, configFile string, all bool) error {
+	cfg, err := config.Load(configOptions(configFile))
+	showConfig(stdout, cfg, all)
+	if err != nil {
+		return err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stderr, "lantern config: warning: %s\n", w)
+	}
+	return nil
+}
+
+// runConfigCheck validates the configuration in effect (no files named),
+// or each named file alone, and returns the exit code.
+func runConfigCheck(stdout io.Writer, configFile string, files []string) int {
+	if len(files) == 0 {
+		cfg, err := config.Load(configOptions(configFile))
+		return reportCheck(stdout, cfg, err)
+	}
+	code := exitOK
+	for _, name := range files {
+		data, err := atomicfile.ReadRegular(name, config.MaxFileBytes)
+		if err != nil {
+			fmt.Fprintf(stdout, "%s: %v\n", name, err)
+			code = max(code, exitError)
+			if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
+				code = exitUsage // not a configuration file at all
+			}
+			continue
+		}
+		cfg, err := config.ParseChecked(name, data, checkTheme)
+		if c := reportCheck(stdout, cfg, err); c != exitOK {
+			code = c
+		}
+	}
+	return code
+}
+
+// configFileOptions are the flags of `lantern config init` and `edit`.
+type configFileOptions struct {
+	project bool // ./lantern.toml rather than the user's file
+	force   bool // init: replace an existing file
+}
+
+// projectFlag binds --project, which init and edit share.
+func (o *configFileOptions) projectFlag(c *cobra.Command) {
+	c.Flags().BoolVar(&o.project, "project", false, "use ./lantern.toml rather than the user's file")
+}
+
+// newConfigInitCmd is `lantern config init`.
+func newConfigInitCmd(a *app) *cobra.Command {
+	var o configFileOptions
+	initCmd := &cobra.Command{
+		Use:   "init",
+		Short: "write the sample as the user's file (--project: ./lantern.toml)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			target := configFileTarget(o.project, a.configFile)
+			return status(configInit(cmd.OutOrStdout(), cmd.ErrOrStderr(), target, a.sampleConfig, o.force))
+		},
+	}
+	o.projectFlag(initCmd)
+	initCmd.Flags().BoolVar(&o.force, "force", false, "replace an existing file")
+	return initCmd
+}
+
+// newConfigEditCmd is `lantern config edit`.
+func newConfigEditCmd(a *app) *cobra.Command {
+	var o configFileOptions
+	edit := &cobra.Command{
+		Use:   "edit",
+		Short: "open the user's file (--project: ./lantern.toml) in $VISUAL or $EDITOR, then check it",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			target := configFileTarget(o.project, a.configFile)
+			return status(configEdit(cmd.OutOrStdout(), cmd.ErrOrStderr(), target, a.sampleConfig))
+		},
+	}
+	o.projectFlag(edit)
+	return edit
 }
 
 func reportCheck(w io.Writer, cfg *config.Config, err error) int {

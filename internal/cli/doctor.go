@@ -217,23 +217,11 @@ func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, time
 	doctorServerKeys(r, cfg, os.LookupEnv)
 	hosts, listSrc := serverHosts(cfg)
 	if hosts != nil {
-		src := listSrc
-		// Each host of the list is asked; the first that answers is the
-		// one checked below, as a session would play on it.
-		var live []string
-		for _, p := range probeHosts(ctx, cfg, hosts) {
-			if p.Err != nil {
-				r.warn("a session skips it until it answers", "host %s (of the list from %s) does not answer: %v", p.Host, src, p.Err)
-				continue
-			}
-			r.ok("host %s answers (%s; the list is from %s)", p.Host, p.Version, src)
-			live = append(live, p.Host)
-		}
-		if len(live) == 0 {
-			r.fail("start a server of the list, or change [server] hosts / LANTERN_SERVER_HOSTS", "no host of the list answers (%s, from %s)", strings.Join(hosts, ", "), src)
+		live := doctorHostList(ctx, r, cfg, hosts, listSrc)
+		if live == "" {
 			return nil
 		}
-		cfg = pinHost(cfg, live[0])
+		cfg = pinHost(cfg, live)
 	}
 	client, err := newClient(cfg, nil)
 	if err != nil {
@@ -251,35 +239,7 @@ func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, time
 	defer cancel()
 	v, err := client.Version(tctx)
 	if err != nil {
-		why, hint := err.Error(), ""
-		var le *llm.Error
-		if errors.As(err, &le) {
-			why, hint = le.Err.Error(), le.Hint
-		}
-		if !errors.Is(err, llm.ErrUnreachable) && !errors.Is(err, llm.ErrTimeout) {
-			// Something answered, but not as the server should.
-			what := "Ollama"
-			if client.API() == config.APIOpenAI {
-				what = "an OpenAI-compatible server"
-			}
-			switch {
-			case hint != "":
-			case client.API() == config.APIOpenAI:
-				hint = fmt.Sprintf("check that %s listens at %s, and nothing else", what, client.Host())
-			default:
-				hint = fmt.Sprintf("check that Ollama listens at %s; a server of the OpenAI protocol (llama-server, vLLM, LM Studio) wants --api openai --base-url http://%s/v1",
-					client.Host(), client.Host())
-			}
-			r.fail(hint, "the server at %s (from %s) answers, but not as %s does\n%s", client.Host(), src, what, why)
-			return nil
-		}
-		if client.API() == config.APIOpenAI {
-			r.fail("start the server (llama-server, LM Studio, vLLM, or `ollama serve` for its /v1), or point [server] base_url or --base-url at it; without it Lantern still plays by hand (lantern play --plain)",
-				"no OpenAI-compatible server answers at %s (from %s)\n%s", client.Host(), src, why)
-			return nil
-		}
-		r.fail("start Ollama (`ollama serve`; install it from https://ollama.com), or point OLLAMA_HOST or [ollama] host at your server; without it Lantern still plays by hand (lantern play --plain)",
-			"no Ollama server answers at %s (host from %s)\n%s", client.Host(), src, why)
+		doctorUnanswered(r, client, src, err)
 		return nil
 	}
 	if client.API() == config.APIOpenAI {
@@ -299,6 +259,60 @@ func doctorOllama(ctx context.Context, r *doctorReport, cfg *config.Config, time
 		r.info("memories are decided in the memory role's own call (%s)", why)
 	}
 	return client
+}
+
+// doctorHostList asks each host of the list (from src); the first that
+// answers is the one checked next, as a session would play on it. It
+// returns "" when none answers.
+func doctorHostList(ctx context.Context, r *doctorReport, cfg *config.Config, hosts []string, src string) string {
+	var live []string
+	for _, p := range probeHosts(ctx, cfg, hosts) {
+		if p.Err != nil {
+			r.warn("a session skips it until it answers", "host %s (of the list from %s) does not answer: %v", p.Host, src, p.Err)
+			continue
+		}
+		r.ok("host %s answers (%s; the list is from %s)", p.Host, p.Version, src)
+		live = append(live, p.Host)
+	}
+	if len(live) == 0 {
+		r.fail("start a server of the list, or change [server] hosts / LANTERN_SERVER_HOSTS", "no host of the list answers (%s, from %s)", strings.Join(hosts, ", "), src)
+		return ""
+	}
+	return live[0]
+}
+
+// doctorUnanswered reports why the server (its address from src) did not
+// tell its version: nothing answers, or something that is not the server.
+func doctorUnanswered(r *doctorReport, client *llm.Client, src string, err error) {
+	why, hint := err.Error(), ""
+	var le *llm.Error
+	if errors.As(err, &le) {
+		why, hint = le.Err.Error(), le.Hint
+	}
+	if !errors.Is(err, llm.ErrUnreachable) && !errors.Is(err, llm.ErrTimeout) {
+		// Something answered, but not as the server should.
+		what := "Ollama"
+		if client.API() == config.APIOpenAI {
+			what = "an OpenAI-compatible server"
+		}
+		switch {
+		case hint != "":
+		case client.API() == config.APIOpenAI:
+			hint = fmt.Sprintf("check that %s listens at %s, and nothing else", what, client.Host())
+		default:
+			hint = fmt.Sprintf("check that Ollama listens at %s; a server of the OpenAI protocol (llama-server, vLLM, LM Studio) wants --api openai --base-url http://%s/v1",
+				client.Host(), client.Host())
+		}
+		r.fail(hint, "the server at %s (from %s) answers, but not as %s does\n%s", client.Host(), src, what, why)
+		return
+	}
+	if client.API() == config.APIOpenAI {
+		r.fail("start the server (llama-server, LM Studio, vLLM, or `ollama serve` for its /v1), or point [server] base_url or --base-url at it; without it Lantern still plays by hand (lantern play --plain)",
+			"no OpenAI-compatible server answers at %s (from %s)\n%s", client.Host(), src, why)
+		return
+	}
+	r.fail("start Ollama (`ollama serve`; install it from https://ollama.com), or point OLLAMA_HOST or [ollama] host at your server; without it Lantern still plays by hand (lantern play --plain)",
+		"no Ollama server answers at %s (host from %s)\n%s", client.Host(), src, why)
 }
 
 // doctorServerKeys warns about server settings that cannot work as
