@@ -37,78 +37,78 @@ func newEpisodesCmd(a *app) *cobra.Command {
   lantern episodes export 3 --format html -o episode3.html`,
 		Args: noArgs,
 	}
-	storyFlags := func(c *cobra.Command) {
-		c.Flags().String("story", "", "the story whose episodes to use (default: the configured one, else the built-in demo)")
-		c.Flags().String("workdir", "", "work dir (default: the configured one)")
-	}
-	storyFlags(cmd)
-	sub := func(use, short string, maxArgs int) *cobra.Command {
-		c := &cobra.Command{Use: use, Short: short, Args: cobra.MaximumNArgs(maxArgs)}
-		storyFlags(c)
-		return c
-	}
-	// withLine opens the story's lantern.db, finds the optional line (1,
-	// 1/NAME or #ID; 0 when none is named) and runs do on them.
-	withLine := func(c *cobra.Command, args []string, do func(db *rundb.RunDB, title string, id int64) error) error {
-		var ref domain.LineRef
-		if len(args) == 1 {
-			var err error
-			if ref, err = domain.ParseLine(args[0]); err != nil {
-				return usageErrorf("%v", err)
-			}
-		}
-		cfg, err := loadConfig("episodes", changed(c.Flags()), a.configFile, c.ErrOrStderr(), "workdir", "story")
-		if err != nil {
-			return err
-		}
-		db, title, closeDB, err := openRunDB(cfg)
-		if err != nil {
-			return err
-		}
-		defer closeDB()
-		var id int64
-		if len(args) == 1 {
-			b, err := db.ResolveLine(c.Context(), ref)
-			if err != nil {
-				return err
-			}
-			id = b.ID
-		}
-		return do(db, title, id)
-	}
-	list := sub("list", "every episode: started, ending, score, moves, turns", 0)
-	list.RunE = func(c *cobra.Command, args []string) error {
-		return withLine(c, args, func(db *rundb.RunDB, _ string, _ int64) error {
-			return listEpisodes(c.Context(), db, c.OutOrStdout())
-		})
-	}
+	storyFlags(cmd.Flags(), episodesStoryUsage)
+	list := episodesSub(a, "list", "every episode: started, ending, score, moves, turns", 0, &episodesOptions{list: true})
 	cmd.RunE = list.RunE // the command alone lists
-	show := sub("show [LINE]", "a line of play as Markdown (1, 1/NAME or #ID)", 1)
-	show.RunE = func(c *cobra.Command, args []string) error {
-		return withLine(c, args, func(db *rundb.RunDB, title string, id int64) error {
-			return writeEpisode(c.Context(), db, title, id, "md", "", c.OutOrStdout())
-		})
-	}
-	exp := sub("export [LINE]", "a line of play as Markdown, JSON or one HTML page", 1)
+	show := episodesSub(a, "show [LINE]", "a line of play as Markdown (1, 1/NAME or #ID)", 1, &episodesOptions{format: "md"})
+	o := &episodesOptions{}
+	exp := episodesSub(a, "export [LINE]", "a line of play as Markdown, JSON or one HTML page", 1, o)
 	exp.Example = "  lantern episodes export --format json > latest.json\n  lantern episodes export 3 --format html -o episode3.html"
-	format := exp.Flags().String("format", "md", "output format: md, json or html")
-	out := exp.Flags().StringP("output", "o", "", "write to this file (default: stdout)")
-	exp.RunE = func(c *cobra.Command, args []string) error {
-		if !slices.Contains(export.Formats(), *format) {
-			return usageErrorf("unknown format %q (want %s)", *format, strings.Join(export.Formats(), ", "))
-		}
-		return withLine(c, args, func(db *rundb.RunDB, title string, id int64) error {
-			if err := writeEpisode(c.Context(), db, title, id, *format, *out, c.OutOrStdout()); err != nil {
-				return err
-			}
-			if *out != "" {
-				fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", *out)
-			}
-			return nil
-		})
-	}
+	exp.Flags().StringVar(&o.format, "format", "md", "output format: md, json or html")
+	exp.Flags().StringVarP(&o.output, "output", "o", "", "write to this file (default: stdout)")
 	cmd.AddCommand(list, show, exp)
 	return cmd
+}
+
+const episodesStoryUsage = "the story whose episodes to use (default: the configured one, else the built-in demo)"
+
+// episodesOptions are what an episodes command was asked.
+type episodesOptions struct {
+	set    map[string]string // the flags given, by name
+	list   bool              // list the episodes, else write one
+	line   *domain.LineRef   // the line to write; nil: the latest
+	format string            // what to write it as
+	output string            // the file written; "": stdout
+}
+
+// episodesSub is an episodes subcommand taking up to maxArgs LINE
+// arguments, which runs runEpisodes with o.
+func episodesSub(a *app, use, short string, maxArgs int, o *episodesOptions) *cobra.Command {
+	c := &cobra.Command{Use: use, Short: short, Args: cobra.MaximumNArgs(maxArgs)}
+	storyFlags(c.Flags(), episodesStoryUsage)
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if !o.list && !slices.Contains(export.Formats(), o.format) {
+			return usageErrorf("unknown format %q (want %s)", o.format, strings.Join(export.Formats(), ", "))
+		}
+		if len(args) == 1 {
+			ref, err := domain.ParseLine(args[0])
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			o.line = &ref
+		}
+		o.set = changed(c.Flags())
+		return runEpisodes(c.Context(), a, *o, c.OutOrStdout(), c.ErrOrStderr())
+	}
+	return c
+}
+
+// runEpisodes opens the story's lantern.db and lists its episodes, or
+// writes one line of play (named by o.line, else the latest).
+func runEpisodes(ctx context.Context, a *app, o episodesOptions, stdout, stderr io.Writer) error {
+	db, title, closeDB, err := a.storyRunDB("episodes", o.set, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if o.list {
+		return listEpisodes(ctx, db, stdout)
+	}
+	var id int64
+	if o.line != nil {
+		b, err := db.ResolveLine(ctx, *o.line)
+		if err != nil {
+			return err
+		}
+		id = b.ID
+	}
+	if err := writeEpisode(ctx, db, title, id, o.format, o.output, stdout); err != nil {
+		return err
+	}
+	if o.output != "" {
+		fmt.Fprintf(stderr, "wrote %s\n", o.output)
+	}
+	return nil
 }
 
 func listEpisodes(ctx context.Context, db *rundb.RunDB, stdout io.Writer) error {

@@ -30,3 +30,11 @@ func episodeFlags(fs *pflag.FlagSet, episodes int) *int {
 	fs.Int("max-turns", 500, "turns per episode (default: loop.max_turns_per_episode)")
 	return fs.Int("episodes", episodes, "episodes to play")
 }
+
+// storyFlags are the flags of the commands that read what the work dir
+// keeps of a story: --story, its usage naming what of the story is read,
+// and --workdir.
+func storyFlags(fs *pflag.FlagSet, storyUsage string) {
+	fs.String("story", "", storyUsage)
+	fs.String("workdir", "", "work dir (default: the configured one)")
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,19 +32,14 @@ one), and the exits the engine probed in an episode left unfinished.
 		Args: noArgs,
 	}
 	fs := cmd.Flags()
-	fs.String("story", "", "the story whose map to draw (default: the configured one, else the built-in demo)")
-	fs.String("workdir", "", "work dir (default: the configured one)")
+	storyFlags(fs, "the story whose map to draw (default: the configured one, else the built-in demo)")
 	format := fs.String("format", "text", "output format: mermaid, dot or text")
 	episode := fs.Int64("episode", 0, "only this episode's moves (its ID, as lantern episodes list shows)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if !slices.Contains(mapper.Formats(), *format) {
 			return usageErrorf("unknown format %q (want %s)", *format, strings.Join(mapper.Formats(), ", "))
 		}
-		cfg, err := loadConfig("map", changed(fs), a.configFile, cmd.ErrOrStderr(), "workdir", "story")
-		if err != nil {
-			return err
-		}
-		db, _, closeDB, err := openRunDB(cfg)
+		db, _, closeDB, err := a.storyRunDB("map", changed(fs), cmd.ErrOrStderr())
 		if err != nil {
 			return err
 		}
@@ -74,6 +70,17 @@ func storyMap(ctx context.Context, db *rundb.RunDB, id int64) (mapper.Snapshot, 
 		}
 	}
 	return snap, nil
+}
+
+// storyRunDB is what the commands that read a story's lantern.db share:
+// the configuration of command cmd, with the flags given (set) --workdir
+// and --story on top, and that story's database, as openRunDB opens it.
+func (a *app) storyRunDB(cmd string, set map[string]string, stderr io.Writer) (*rundb.RunDB, string, func(), error) {
+	cfg, err := loadConfig(cmd, set, a.configFile, stderr, "workdir", "story")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return openRunDB(cfg)
 }
 
 // openRunDB opens the configured story's lantern.db, which must exist (a

@@ -37,98 +37,113 @@ work dir.`,
 			return usageErrorf("want a subcommand: check, fmt, show or undo")
 		},
 	}
-	// file is the named file, else the story's Memories.md.
-	file := func(cmd *cobra.Command, args []string) (string, error) {
-		if len(args) == 1 {
-			return args[0], nil
-		}
-		cfg, err := loadConfig("memories", changed(cmd.Flags()), a.configFile, cmd.ErrOrStderr(), "workdir", "story")
-		if err != nil {
-			return "", err
-		}
-		story, name, err := openStory(cfg.Story, cfg.WorkDir)
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(cfg.WorkDir, session.StoryDir(name, story.Info().Release), "Memories.md"), nil
-	}
-	sub := func(use, short, long string, run func(cmd *cobra.Command, path string) error) *cobra.Command {
-		c := &cobra.Command{
-			Use: use + " [FILE]", Short: short, Long: long, Args: cobra.MaximumNArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				path, err := file(cmd, args)
-				if err != nil {
-					return err
-				}
-				return run(cmd, path)
-			},
-		}
-		c.Flags().String("story", "", "the story whose memories to use (default: the configured one, else the built-in demo)")
-		c.Flags().String("workdir", "", "work dir (default: the configured one)")
-		_ = c.RegisterFlagCompletionFunc("story", completeStories)
-		return c
-	}
-	check := sub("check", "validate the file", `Validates the file: one "FILE:LINE: problem" line per problem; exits 1 when
+	var o memoriesOptions
+	check := memoriesSub(a, "check", "validate the file", `Validates the file: one "FILE:LINE: problem" line per problem; exits 1 when
 there is any.`, func(cmd *cobra.Command, path string) error {
 		return status(memory.Check(cmd.OutOrStdout(), path))
 	})
-	write, repair := false, false
-	format := sub("fmt", "print the file in its canonical form", `Prints the file in its canonical form (nothing is lost; broken parts stay as
+	format := memoriesSub(a, "fmt", "print the file in its canonical form", `Prints the file in its canonical form (nothing is lost; broken parts stay as
 they are); -w writes it back in place, under the file's lock, keeping the
 previous version as Memories.md.backup. --repair also rewrites each
 mistyped location header whose location and name can be read ("## Locaton
 three: Muddy Lane" becomes "## Location 3: Muddy Lane"), so the memories
 under it reach the agent again; each repair is said on stderr.`, func(cmd *cobra.Command, path string) error {
-		stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-		if !repair {
-			hintRepair(path, stderr)
-		}
-		if !write {
-			if !repair {
-				return memory.Fmt(stdout, path)
-			}
-			fixed, err := memory.FmtRepaired(stdout, path)
-			sayRepairs(path, fixed, stderr)
-			return err
-		}
-		changed, fixed, err := fmtInPlace(path, repair)
-		if err != nil {
-			return err
-		}
-		sayRepairs(path, fixed, stderr)
-		if changed {
-			fmt.Fprintf(stdout, "%s: formatted (the previous version is %s.backup)\n", path, filepath.Base(path))
-		} else {
-			fmt.Fprintf(stdout, "%s: already in canonical form\n", path)
-		}
-		return nil
+		return runMemoriesFmt(path, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 	})
-	format.Flags().BoolVar(&repair, "repair", false, "also repair mistyped location headers whose location and name can be read")
-	format.Flags().BoolVarP(&write, "write", "w", false, "write the canonical form back to the file")
-	location, level := 0, ""
-	show := sub("show", "print every location's memories, or one location's", `Prints every location's memories, or with --location N that location's,
+	format.Flags().BoolVar(&o.repair, "repair", false, "also repair mistyped location headers whose location and name can be read")
+	format.Flags().BoolVarP(&o.write, "write", "w", false, "write the canonical form back to the file")
+	show := memoriesSub(a, "show", "print every location's memories, or one location's", `Prints every location's memories, or with --location N that location's,
 followed by what the agent's context shows of them; --level core, permanent
 or ephemeral keeps the memories of that level (permanent: those with no
 level too).`, func(cmd *cobra.Command, path string) error {
 		if err := checkIntFlags(cmd.Flags(), intRange{"location", 0, math.MaxInt32}); err != nil {
 			return err
 		}
-		if level != "" {
-			if _, err := memory.ParseLevel(level); err != nil {
+		if o.level != "" {
+			if _, err := memory.ParseLevel(o.level); err != nil {
 				return usageError(err)
 			}
 		}
-		return memory.ShowFiltered(cmd.OutOrStdout(), path, memory.ShowFilter{Location: location, Level: memory.Persistence(level)})
+		return memory.ShowFiltered(cmd.OutOrStdout(), path, memory.ShowFilter{Location: o.location, Level: memory.Persistence(o.level)})
 	})
-	show.Flags().IntVar(&location, "location", 0, "show only this location (its ID)")
-	show.Flags().StringVar(&level, "level", "", "show only the memories of this level: core, permanent (also those with none) or ephemeral")
-	undo := sub("undo", "bring back the memories the last save by hand deleted", `Brings back the memories of the last save by hand that deleted several (kept
+	show.Flags().IntVar(&o.location, "location", 0, "show only this location (its ID)")
+	show.Flags().StringVar(&o.level, "level", "", "show only the memories of this level: core, permanent (also those with none) or ephemeral")
+	undo := memoriesSub(a, "undo", "bring back the memories the last save by hand deleted", `Brings back the memories of the last save by hand that deleted several (kept
 in Memories.md.history/), where they were missing; run again to go further
 back.`, func(cmd *cobra.Command, path string) error {
 		return memoriesUndo(path, cmd.OutOrStdout())
 	})
 	cmd.AddCommand(check, format, show, undo)
 	return cmd
+}
+
+// memoriesOptions are the flags of the memories subcommands.
+type memoriesOptions struct {
+	write, repair bool   // fmt -w, fmt --repair
+	location      int    // show --location
+	level         string // show --level
+}
+
+// memoriesSub is a memories subcommand: run works on the file named, else
+// on the story's Memories.md (memoriesFile).
+func memoriesSub(a *app, use, short, long string, run func(cmd *cobra.Command, path string) error) *cobra.Command {
+	c := &cobra.Command{
+		Use: use + " [FILE]", Short: short, Long: long, Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, err := a.memoriesFile(cmd, args)
+			if err != nil {
+				return err
+			}
+			return run(cmd, path)
+		},
+	}
+	storyFlags(c.Flags(), "the story whose memories to use (default: the configured one, else the built-in demo)")
+	_ = c.RegisterFlagCompletionFunc("story", completeStories)
+	return c
+}
+
+// memoriesFile is the file named, else the story's Memories.md in the work
+// dir.
+func (a *app) memoriesFile(cmd *cobra.Command, args []string) (string, error) {
+	if len(args) == 1 {
+		return args[0], nil
+	}
+	cfg, err := loadConfig("memories", changed(cmd.Flags()), a.configFile, cmd.ErrOrStderr(), "workdir", "story")
+	if err != nil {
+		return "", err
+	}
+	story, name, err := openStory(cfg.Story, cfg.WorkDir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(cfg.WorkDir, session.StoryDir(name, story.Info().Release), "Memories.md"), nil
+}
+
+// runMemoriesFmt prints the file at path in its canonical form (o.repair:
+// its mistyped headers repaired), or with o.write writes it back.
+func runMemoriesFmt(path string, o memoriesOptions, stdout, stderr io.Writer) error {
+	if !o.repair {
+		hintRepair(path, stderr)
+	}
+	if !o.write {
+		if !o.repair {
+			return memory.Fmt(stdout, path)
+		}
+		fixed, err := memory.FmtRepaired(stdout, path)
+		sayRepairs(path, fixed, stderr)
+		return err
+	}
+	changed, fixed, err := fmtInPlace(path, o.repair)
+	if err != nil {
+		return err
+	}
+	sayRepairs(path, fixed, stderr)
+	if changed {
+		fmt.Fprintf(stdout, "%s: formatted (the previous version is %s.backup)\n", path, filepath.Base(path))
+	} else {
+		fmt.Fprintf(stdout, "%s: already in canonical form\n", path)
+	}
+	return nil
 }
 
 // hintRepair says on stderr which mistyped location headers --repair
