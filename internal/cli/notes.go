@@ -13,7 +13,6 @@ import (
 
 	"github.com/lantern-if/lantern/atomicfile"
 	"github.com/lantern-if/lantern/config"
-	"github.com/lantern-if/lantern/engine/session"
 	"github.com/lantern-if/lantern/memory/rundb"
 )
 
@@ -31,94 +30,111 @@ sees the change on its next turn.`,
   lantern notes delete 4 5`,
 		Args: noArgs,
 	}
-	storyFlags := func(c *cobra.Command) {
-		c.Flags().String("workdir", "", "work dir (default: the configured one)")
-		c.Flags().String("story", "", "story file or name (default: story in the configuration, else the demo)")
-	}
-	// open opens the story's lantern.db after reading the note IDs.
-	open := func(c *cobra.Command, args []string) (*rundb.RunDB, []int64, error) {
-		var ids []int64
-		for _, arg := range args {
-			id, err := strconv.ParseInt(arg, 10, 64)
-			if err != nil || id <= 0 {
-				return nil, nil, usageErrorf("%q is not a note ID (lantern notes list shows them)", arg)
-			}
-			ids = append(ids, id)
-		}
-		cfg, err := loadConfig("notes", changed(c.Flags()), a.configFile, c.ErrOrStderr(), "workdir", "story")
-		if err != nil {
-			return nil, nil, err
-		}
-		db, err := openStoryDB(cfg)
-		return db, ids, err
-	}
-	list := func(c *cobra.Command, args []string) error {
-		db, _, err := open(c, args)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		notes, err := db.Notes(c.Context())
-		if err != nil {
-			return err
-		}
-		if len(notes) == 0 {
-			fmt.Fprintln(c.OutOrStdout(), "No notes yet: the agent flags notes with its remember tool as it plays.")
-			return nil
-		}
-		fmt.Fprint(c.OutOrStdout(), formatNotes(notes))
-		return nil
-	}
-	storyFlags(cmd)
-	cmd.RunE = list
-	listCmd := &cobra.Command{Use: "list", Short: "the notes with their IDs", Args: noArgs, RunE: list}
-	storyFlags(listCmd)
+	list := &notesOptions{}
+	notesFlags(cmd)
+	cmd.RunE = list.runE(a)
+	listCmd := &cobra.Command{Use: "list", Short: "the notes with their IDs", Args: noArgs, RunE: cmd.RunE}
+	notesFlags(listCmd)
+	o := &notesOptions{action: notesEdit}
 	edit := &cobra.Command{Use: "edit ID", Short: "replace a note's text or importance", Args: func(_ *cobra.Command, args []string) error {
 		if len(args) != 1 {
 			return usageErrorf("name one note ID")
 		}
 		return nil
-	}}
-	storyFlags(edit)
-	text := edit.Flags().String("text", "", "the note's new text (default: open $VISUAL or $EDITOR on it)")
-	importance := edit.Flags().Int("importance", 0, "the note's new importance, 1-1000 (default: unchanged)")
-	edit.RunE = func(c *cobra.Command, args []string) error {
-		if err := checkIntFlags(c.Flags(), intRange{"importance", 1, 1000}); err != nil {
-			return err
-		}
-		db, ids, err := open(c, args)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		return status(editNote(c.Context(), db, ids[0], *text, *importance, c.OutOrStdout(), c.ErrOrStderr()))
-	}
+	}, RunE: o.runE(a)}
+	notesFlags(edit)
+	edit.Flags().StringVar(&o.text, "text", "", "the note's new text (default: open $VISUAL or $EDITOR on it)")
+	edit.Flags().IntVar(&o.importance, "importance", 0, "the note's new importance, 1-1000 (default: unchanged)")
 	del := &cobra.Command{Use: "delete ID...", Short: "remove notes", Args: func(_ *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return usageErrorf("name the note IDs")
 		}
 		return nil
-	}}
-	storyFlags(del)
-	del.RunE = func(c *cobra.Command, args []string) error {
-		db, ids, err := open(c, args)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		code := exitOK
-		for _, id := range ids {
-			if err := db.DeleteNote(c.Context(), id); err != nil {
-				fmt.Fprintln(c.ErrOrStderr(), "lantern notes:", err)
-				code = exitError
-				continue
-			}
-			fmt.Fprintf(c.OutOrStdout(), "deleted note %d\n", id)
-		}
-		return status(code)
-	}
+	}, RunE: (&notesOptions{action: notesDelete}).runE(a)}
+	notesFlags(del)
 	cmd.AddCommand(listCmd, edit, del)
 	return cmd
+}
+
+// notesFlags are the flags every notes command takes.
+func notesFlags(c *cobra.Command) {
+	storyFlags(c.Flags(), "story file or name (default: story in the configuration, else the demo)")
+}
+
+// What a notes command does.
+const (
+	notesList   = ""
+	notesEdit   = "edit"
+	notesDelete = "delete"
+)
+
+// notesOptions are what a notes command was asked.
+type notesOptions struct {
+	action     string            // notesList, notesEdit or notesDelete
+	set        map[string]string // the flags given, by name
+	ids        []int64           // the notes named
+	text       string            // edit --text
+	importance int               // edit --importance
+}
+
+// runE checks the flags, reads the note IDs and runs runNotes.
+func (o *notesOptions) runE(a *app) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		if err := checkIntFlags(c.Flags(), intRange{"importance", 1, 1000}); err != nil {
+			return err
+		}
+		o.ids = nil
+		for _, arg := range args {
+			id, err := strconv.ParseInt(arg, 10, 64)
+			if err != nil || id <= 0 {
+				return usageErrorf("%q is not a note ID (lantern notes list shows them)", arg)
+			}
+			o.ids = append(o.ids, id)
+		}
+		o.set = changed(c.Flags())
+		return runNotes(c.Context(), a, *o, c.OutOrStdout(), c.ErrOrStderr())
+	}
+}
+
+// runNotes opens the story's lantern.db and lists, edits or deletes its
+// notes.
+func runNotes(ctx context.Context, a *app, o notesOptions, stdout, stderr io.Writer) error {
+	db, _, closeDB, err := a.storyRunDB("notes", o.set, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	switch o.action {
+	case notesEdit:
+		return status(editNote(ctx, db, o.ids[0], o.text, o.importance, stdout, stderr))
+	case notesDelete:
+		return status(deleteNotes(ctx, db, o.ids, stdout, stderr))
+	}
+	notes, err := db.Notes(ctx)
+	if err != nil {
+		return err
+	}
+	if len(notes) == 0 {
+		fmt.Fprintln(stdout, "No notes yet: the agent flags notes with its remember tool as it plays.")
+		return nil
+	}
+	fmt.Fprint(stdout, formatNotes(notes))
+	return nil
+}
+
+// deleteNotes removes the notes ids, saying each, and returns the exit
+// code: 1 when any could not be.
+func deleteNotes(ctx context.Context, db *rundb.RunDB, ids []int64, stdout, stderr io.Writer) int {
+	code := exitOK
+	for _, id := range ids {
+		if err := db.DeleteNote(ctx, id); err != nil {
+			fmt.Fprintln(stderr, "lantern notes:", err)
+			code = exitError
+			continue
+		}
+		fmt.Fprintf(stdout, "deleted note %d\n", id)
+	}
+	return code
 }
 
 // formatNotes lists notes one per entry: ID, importance, where and when it
@@ -182,13 +198,4 @@ func editInEditor(text string) (string, error) {
 	}
 	b, err := atomicfile.ReadRegular(f.Name(), maxNoteBytes)
 	return string(b), err
-}
-
-// openStoryDB opens the configured story's lantern.db, which must exist.
-func openStoryDB(cfg *config.Config) (*rundb.RunDB, error) {
-	story, name, err := openStory(cfg.Story, cfg.WorkDir)
-	if err != nil {
-		return nil, err
-	}
-	return session.OpenStored(cfg.WorkDir, name, story)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -49,74 +50,97 @@ memory 120, ...: what a real model writes for that role's schema) at
   # in another terminal, with the printed address:
   OLLAMA_HOST=127.0.0.1:11500 lantern --model oracle --story zork1.z3`,
 	}
+	var o oracleOptions
 	fs := cmd.Flags()
-	script := fs.String("script", "", "walkthrough the agent follows: one command per line, blank lines and # comments skipped (required)")
-	listen := fs.String("listen", "127.0.0.1:0", "address to serve on (port 0: a free port)")
-	noThink := fs.Bool("no-think", false, "do not claim the thinking capability (the agent's reasoning then comes in its JSON reply)")
-	delay := fs.Duration("chunk-delay", 0, "pause between the pieces of a streamed reply, to watch the reasoning arrive (e.g. 30ms)")
-	quiet := fs.Bool("quiet", false, "do not log each proposal and critic score to standard error")
-	promptRate := fs.Float64("prompt-rate", 0, "pace replies: prompt evaluation in tokens a second (e.g. 2500; 0: reply at once)")
-	genRate := fs.Float64("gen-rate", 0, "pace replies: generation in tokens a second (e.g. 60; needs --prompt-rate)")
-	slots := fs.Int("slots", 1, "paced replies: requests served at once, each slot with its own prompt cache")
+	fs.StringVar(&o.script, "script", "", "walkthrough the agent follows: one command per line, blank lines and # comments skipped (required)")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to serve on (port 0: a free port)")
+	fs.BoolVar(&o.noThink, "no-think", false, "do not claim the thinking capability (the agent's reasoning then comes in its JSON reply)")
+	fs.DurationVar(&o.delay, "chunk-delay", 0, "pause between the pieces of a streamed reply, to watch the reasoning arrive (e.g. 30ms)")
+	fs.BoolVar(&o.quiet, "quiet", false, "do not log each proposal and critic score to standard error")
+	fs.Float64Var(&o.pace.PromptRate, "prompt-rate", 0, "pace replies: prompt evaluation in tokens a second (e.g. 2500; 0: reply at once)")
+	fs.Float64Var(&o.pace.GenRate, "gen-rate", 0, "pace replies: generation in tokens a second (e.g. 60; needs --prompt-rate)")
+	fs.IntVar(&o.pace.Slots, "slots", 1, "paced replies: requests served at once, each slot with its own prompt cache")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 		if fs.NArg() > 0 {
 			return usageErrorf("unexpected %q", fs.Arg(0))
 		}
-		if *script == "" {
+		if o.script == "" {
 			return usageErrorf("--script FILE is required (a walkthrough, one command per line)")
 		}
-		var pacer *oracle.Pacer
-		if *promptRate != 0 || *genRate != 0 || fs.Changed("slots") {
-			p, err := oracle.NewPacer(oracle.PaceOptions{PromptRate: *promptRate, GenRate: *genRate, Slots: *slots})
+		if o.pace.PromptRate != 0 || o.pace.GenRate != 0 || fs.Changed("slots") {
+			p, err := oracle.NewPacer(o.pace)
 			if err != nil {
 				return usageErrorf("--prompt-rate, --gen-rate and --slots: %v", err)
 			}
-			pacer = p
+			o.pacer = p
 		}
-		cmds, err := oracle.LoadScript(*script)
-		if err != nil {
-			return err
-		}
-		log := slog.New(slog.DiscardHandler)
-		if !*quiet {
-			log = slog.New(slog.NewTextHandler(stderr, nil))
-		}
-		ln, err := net.Listen("tcp", *listen)
-		if err != nil {
-			return fmt.Errorf("listen on %s: %v", *listen, err)
-		}
-		orc := oracle.New(oracle.Options{Script: cmds, NoThinking: *noThink, ChunkDelay: *delay, Logger: log, Pacer: pacer})
-		srv := &http.Server{
-			Handler:           orc,
-			ReadHeaderTimeout: 10 * time.Second,
-		}
-		fmt.Fprintf(stdout, "OLLAMA_HOST=%s\n", ln.Addr())
-		fmt.Fprintf(stderr, "lantern oracle: serving %d commands of %s as model %q; stop with Ctrl-C\n", len(cmds), *script, oracle.ModelName)
-		if pacer != nil {
-			fmt.Fprintf(stderr, "lantern oracle: paced at %g prompt and %g generated tokens a second, %d slots\n", *promptRate, *genRate, *slots)
-		}
-		fmt.Fprintf(stderr, "lantern oracle: the OpenAI protocol on the same port: --api openai --base-url http://%s/v1\n", ln.Addr())
-		ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
-		defer stop()
-		done := make(chan error, 1)
-		go func() { done <- srv.Serve(ln) }()
-		select {
-		case err := <-done:
-			return err
-		case <-ctx.Done():
-		}
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
-			srv.Close()
-		}
-		<-done
-		fmt.Fprintln(stderr, "lantern oracle: stopped:", orc.Stats())
-		if pacer != nil {
-			fmt.Fprintln(stderr, "lantern oracle:", pacer.Totals())
-		}
-		return nil
+		return runOracle(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 	}
 	return cmd
+}
+
+// oracleOptions are lantern oracle's flags.
+type oracleOptions struct {
+	script, listen string
+	noThink, quiet bool
+	delay          time.Duration
+	pace           oracle.PaceOptions
+	pacer          *oracle.Pacer // nil: replies at once
+}
+
+// runOracle serves the oracle on o.listen until ctx ends or SIGTERM, then
+// says what it served.
+func runOracle(ctx context.Context, o oracleOptions, stdout, stderr io.Writer) error {
+	cmds, err := oracle.LoadScript(o.script)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.DiscardHandler)
+	if !o.quiet {
+		log = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %v", o.listen, err)
+	}
+	orc := oracle.New(oracle.Options{Script: cmds, NoThinking: o.noThink, ChunkDelay: o.delay, Logger: log, Pacer: o.pacer})
+	srv := &http.Server{
+		Handler:           orc,
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	fmt.Fprintf(stdout, "OLLAMA_HOST=%s\n", ln.Addr())
+	fmt.Fprintf(stderr, "lantern oracle: serving %d commands of %s as model %q; stop with Ctrl-C\n", len(cmds), o.script, oracle.ModelName)
+	if o.pacer != nil {
+		fmt.Fprintf(stderr, "lantern oracle: paced at %g prompt and %g generated tokens a second, %d slots\n", o.pace.PromptRate, o.pace.GenRate, o.pace.Slots)
+	}
+	fmt.Fprintf(stderr, "lantern oracle: the OpenAI protocol on the same port: --api openai --base-url http://%s/v1\n", ln.Addr())
+	if err := serveUntilStopped(ctx, srv, ln); err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "lantern oracle: stopped:", orc.Stats())
+	if o.pacer != nil {
+		fmt.Fprintln(stderr, "lantern oracle:", o.pacer.Totals())
+	}
+	return nil
+}
+
+// serveUntilStopped serves srv on ln until ctx ends or SIGTERM, then shuts
+// it down; the error is the server's when it stopped by itself.
+func serveUntilStopped(ctx context.Context, srv *http.Server, ln net.Listener) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	<-done
+	return nil
 }
