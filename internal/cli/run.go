@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/lantern-if/lantern/config"
 	"github.com/lantern-if/lantern/domain"
@@ -54,108 +56,158 @@ standard input every further proposal is accepted.`,
 		Example: `  lantern run --headless --story zork1.z3 --max-turns 50 --model qwen3:4b
   lantern run --headless --json --agent script:walkthrough.txt --seed 12`,
 	}
+	var o runOptions
 	fs := cmd.Flags()
 	fs.Bool("headless", true, "without the TUI, the only mode")
-	asJSON := fs.Bool("json", false, "one JSON object per turn")
+	fs.BoolVar(&o.asJSON, "json", false, "one JSON object per turn")
 	sessionFlags(fs)
 	episodes := episodeFlags(fs, 1)
-	agentSpec := fs.String("agent", "llm", "who plays: llm (the configured model), or script:FILE to replay actions through the full loop")
-	resume := fs.Bool("resume", false, "continue the story's unfinished line of play (a killed session) from its last recorded turn: the one played last, else the only one (several: name one with --from)")
-	from := fs.String("from", "", "play on from LINE:TURN, a turn of a recorded line of play (1:40, 1/side:40 or #4:40; lantern episodes lists them), on a new branch (on the line itself from its last turn)")
-	branchName := fs.String("branch", "", "with --from: the new branch's name")
-	review := fs.Bool("review", false, "review mode: each proposal waits for a decision read from standard input (y, e COMMAND, n REASON, n! REASON)")
-	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-		if err := checkIntFlags(fs, intRange{"episodes", 1, maxEpisodes}); err != nil {
+	fs.StringVar(&o.agent, "agent", "llm", "who plays: llm (the configured model), or script:FILE to replay actions through the full loop")
+	fs.BoolVar(&o.resume, "resume", false, "continue the story's unfinished line of play (a killed session) from its last recorded turn: the one played last, else the only one (several: name one with --from)")
+	fs.StringVar(&o.from, "from", "", "play on from LINE:TURN, a turn of a recorded line of play (1:40, 1/side:40 or #4:40; lantern episodes lists them), on a new branch (on the line itself from its last turn)")
+	fs.StringVar(&o.branch, "branch", "", "with --from: the new branch's name")
+	fs.BoolVar(&o.review, "review", false, "review mode: each proposal waits for a decision read from standard input (y, e COMMAND, n REASON, n! REASON)")
+	fs.DurationVar(&o.autoAccept, "auto-accept", 0, "review mode: accept a proposal left undecided this long (0: wait)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := o.check(fs); err != nil {
 			return err
 		}
-		if *autoAccept < 0 {
-			return usageErrorf("--auto-accept must be 0 (wait) or more, not %s", *autoAccept)
-		}
-		if *from != "" && *resume {
-			return usageErrorf("--from and --resume cannot be used together (--resume continues the line played last)")
-		}
-		if *branchName != "" && *from == "" {
-			return usageErrorf("--branch names the branch --from starts")
-		}
-		if *from != "" {
-			if _, _, err := domain.ParseLineAt(*from); err != nil {
-				return usageErrorf("--from: %v", err)
-			}
-		}
-		name, err := domain.CleanBranchName(*branchName)
-		if err != nil {
-			return usageErrorf("--branch: %v", err)
-		}
-		*branchName = name
-		cfg, err := loadConfig("run", changed(fs), a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile", "api", "base-url")
-		if err != nil {
-			return err
-		}
-		log, closeLog, err := commandLog("run", cfg.WorkDir, a.logLevel, cfg)
-		if err != nil {
-			return err
-		}
-		defer closeLog()
-		story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
-		if err != nil {
-			log.Error("story", "err", err)
-			return err
-		}
-		log.Info("story", "path", path, "episodes", *episodes, "agent", *agentSpec)
-		var client *llm.Client
-		agent, err := agentFromSpec(*agentSpec)
-		if err != nil {
-			return err
-		}
-		if agent == nil || fs.Changed("model") {
-			if cfg, err = oneHost(ctx, cfg, "lantern run", stderr); err != nil {
-				return err
-			}
-			client, err = newClientLog(cfg, nil, log)
-			if err != nil {
-				return err
-			}
-			if !client.Loopback() {
-				fmt.Fprintf(stderr, "lantern run: note: a model server is not on this machine (%s): prompts and game text go over the network\n", clip(strings.Join(client.Hosts(), ", ")))
-			}
-		}
-		sess, err := openSession(cfg, storyFile{story, path, binding}, client, agent, *episodes, false)
-		if errors.Is(err, memory.ErrInUse) {
-			return fmt.Errorf("%w\nlantern run: its past episodes can be replayed meanwhile, read-only: lantern --story %s --workdir %s (answer y)", err, path, cfg.WorkDir)
-		}
-		if err != nil {
-			return err
-		}
-		defer sess.Close()
-		sess.SetLogger(log)
-		if *from != "" {
-			if code := startFrom(ctx, sess, *from, *branchName, "lantern run", stderr); code != exitOK {
-				return status(code)
-			}
-		} else if code := resumeOrNot(ctx, sess, *resume, "lantern run", stderr); code != exitOK {
-			return status(code)
-		}
-		if err := sess.RestoreObjectives(); err != nil {
-			log.Warn("objectives", "err", err) // the file is left as it is
-		}
-		var decide func(engine.ReviewRequested)
-		if *review {
-			decide = reviewer(ctx, sess.Engine, stdin, stderr)
-		}
-		if err := sess.Start(ctx, session.StartOptions{Review: *review, AutoAccept: *autoAccept}); err != nil {
-			return status(exitError)
-		}
-		code := report(sess.Engine.Events(), *asJSON, stdout, stderr, decide)
-		if err := sess.Stop(10 * time.Second); err != nil && code == exitOK {
-			fmt.Fprintln(stderr, "lantern run:", err)
-			code = exitError
-		}
-		log.Info("stop", "code", code)
-		return status(code)
+		o.set, o.episodes, o.modelSet = changed(fs), *episodes, fs.Changed("model")
+		return runHeadless(cmd.Context(), a, o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 	}
 	return cmd
+}
+
+// runOptions are lantern run's flags.
+type runOptions struct {
+	set          map[string]string // the flags given, by name
+	asJSON       bool
+	episodes     int
+	agent        string // --agent: llm or script:FILE
+	modelSet     bool   // --model was given
+	resume       bool
+	from, branch string // --from LINE:TURN, --branch NAME
+	review       bool
+	autoAccept   time.Duration
+}
+
+// check refuses the flags that do not go together or cannot be read, and
+// cleans the branch name.
+func (o *runOptions) check(fs *pflag.FlagSet) error {
+	if err := checkIntFlags(fs, intRange{"episodes", 1, maxEpisodes}); err != nil {
+		return err
+	}
+	if o.autoAccept < 0 {
+		return usageErrorf("--auto-accept must be 0 (wait) or more, not %s", o.autoAccept)
+	}
+	if o.from != "" && o.resume {
+		return usageErrorf("--from and --resume cannot be used together (--resume continues the line played last)")
+	}
+	if o.branch != "" && o.from == "" {
+		return usageErrorf("--branch names the branch --from starts")
+	}
+	if o.from != "" {
+		if _, _, err := domain.ParseLineAt(o.from); err != nil {
+			return usageErrorf("--from: %v", err)
+		}
+	}
+	name, err := domain.CleanBranchName(o.branch)
+	if err != nil {
+		return usageErrorf("--branch: %v", err)
+	}
+	o.branch = name
+	return nil
+}
+
+// runHeadless plays the episodes without the TUI, a line (or a JSON
+// object) per turn on stdout, and returns the exit status.
+func runHeadless(ctx context.Context, a *app, o runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig("run", o.set, a.configFile, stderr, "workdir", "story", "model", "max-turns", "seed", "profile", "api", "base-url")
+	if err != nil {
+		return err
+	}
+	log, closeLog, err := commandLog("run", cfg.WorkDir, a.logLevel, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
+	if err != nil {
+		log.Error("story", "err", err)
+		return err
+	}
+	log.Info("story", "path", path, "episodes", o.episodes, "agent", o.agent)
+	agent, client, cfg, err := runPlayer(ctx, cfg, o, log, stderr)
+	if err != nil {
+		return err
+	}
+	sess, err := openSession(cfg, storyFile{story, path, binding}, client, agent, o.episodes, false)
+	if errors.Is(err, memory.ErrInUse) {
+		return fmt.Errorf("%w\nlantern run: its past episodes can be replayed meanwhile, read-only: lantern --story %s --workdir %s (answer y)", err, path, cfg.WorkDir)
+	}
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	sess.SetLogger(log)
+	if o.from != "" {
+		if code := startFrom(ctx, sess, o.from, o.branch, "lantern run", stderr); code != exitOK {
+			return status(code)
+		}
+	} else if code := resumeOrNot(ctx, sess, o.resume, "lantern run", stderr); code != exitOK {
+		return status(code)
+	}
+	var decide func(engine.ReviewRequested)
+	if o.review {
+		decide = reviewer(ctx, sess.Engine, stdin, stderr)
+	}
+	if err := startSession(ctx, sess, log, o.review, o.autoAccept); err != nil {
+		return err
+	}
+	code := report(sess.Engine.Events(), o.asJSON, stdout, stderr, decide)
+	if err := sess.Stop(10 * time.Second); err != nil && code == exitOK {
+		fmt.Fprintln(stderr, "lantern run:", err)
+		code = exitError
+	}
+	log.Info("stop", "code", code)
+	return status(code)
+}
+
+// runPlayer is who plays a headless run: the agent --agent names (nil:
+// the model agent) and the model client (nil for a script agent when no
+// --model was given), with the configuration pinned to the host that
+// answered.
+func runPlayer(ctx context.Context, cfg *config.Config, o runOptions, log *slog.Logger, stderr io.Writer) (engine.Agent, *llm.Client, *config.Config, error) {
+	agent, err := agentFromSpec(o.agent)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if agent != nil && !o.modelSet {
+		return agent, nil, cfg, nil
+	}
+	if cfg, err = oneHost(ctx, cfg, "lantern run", stderr); err != nil {
+		return nil, nil, nil, err
+	}
+	client, err := newClientLog(cfg, nil, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !client.Loopback() {
+		fmt.Fprintf(stderr, "lantern run: note: a model server is not on this machine (%s): prompts and game text go over the network\n", clip(strings.Join(client.Hosts(), ", ")))
+	}
+	return agent, client, cfg, nil
+}
+
+// startSession starts the session's engine once its objectives are back
+// (a file that cannot be read is logged and left as it is).
+func startSession(ctx context.Context, sess *session.Session, log *slog.Logger, review bool, autoAccept time.Duration) error {
+	if err := sess.RestoreObjectives(); err != nil {
+		log.Warn("objectives", "err", err) // the file is left as it is
+	}
+	if err := sess.Start(ctx, session.StartOptions{Review: review, AutoAccept: autoAccept}); err != nil {
+		return status(exitError)
+	}
+	return nil
 }
 
 // reviewer answers each review request with the next decision line of in

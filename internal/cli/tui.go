@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,112 +43,140 @@ crashed), Lantern asks whether to continue it from its last turn.`,
 		Example: `  lantern
   lantern --story zork1.z3 --model qwen3:4b`,
 	}
+	var o tuiOptions
 	fs := cmd.Flags()
 	sessionFlags(fs)
 	fs.String("theme", "", "theme: "+strings.Join(themes.Names(), ", ")+", auto or a theme file (default: theme in the configuration)")
-	resume := fs.Bool("resume", false, "continue the unfinished line of play without asking (the one played last, else the only one; several: asks which)")
-	fresh := fs.Bool("new", false, "start a new episode without asking; unfinished lines of play stay as they are")
-	review := fs.Bool("review", false, "start in review mode: each proposal waits for you (v switches it)")
-	autoAccept := fs.Duration("auto-accept", 0, "review mode: accept a proposal left undecided this long, with a countdown (0: wait)")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-		cfg, err := loadConfig("tui", changed(fs), a.configFile, stderr, "workdir", "story", "model", "seed", "theme", "profile", "api", "base-url")
-		if err != nil {
-			return err
-		}
-		theme := cfg.Theme
-		if theme == config.DefaultTheme {
-			theme = "" // the TUI follows the terminal's background
-		}
-		if theme != "" {
-			if _, err := themes.Load(theme); err != nil {
-				return usageError(err)
-			}
-		}
-		workDir := cfg.WorkDir
-		if f, ok := stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
-			return usageErrorf("the TUI needs a terminal; use `lantern play --plain` or `lantern run --headless` without one")
-		}
-		story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(workDir, 0o755); err != nil {
-			return fmt.Errorf("work dir: %w", err)
-		}
-		log, closeLog, err := commandLog("tui", workDir, a.logLevel, cfg)
-		if err != nil {
-			return err
-		}
-		defer closeLog()
-		log.Info("story", "path", path)
-		if one, err := oneHost(ctx, cfg, "lantern", stderr); err == nil {
-			cfg = one
-		} else {
-			// Nothing answers: the TUI says so, and the person plays by hand.
-			log.Warn("hosts", "err", err)
-		}
-		client, err := newClientLog(cfg, nil, log)
-		if err != nil {
-			return usageError(err)
-		}
-		// Episodes follow one another until the person quits; nothing runs
-		// before the person has seen the screen.
-		sess, err := openSession(cfg, storyFile{story, path, binding}, client, nil, -1, true)
-		var inUse *memory.InUseError
-		if errors.As(err, &inUse) {
-			return status(offerReadOnly(ctx, inUse, path, story.Info().MD5, theme, stdin, stdout, stderr))
-		}
-		if err != nil {
-			return err
-		}
-		defer sess.Close()
-		sess.SetLogger(log)
-		if !*fresh {
-			if code := startResumed(ctx, sess, *resume, stdin, stderr); code != exitOK {
-				return status(code)
-			}
-		}
-		if err := sess.RestoreObjectives(); err != nil {
-			log.Warn("objectives", "err", err) // the file is left as it is
-		}
-		if err := sess.Start(ctx, session.StartOptions{Review: *review, AutoAccept: *autoAccept}); err != nil {
-			return status(exitError)
-		}
-
-		maxScore := 0
-		if binding != nil {
-			maxScore = binding.MaxScore
-		}
-		opts := tui.Options{
-			Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Branches: tuiBranches{sess.DB}, Notes: sess, Story: storyTitle(path), MaxScore: maxScore,
-			Theme: theme, Keys: cfg.Keys, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
-			Review: *review, AutoAccept: *autoAccept,
-			SavePrefs: func(theme string, models map[string]string) error {
-				return savePrefs(config.UserFile(os.LookupEnv), theme, models)
-			},
-		}
-		if sess.Objectives != nil {
-			opts.Objectives = sess.Objectives
-		}
-		err = tui.Run(ctx, opts, stdin, stdout)
-		code := exitOK
-		if err != nil && !errors.Is(err, context.Canceled) {
-			log.Error("tui", "err", err)
-			fmt.Fprintln(stderr, "lantern:", err)
-			code = exitError
-		}
-		// The engine stops at a turn boundary after Quit (the TUI sent it
-		// when the person quit); Stop gives it time, then cancels it.
-		if err := sess.Stop(10 * time.Second); err != nil {
-			log.Error("engine", "err", err)
-			fmt.Fprintln(stderr, "lantern: engine:", err)
-			code = exitError
-		}
-		log.Info("stop", "code", code)
-		return status(code)
+	fs.BoolVar(&o.resume, "resume", false, "continue the unfinished line of play without asking (the one played last, else the only one; several: asks which)")
+	fs.BoolVar(&o.fresh, "new", false, "start a new episode without asking; unfinished lines of play stay as they are")
+	fs.BoolVar(&o.review, "review", false, "start in review mode: each proposal waits for you (v switches it)")
+	fs.DurationVar(&o.autoAccept, "auto-accept", 0, "review mode: accept a proposal left undecided this long, with a countdown (0: wait)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		o.set = changed(fs)
+		return runTUI(cmd.Context(), a, o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 	}
 	return cmd
+}
+
+// tuiOptions are the TUI's flags.
+type tuiOptions struct {
+	set        map[string]string // the flags given, by name
+	resume     bool              // continue the unfinished line without asking
+	fresh      bool              // --new: a new episode without asking
+	review     bool
+	autoAccept time.Duration
+}
+
+// runTUI opens the story's session, paused, and runs the TUI on it until
+// the person quits.
+func runTUI(ctx context.Context, a *app, o tuiOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig("tui", o.set, a.configFile, stderr, "workdir", "story", "model", "seed", "theme", "profile", "api", "base-url")
+	if err != nil {
+		return err
+	}
+	theme, err := tuiTheme(cfg)
+	if err != nil {
+		return err
+	}
+	workDir := cfg.WorkDir
+	if f, ok := stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+		return usageErrorf("the TUI needs a terminal; use `lantern play --plain` or `lantern run --headless` without one")
+	}
+	story, path, binding, err := openStoryAndBinding(cfg.Story, cfg.WorkDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(workDir, 0o755); err != nil {
+		return fmt.Errorf("work dir: %w", err)
+	}
+	log, closeLog, err := commandLog("tui", workDir, a.logLevel, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	log.Info("story", "path", path)
+	if one, err := oneHost(ctx, cfg, "lantern", stderr); err == nil {
+		cfg = one
+	} else {
+		// Nothing answers: the TUI says so, and the person plays by hand.
+		log.Warn("hosts", "err", err)
+	}
+	client, err := newClientLog(cfg, nil, log)
+	if err != nil {
+		return usageError(err)
+	}
+	// Episodes follow one another until the person quits; nothing runs
+	// before the person has seen the screen.
+	sess, err := openSession(cfg, storyFile{story, path, binding}, client, nil, -1, true)
+	var inUse *memory.InUseError
+	if errors.As(err, &inUse) {
+		return status(offerReadOnly(ctx, inUse, path, story.Info().MD5, theme, stdin, stdout, stderr))
+	}
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	sess.SetLogger(log)
+	if !o.fresh {
+		if code := startResumed(ctx, sess, o.resume, stdin, stderr); code != exitOK {
+			return status(code)
+		}
+	}
+	if err := startSession(ctx, sess, log, o.review, o.autoAccept); err != nil {
+		return err
+	}
+	maxScore := 0
+	if binding != nil {
+		maxScore = binding.MaxScore
+	}
+	opts := tui.Options{
+		Engine: sess.Engine, Models: client, Memories: sess.Memories, Episodes: sess.DB, Branches: tuiBranches{sess.DB}, Notes: sess, Story: storyTitle(path), MaxScore: maxScore,
+		Theme: theme, Keys: cfg.Keys, KnowledgePath: filepath.Join(sess.Dir, "knowledgebase.md"), Logger: log,
+		Review: o.review, AutoAccept: o.autoAccept,
+		SavePrefs: func(theme string, models map[string]string) error {
+			return savePrefs(config.UserFile(os.LookupEnv), theme, models)
+		},
+	}
+	if sess.Objectives != nil {
+		opts.Objectives = sess.Objectives
+	}
+	return status(playTUI(ctx, sess, opts, log, stdin, stdout, stderr))
+}
+
+// tuiTheme is the configured theme, "" when the TUI follows the
+// terminal's background; one that does not load is a usage error.
+func tuiTheme(cfg *config.Config) (string, error) {
+	theme := cfg.Theme
+	if theme == config.DefaultTheme {
+		theme = "" // the TUI follows the terminal's background
+	}
+	if theme != "" {
+		if _, err := themes.Load(theme); err != nil {
+			return "", usageError(err)
+		}
+	}
+	return theme, nil
+}
+
+// playTUI runs the TUI until the person quits, then stops the engine; it
+// returns the exit code.
+func playTUI(ctx context.Context, sess *session.Session, opts tui.Options, log *slog.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := tui.Run(ctx, opts, stdin, stdout)
+	code := exitOK
+	if err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("tui", "err", err)
+		fmt.Fprintln(stderr, "lantern:", err)
+		code = exitError
+	}
+	// The engine stops at a turn boundary after Quit (the TUI sent it
+	// when the person quit); Stop gives it time, then cancels it.
+	if err := sess.Stop(10 * time.Second); err != nil {
+		log.Error("engine", "err", err)
+		fmt.Fprintln(stderr, "lantern: engine:", err)
+		code = exitError
+	}
+	log.Info("stop", "code", code)
+	return code
 }
 
 // offerReadOnly is what a second Lantern on an owned story does: it names
