@@ -30,9 +30,8 @@ sees the change on its next turn.`,
   lantern notes delete 4 5`,
 		Args: noArgs,
 	}
-	list := &notesOptions{}
 	notesFlags(cmd)
-	cmd.RunE = list.runE(a)
+	cmd.RunE = (&notesOptions{action: notesList}).runE(a)
 	listCmd := &cobra.Command{Use: "list", Short: "the notes with their IDs", Args: noArgs, RunE: cmd.RunE}
 	notesFlags(listCmd)
 	o := &notesOptions{action: notesEdit}
