@@ -23,6 +23,7 @@ const (
 	maxWingFuncLines = 80  // any function of the bench wing
 	maxCLIBenchLines = 400 // internal/cli/bench*.go together
 	maxSessionLines  = 500 // engine/session/session.go
+	maxCLIFuncLines  = 80  // any function of the command line outside its tests
 )
 
 // benchWing are the bench's packages (their tests included) and the
@@ -185,6 +186,22 @@ func TestTheBenchWingStaysSmall(t *testing.T) {
 	}
 	if n := bytes.Count(data, []byte("\n")); n > maxSessionLines {
 		t.Errorf("engine/session/session.go has %d lines (at most %d): recording, editing, episodes and planning have files of their own", n, maxSessionLines)
+	}
+}
+
+// TestCommandsParseFlagsAndCall: a command's constructor holds its flags
+// and calls a named function for the work; nothing of the command line
+// grows past maxCLIFuncLines.
+func TestCommandsParseFlagsAndCall(t *testing.T) {
+	root := repoRoot(t)
+	fset, files := parseDir(t, root, "internal/cli")
+	for name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			delete(files, name)
+		}
+	}
+	for _, v := range longFuncs(fset, files, maxCLIFuncLines) {
+		t.Error(v)
 	}
 }
 
