@@ -282,21 +282,13 @@ func TestMemoriesCommands(t *testing.T) {
 	}
 }
 
-// wantAll fails the test for each of wants out lacks.
+// wantAll and lastLines are clitest's.
 func wantAll(t *testing.T, what, out string, wants ...string) {
 	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(out, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, out)
-		}
-	}
+	clitest.WantAll(t, what, out, wants...)
 }
 
-// lastLines is the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
+func lastLines(s string, n int) string { return clitest.LastLines(s, n) }
 
 // benchJSON is lantern bench --json args, which must succeed.
 func benchJSON(t *testing.T, args ...string) bench.Report {

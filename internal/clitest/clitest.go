@@ -64,3 +64,19 @@ func BuildLantern(t testing.TB, dir, repo string) string {
 	}
 	return bin
 }
+
+// WantAll fails the test for each of wants that out (what) lacks.
+func WantAll(t testing.TB, what, out string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, out)
+		}
+	}
+}
+
+// LastLines is the last n lines of s.
+func LastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}

@@ -173,19 +173,13 @@ func suiteJSON(t *testing.T, out string) bench.Suite {
 	return s
 }
 
+// wantAll and lastLines are clitest's.
 func wantAll(t *testing.T, what, out string, wants ...string) {
 	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(out, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, out)
-		}
-	}
+	clitest.WantAll(t, what, out, wants...)
 }
 
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
+func lastLines(s string, n int) string { return clitest.LastLines(s, n) }
 
 // reportIn is the bench.json a bench's stderr names.
 func reportIn(t *testing.T, stderr string) string {

@@ -44,6 +44,25 @@ func (c *countChats) conversations() int {
 	return len(c.convs)
 }
 
+// countedOracles serves two oracles playing cmds, each counting its chat
+// calls, and gives their hosts as [server] hosts lists them for apiName.
+func countedOracles(t *testing.T, apiName string, cmds []string) ([]*countChats, []string) {
+	var counts []*countChats
+	var hosts []string
+	for range 2 {
+		c := &countChats{next: oracle.New(oracle.Options{Script: cmds})}
+		srv := httptest.NewServer(c)
+		t.Cleanup(srv.Close)
+		counts = append(counts, c)
+		if apiName == "openai" {
+			hosts = append(hosts, srv.URL+"/v1")
+		} else {
+			hosts = append(hosts, strings.TrimPrefix(srv.URL, "http://"))
+		}
+	}
+	return counts, hosts
+}
+
 // TestBenchSpreadsGamesOverHosts: a bench of 4 episodes with [server] hosts
 // naming two oracle servers plays on both at once, each episode's requests
 // on one host (each host hears one client: the session of its part), and
@@ -62,19 +81,7 @@ func TestBenchSpreadsGamesOverHosts(t *testing.T) {
 
 func spreadOverHosts(t *testing.T, apiName string, cmds []string) {
 	isolate(t)
-	var counts []*countChats
-	var hosts []string
-	for range 2 {
-		c := &countChats{next: oracle.New(oracle.Options{Script: cmds})}
-		srv := httptest.NewServer(c)
-		t.Cleanup(srv.Close)
-		counts = append(counts, c)
-		if apiName == "openai" {
-			hosts = append(hosts, srv.URL+"/v1")
-		} else {
-			hosts = append(hosts, strings.TrimPrefix(srv.URL, "http://"))
-		}
-	}
+	counts, hosts := countedOracles(t, apiName, cmds)
 	t.Setenv("OLLAMA_HOST", "127.0.0.1:9") // nothing may go to the default server
 	t.Setenv("LANTERN_SERVER_API", apiName)
 	o, f := play.Options{Episodes: 4}, flags{"model": "oracle", "max-turns": "8", "seed": "3"}
@@ -123,15 +130,7 @@ func TestBenchSuiteSpreadsOverHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var counts []*countChats
-	var hosts []string
-	for range 2 {
-		c := &countChats{next: oracle.New(oracle.Options{Script: cmds})}
-		srv := httptest.NewServer(c)
-		t.Cleanup(srv.Close)
-		counts = append(counts, c)
-		hosts = append(hosts, strings.TrimPrefix(srv.URL, "http://"))
-	}
+	counts, hosts := countedOracles(t, "ollama", cmds)
 	t.Setenv("OLLAMA_HOST", "127.0.0.1:9") // nothing may go to the default server
 	type result struct {
 		Story, Model string
