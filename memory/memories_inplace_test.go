@@ -51,9 +51,10 @@ func TestSlowInPlaceSavesLoseNothing(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "Memories.md")
 	// The settle interval is the time a truncated file is given to be
-	// written again; a second keeps a save slowed by a loaded machine (the
-	// race detector, CI) inside it. The default is 2 s.
-	s, err := Open(path, WithSettle(time.Second))
+	// written again: the default (2 s), which keeps a save slowed by a
+	// loaded machine (the race detector, CI's parallel packages) inside
+	// it. (With 1 s, one CI run lost one of 50 saves.)
+	s, err := Open(path, WithSettle(DefaultSettle))
 	if err != nil {
 		t.Fatal(err)
 	}
