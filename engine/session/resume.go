@@ -128,7 +128,7 @@ func OpenStored(workDir, name string, story *zmachine.Story) (*rundb.RunDB, erro
 	info := story.Info()
 	path := filepath.Join(workDir, StoryDir(name, info.Release), "lantern.db")
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("%w for %s yet: %s does not exist (play it first)", ErrNothingStored, filepath.Base(name), path)
+		return nil, fmt.Errorf("%w for %s yet: %s does not exist (play it, or bench it, first)", ErrNothingStored, filepath.Base(name), path)
 	}
 	return rundb.OpenRunDB(path, info.MD5)
 }
