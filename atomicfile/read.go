@@ -21,22 +21,34 @@ var ErrTooLarge = errors.New("file too large")
 // a byte of it. It never blocks on a FIFO: the file is opened without
 // waiting for a writer and its type checked on the open descriptor.
 func ReadRegular(path string, max int64) ([]byte, error) {
+	data, _, err := ReadRegularInfo(path, max)
+	return data, err
+}
+
+// ReadRegularInfo is ReadRegular with the file's FileInfo as it stood
+// once read (taken on the descriptor after the read): its modification
+// time is never older than what was read, so a file changed while it was
+// read (an editor's truncation) is not taken for one that has been still.
+func ReadRegularInfo(path string, max int64) ([]byte, os.FileInfo, error) {
 	f, fi, err := OpenRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	if fi.Size() > max {
-		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, fi.Size(), max)}
+		return nil, nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, fi.Size(), max)}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if int64(len(data)) > max { // grew while read
-		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)}
+		return nil, nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)}
 	}
-	return data, nil
+	if fi, err = f.Stat(); err != nil {
+		return nil, nil, err
+	}
+	return data, fi, nil
 }
 
 // OpenRegular opens the regular file at path (a symbolic link is

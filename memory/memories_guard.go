@@ -78,15 +78,12 @@ func (s *Store) settleLocked(fi fs.FileInfo, data []byte) (fs.FileInfo, []byte, 
 		}
 		time.Sleep(min(s.settle/8+time.Millisecond, time.Until(deadline)))
 		var err error
-		fi, err = os.Stat(s.path)
+		data, fi, err = atomicfile.ReadRegularInfo(s.path, MaxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			fi, data = nil, nil
 			continue
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("stat: %w", err)
-		}
-		if data, err = os.ReadFile(s.path); err != nil {
 			return nil, nil, fmt.Errorf("read: %w", err)
 		}
 	}

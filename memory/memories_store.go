@@ -213,14 +213,13 @@ func (s *Store) removeStaleTemps() {
 // shrank or vanished is first given the settle interval (an in-place save
 // may be half done).
 func (s *Store) refreshLocked() (bool, error) {
-	var data []byte
-	fi, err := os.Stat(s.path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("stat: %w", err)
-	}
-	if err != nil {
-		fi = nil
-	} else if data, err = atomicfile.ReadRegular(s.path, MaxFileBytes); err != nil {
+	// The file's information is taken after its content, on the same
+	// descriptor: a truncation between a stat and a read would make an
+	// emptied file look still since its last save.
+	data, fi, err := atomicfile.ReadRegularInfo(s.path, MaxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		data, fi = nil, nil
+	} else if err != nil {
 		return false, fmt.Errorf("read: %w", err)
 	}
 	if enc := sanitize.ForeignEncoding(data); enc != "" {
