@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/lantern-if/lantern/sanitize"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -44,23 +45,7 @@ func readFile(t testing.TB, name string) []byte {
 // -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	sharedtest.Golden(t, filepath.Join("testdata", "golden", name), got, *update)
 }
 
 // Acceptance 1: every fixture round-trips byte for byte, and formatting

@@ -3,7 +3,6 @@ package tui
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/lantern-if/lantern/engine"
 	"github.com/lantern-if/lantern/llm"
 	"github.com/lantern-if/lantern/memory/rundb"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden views in testdata/golden")
@@ -107,21 +107,8 @@ func TestGoldenViews(t *testing.T) {
 // colours included, so both themes are checked); -update rewrites it.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tui -run TestGoldenViews -update)", err)
-	}
-	if got == string(want) {
+	want, same := sharedtest.GoldenFile(t, filepath.Join("testdata", "golden", name+".golden"), []byte(got), *update)
+	if same {
 		return
 	}
 	g, w := strings.Split(ansi.Strip(got), "\n"), strings.Split(ansi.Strip(string(want)), "\n")

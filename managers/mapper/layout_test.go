@@ -4,33 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (-update rewrites it)\n got:\n%s\nwant:\n%s", name, got, want)
-	}
+	sharedtest.Golden(t, filepath.Join("testdata", name), []byte(got), *update)
 }
 
 func TestLayoutPlacesCompassNeighbours(t *testing.T) {

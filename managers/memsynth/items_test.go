@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/lantern-if/lantern/domain"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -58,7 +60,7 @@ func TestRecordItems(t *testing.T) {
 		if err != nil {
 			t.Fatalf("T%d %s: %v", tc.t.Turn, tc.t.Action, err)
 		}
-		if !equalChanges(got, tc.want) {
+		if !slices.Equal(got, tc.want) {
 			t.Errorf("Ep%d T%d %s: changes %+v, want %+v", tc.t.Episode, tc.t.Turn, tc.t.Action, got, tc.want)
 		}
 	}
@@ -77,36 +79,8 @@ func TestRecordItems(t *testing.T) {
 	}
 }
 
-func equalChanges(a, b []ItemChange) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // golden compares got with testdata/<name>, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	sharedtest.Golden(t, filepath.Join("testdata", name), got, *update)
 }

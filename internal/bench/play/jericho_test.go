@@ -15,6 +15,7 @@ import (
 
 	"github.com/lantern-if/lantern/internal/bench"
 	"github.com/lantern-if/lantern/internal/bench/play"
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 var updateSuiteGolden = flag.Bool("update-suite", false, "rewrite internal/bench/play/testdata/bench_jericho_suite.golden")
@@ -136,16 +137,5 @@ func checkJerichoRun(t *testing.T, r *bench.Report, w jerichoWalk, blank bool) {
 // it).
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *updateSuiteGolden {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -run TestBenchJerichoSuite -update-suite writes it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("the suite's report differs from %s:\n%s", path, got)
-	}
+	sharedtest.Golden(t, path, []byte(got), *updateSuiteGolden)
 }

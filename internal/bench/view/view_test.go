@@ -3,32 +3,20 @@ package view
 import (
 	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/lantern-if/lantern/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s:\n got:\n%s\nwant:\n%s", name, path, got, want)
-	}
+	sharedtest.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got), *update)
 }
 
 // TestTableWideCharacters: columns line up in terminal cells when cells
